@@ -1,0 +1,92 @@
+# neuron-translate: the front door.
+#
+#   make          device object, host library, header, ntx CLI; prints the ABI report
+#   make test     every test (installs what it needs from Debian's packages first)
+#   make xtensa   only the device object (dist/xtensa/)
+#   make bench    instruction counts under qemu, criterion on the host
+#
+# Every tool path and flag lives here; scripts receive them through the environment.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := all
+
+# Host toolchain (rustup; pinned by rust-toolchain.toml).
+CARGO ?= cargo
+
+# Device toolchain: Debian's rustc-web ships LLVM with the Xtensa backend and core's
+# sources. A rustup nightly with rust-src works too: XTENSA_RUSTC=$(rustup which rustc
+# --toolchain nightly) XTENSA_CARGO=$(rustup which cargo --toolchain nightly) XTENSA_BOOTSTRAP=
+XTENSA_RUSTC ?= /usr/bin/rustc
+XTENSA_CARGO ?= /usr/bin/cargo
+LLVM_SUFFIX ?= -22
+LLVM_MC ?= llvm-mc$(LLVM_SUFFIX)
+LLVM_OBJCOPY ?= llvm-objcopy$(LLVM_SUFFIX)
+LLVM_OBJDUMP ?= llvm-objdump$(LLVM_SUFFIX)
+LLVM_AR ?= llvm-ar$(LLVM_SUFFIX)
+XTENSA_CLANG ?= clang$(LLVM_SUFFIX)
+XTENSA_LD ?= xtensa-lx106-elf-ld
+QEMU_XTENSA ?= qemu-xtensa
+QEMU_CPU ?= dc233c
+
+XTENSA_SPEC := xtensa/xtensa-ncore2gp-none-elf.json
+# The ISA options come from the target specification, the one place they are listed.
+XTENSA_MATTR := $(shell sed -n 's/.*"features": *"\([^"]*\)".*/\1/p' $(XTENSA_SPEC))
+
+# Host C compilers for the consumer tests.
+HOST_CC ?= gcc
+HOST_CXX ?= g++
+HOST_CLANG ?= clang$(LLVM_SUFFIX)
+HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
+
+# command=Debian package, for xtensa/bootstrap.sh. Empty it to skip installing.
+XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
+	/usr/lib/rustlib/src/rust/library/core=rust-web-src $(LLVM_MC)=llvm-22 \
+	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(QEMU_XTENSA)=qemu-user
+HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
+	$(HOST_CLANGXX)=clang-22 abidiff=abigail-tools valgrind=valgrind
+
+DIST := dist
+XTENSA_OUT := $(DIST)/xtensa
+HOST_OUT := $(DIST)/host
+XTENSA_TARGET_DIR := target/xtensa
+DEVICE_OBJ := $(XTENSA_OUT)/translation.o
+HOST_LIB := $(HOST_OUT)/libneuron_translate.a
+
+export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
+	XTENSA_CLANG XTENSA_LD QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
+	HOST_CLANG HOST_CLANGXX
+
+# Absolute paths of the products, for the tests (which run from their crate's folder).
+export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
+export NT_DEVICE_LIB := $(abspath $(XTENSA_OUT)/libneuron_translate.a)
+export NT_HOST_LIB := $(abspath $(HOST_LIB))
+
+SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
+
+.PHONY: all test xtensa host bootstrap bootstrap-host bootstrap-xtensa clean
+
+all: xtensa host
+
+bootstrap: bootstrap-host bootstrap-xtensa
+bootstrap-xtensa:
+	@xtensa/bootstrap.sh $(XTENSA_BOOTSTRAP)
+bootstrap-host:
+	@xtensa/bootstrap.sh $(HOST_BOOTSTRAP)
+
+xtensa: $(DEVICE_OBJ)
+$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/trap.s | bootstrap-xtensa
+	xtensa/build.sh
+	@echo "built $(DEVICE_OBJ), $(XTENSA_OUT)/libneuron_translate.a, $(XTENSA_OUT)/translation.lst"
+
+host: $(HOST_LIB)
+$(HOST_LIB): $(SOURCES)
+	$(CARGO) build --locked --release -p neuron-translate
+	@mkdir -p $(HOST_OUT)
+	cp target/release/libneuron_translate.a $(HOST_LIB)
+
+test: bootstrap all
+	$(CARGO) test --locked --workspace --all-features
+
+clean:
+	rm -rf $(DIST) target

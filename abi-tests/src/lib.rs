@@ -1,0 +1,193 @@
+//! The object-level harness of neuron-translate: test support shared by the host tests,
+//! the qemu runs and the `ntx` CLI.
+//!
+//! * [`start_exit`]: host definitions of the two imports, standing in for start_exit.o.
+//! * [`reference`]: the seed's reference C model (csrc/reference.c), linked for tests.
+//! * [`gen`]: deterministic generators of tables and address streams.
+//! * [`RegisterLog`]: a [`WindowRegisters`] sink that records every programming.
+
+use neuron_translate::{RegisterAddress, WindowRegisters};
+
+pub mod gen;
+
+/// Host stand-ins for the two symbols start_exit.o defines (contract §1 imports).
+pub mod start_exit {
+    use core::cell::UnsafeCell;
+
+    /// A static the tests may write (single-threaded use: see [`crate::GLOBAL_LOCK`]).
+    #[repr(transparent)]
+    pub struct Cell<T>(pub UnsafeCell<T>);
+    // SAFETY: every writer holds GLOBAL_LOCK.
+    unsafe impl<T> Sync for Cell<T> {}
+
+    /// `data_scratch_map`: 4 KiB of scratch, 4 KiB-aligned, so its address is realistic.
+    #[repr(C, align(4096))]
+    pub struct DataScratchMap(pub [u8; 4096]);
+
+    /// The definition the library's `_init_translate_ctx` links against.
+    #[export_name = neuron_translate::sym!(data_scratch_map)]
+    pub static DATA_SCRATCH_MAP: Cell<DataScratchMap> = Cell(UnsafeCell::new(DataScratchMap([0; 4096])));
+
+    /// `extended_isa::sdk::hbm_scratch`.
+    #[export_name = neuron_translate::sym!(hbm_scratch)]
+    pub static HBM_SCRATCH: Cell<u64> = Cell(UnsafeCell::new(0));
+
+    /// The NX-local address `_init_translate_ctx` sees for `data_scratch_map` (its low 32
+    /// bits on a 64-bit host, as the device's 32-bit address space would give).
+    pub fn data_scratch_map_addr() -> u32 {
+        DATA_SCRATCH_MAP.0.get() as usize as u32
+    }
+
+    /// Sets `hbm_scratch`. Hold [`crate::GLOBAL_LOCK`].
+    pub fn set_hbm_scratch(v: u64) {
+        // SAFETY: single writer under GLOBAL_LOCK; the library reads it only in init.
+        unsafe { HBM_SCRATCH.0.get().write(v) }
+    }
+}
+
+/// Serialises the tests that touch the library's globals (`_ctx`, the table storage, the
+/// imports): the test harness runs tests on several threads.
+pub static GLOBAL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The seed's reference model, compiled from csrc/reference.c.
+pub mod reference {
+    use core::ffi::{c_int, c_void};
+    extern "C" {
+        /// seed §4 + §6.
+        pub fn ref_translate(ctx: *mut c_void, addr: u64) -> *mut c_void;
+        /// seed §7.
+        pub fn ref_mapping_lookup(
+            ctx: *mut c_void,
+            addr: u64,
+            out_window: *mut u64,
+            out_local: *mut u64,
+        ) -> c_int;
+    }
+}
+
+/// Records every register programming: (register address, tag).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct RegisterLog(pub Vec<(usize, u64)>);
+
+impl WindowRegisters for RegisterLog {
+    fn program(&mut self, reg: RegisterAddress, tag: u64) {
+        self.0.push((reg.get(), tag));
+    }
+}
+
+/// A register bank: one 8-byte block (two `u32`) per record, at a stable address.
+#[derive(Debug)]
+pub struct RegisterBank(pub Box<[u32; 2 * neuron_translate::layout::RECORDS]>);
+
+impl Default for RegisterBank {
+    fn default() -> Self {
+        RegisterBank(Box::new([0; 2 * neuron_translate::layout::RECORDS]))
+    }
+}
+
+impl RegisterBank {
+    /// Address of block `k`.
+    pub fn block(&mut self, k: u64) -> u64 {
+        self.0.as_mut_ptr().wrapping_add(2 * k as usize) as usize as u64
+    }
+
+    /// `t` with every bank index in `reg_location` replaced by that block's address.
+    pub fn bind(&mut self, t: &neuron_translate::TranslationCtx) -> neuron_translate::TranslationCtx {
+        let mut out = *t;
+        for r in out.records.iter_mut() {
+            r.reg_location = self.block(r.reg_location);
+        }
+        out
+    }
+
+    /// The inverse of [`RegisterBank::bind`], for comparing tables bound to different banks.
+    pub fn unbind(&mut self, t: &neuron_translate::TranslationCtx) -> neuron_translate::TranslationCtx {
+        let base = self.block(0);
+        let mut out = *t;
+        for r in out.records.iter_mut() {
+            r.reg_location = (r.reg_location - base) / 8;
+        }
+        out
+    }
+}
+
+/// Memory laid out next to inaccessible pages, so that any access outside the intended
+/// bytes faults at once.
+pub mod guard {
+    /// An anonymous shared mapping of `pages` pages (shared, so that a forked child's
+    /// stores are visible to the parent), with some pages made inaccessible.
+    #[derive(Debug)]
+    pub struct Mapping {
+        base: *mut u8,
+        len: usize,
+    }
+
+    /// The page size.
+    pub fn page() -> usize {
+        // SAFETY: sysconf has no preconditions.
+        unsafe { libc::sysconf(libc::_SC_PAGESIZE) as usize }
+    }
+
+    impl Mapping {
+        /// Maps `pages` zeroed read-write pages.
+        pub fn new(pages: usize) -> Mapping {
+            let len = pages * page();
+            // SAFETY: a fresh anonymous mapping.
+            let base = unsafe {
+                libc::mmap(
+                    core::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            assert_ne!(base, libc::MAP_FAILED, "mmap failed");
+            Mapping { base: base.cast(), len }
+        }
+
+        /// Makes page `i` inaccessible.
+        pub fn protect(&self, i: usize) {
+            // SAFETY: page i lies inside the mapping.
+            let rc = unsafe { libc::mprotect(self.page_ptr(i).cast(), page(), libc::PROT_NONE) };
+            assert_eq!(rc, 0, "mprotect failed");
+        }
+
+        /// The start of page `i`.
+        pub fn page_ptr(&self, i: usize) -> *mut u8 {
+            assert!(i * page() < self.len);
+            self.base.wrapping_add(i * page())
+        }
+    }
+
+    impl Drop for Mapping {
+        fn drop(&mut self) {
+            // SAFETY: unmapping what new() mapped.
+            unsafe { libc::munmap(self.base.cast(), self.len) };
+        }
+    }
+}
+
+/// Runs `f` in a forked child and returns how the child ended: `Ok(exit code)` or
+/// `Err(signal)`. The child runs only `f` and `_exit`.
+pub fn in_child(f: impl FnOnce() -> i32) -> Result<i32, i32> {
+    // SAFETY: the child calls only `f` (library code that does not allocate or lock)
+    // and `_exit`.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let code = f();
+        // SAFETY: ends the child without running the parent's destructors.
+        unsafe { libc::_exit(code) }
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(rc, pid);
+    if libc::WIFSIGNALED(status) {
+        Err(libc::WTERMSIG(status))
+    } else {
+        Ok(libc::WEXITSTATUS(status))
+    }
+}

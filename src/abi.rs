@@ -1,0 +1,162 @@
+//! The exported C ABI of `translation.o` (contract §1) and its hardening (contract §4).
+//!
+//! This is the unsafe boundary: raw pointers are checked and turned into references here,
+//! and everything else is done by the safe code in `translate.rs` and `init.rs`. Names come
+//! from the one table in `symbols.rs`.
+//!
+//! # Safety contract for C callers
+//!
+//! `ctx` is NULL or points to a readable, 8-aligned `_translation_ctx_t` (writable for
+//! `neuron_translate`). Every reusable record's `reg_location` whose slot a refill may pick
+//! is null (the call then traps) or the address of an 8-byte window register block. The
+//! outputs of the lookup are NULL or valid `unsigned long long` locations. Any table
+//! *contents* are fine: there is no content for which this code reads or writes outside
+//! the table and the victim's register block.
+
+use core::ffi::{c_int, c_void};
+use core::ptr::{addr_of, addr_of_mut};
+
+use crate::init::{initial_table, InitInputs};
+use crate::layout::{MapRecord, TranslationCtx, RECORDS};
+use crate::window_reg::{Mmio, WindowRegisters};
+
+/// `_ctx`: the table in use; NULL until `_init_translate_ctx`. A C object of type
+/// `_translation_ctx_t *` in `.bss` (4 bytes on the device).
+#[export_name = sym!(ctx)]
+pub static mut CTX: *mut TranslationCtx = core::ptr::null_mut();
+
+/// The storage `_init_translate_ctx` fills: a local `.bss` object (contract §1, DECIDED).
+static mut TABLE: TranslationCtx = TranslationCtx {
+    records: [MapRecord { ptr: 0, window: 0, _pad: 0, mask: 0, reg_location: 0 }; RECORDS],
+    next_alloc: 0,
+    _pad: [0; 7],
+};
+
+extern "C" {
+    /// The core's data scratch map (start_exit.o). Only its address is used.
+    #[link_name = sym!(data_scratch_map)]
+    static DATA_SCRATCH_MAP: u8;
+    /// `extended_isa::sdk::hbm_scratch` (start_exit.o): SoC address of the HBM scratch.
+    #[link_name = sym!(hbm_scratch)]
+    static HBM_SCRATCH: u64;
+}
+
+/// Stops the core (or the host process) without storing anything: the contract's
+/// "traps deterministically" (§4).
+#[cold]
+#[inline(never)]
+pub(crate) fn trap() -> ! {
+    #[cfg(target_arch = "xtensa")]
+    {
+        extern "C" {
+            // `ill` (illegal instruction), hand-written in xtensa/trap.s: upstream rustc
+            // has no inline assembly for Xtensa, and `llvm.trap` would import `abort`.
+            fn __neuron_translate_trap() -> !;
+        }
+        // SAFETY: the routine takes no arguments and never returns.
+        unsafe { __neuron_translate_trap() }
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `ud2` raises SIGILL; it touches no memory.
+    unsafe {
+        core::arch::asm!("ud2", options(noreturn, nomem, nostack))
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: `udf` raises SIGILL; it touches no memory.
+    unsafe {
+        core::arch::asm!("udf #0", options(noreturn, nomem, nostack))
+    }
+    #[cfg(not(any(target_arch = "xtensa", target_arch = "x86_64", target_arch = "aarch64")))]
+    loop {
+        // No trap instruction known for this architecture: stop here, storing nothing.
+        core::hint::spin_loop()
+    }
+}
+
+/// `void* neuron_translate(void* ctx, unsigned long long addr)`.
+///
+/// # Safety
+/// See the module documentation.
+#[export_name = sym!(translate)]
+pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
+    let ctx = ctx.cast::<TranslationCtx>();
+    if ctx.is_null() {
+        return core::ptr::null_mut();
+    }
+    // The hit path reads through a shared reference that ends before anything is written.
+    // SAFETY: non-null, and valid and aligned by the caller's contract.
+    let plan = {
+        let table = unsafe { &*ctx };
+        if let Some(slot) = table.find(addr) {
+            return table.records[slot].local(addr) as usize as *mut c_void;
+        }
+        table.plan_refill(addr)
+    };
+    let Ok(plan) = plan else { trap() };
+    // The refill writes through raw places only: a register block may alias the table
+    // itself (any contents are allowed), so no reference may be live across the stores.
+    // SAFETY: `plan.slot < 3`; the table is writable by the caller's contract; the
+    // register address was checked and is valid by the caller's contract.
+    unsafe {
+        let victim = addr_of_mut!((*ctx).records).cast::<MapRecord>().add(plan.slot);
+        addr_of_mut!((*victim).ptr).write(plan.tag);
+        Mmio::new().program(plan.register, plan.tag);
+        addr_of_mut!((*ctx).next_alloc).write(plan.next_alloc);
+    }
+    plan.local as usize as *mut c_void
+}
+
+/// `_translation_ctx_t* neuron_translate_ctx()`.
+#[export_name = sym!(translate_ctx)]
+pub extern "C" fn neuron_translate_ctx() -> *mut TranslationCtx {
+    // SAFETY: a plain read of a pointer-sized static; the library is single-threaded per
+    // core, as the original is.
+    unsafe { addr_of!(CTX).read() }
+}
+
+/// `int neuron_translate_mapping_lookup(void* ctx, unsigned long long addr,
+/// unsigned long long* out_window, unsigned long long* out_local)`.
+///
+/// # Safety
+/// See the module documentation.
+#[export_name = sym!(mapping_lookup)]
+pub unsafe extern "C" fn neuron_translate_mapping_lookup(
+    ctx: *mut c_void,
+    addr: u64,
+    out_window: *mut u64,
+    out_local: *mut u64,
+) -> c_int {
+    // SAFETY: NULL or valid and aligned by the caller's contract.
+    let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else { return -1 };
+    let Some(m) = table.lookup(addr) else { return -1 };
+    // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
+    unsafe {
+        if !out_window.is_null() {
+            out_window.write(u64::from(m.window));
+        }
+        if !out_local.is_null() {
+            out_local.write(m.local);
+        }
+    }
+    0
+}
+
+/// `void _init_translate_ctx()`.
+#[export_name = sym!(init_translate_ctx)]
+pub extern "C" fn _init_translate_ctx() {
+    // SAFETY: the imports are defined by start_exit.o; only the address of the first and
+    // the value of the second are read.
+    let inputs = unsafe {
+        InitInputs {
+            data_scratch_map: addr_of!(DATA_SCRATCH_MAP) as usize as u32,
+            hbm_scratch: addr_of!(HBM_SCRATCH).read(),
+        }
+    };
+    let table = addr_of_mut!(TABLE);
+    // SAFETY: TABLE is only reached through `_ctx`, by callers of this single-threaded
+    // library; no reference to it is live here.
+    unsafe {
+        table.write(initial_table(&inputs));
+        addr_of_mut!(CTX).write(table);
+    }
+}

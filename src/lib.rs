@@ -1,0 +1,60 @@
+//! `neuron_translate`: a binary-compatible, hardened replacement for `translation.o` of the
+//! AWS Neuron `libneuroncustomop.a`, the device-side address translation of the Vision-Q7
+//! GPSIMD cores.
+//!
+//! A 64-bit HBM/SoC address is matched against a 5-window table ([`TranslationCtx`]) and
+//! leaves as a 32-bit NX-local address; on a miss, one of three reusable windows is
+//! retargeted and its SoC window register reprogrammed.
+//!
+//! * [`layout`]: the 168-byte table, pinned at compile time.
+//! * [`translate`]: the logic, as safe methods on [`TranslationCtx`].
+//! * [`window_reg`]: the register seam ([`WindowRegisters`]) and the MMIO implementation.
+//! * [`init`]: the initial table, every assumed constant in one place.
+//! * [`abi`]: the exported C symbols (names in [`symbols`]).
+//!
+//! Safe Rust use, with a register sink of your own:
+//!
+//! ```
+//! use neuron_translate::{MapRecord, TranslationCtx, RegisterAddress, WindowRegisters};
+//! struct Log(Vec<(usize, u64)>);
+//! impl WindowRegisters for Log {
+//!     fn program(&mut self, reg: RegisterAddress, tag: u64) { self.0.push((reg.get(), tag)); }
+//! }
+//! let mut t = TranslationCtx::empty();
+//! t.records[3] = MapRecord { ptr: 0x40_0000_0000, window: 0x10_0000, mask: !0xFFFF, ..Default::default() };
+//! let mut log = Log(Vec::new());
+//! assert_eq!(t.translate(0x40_0000_1234, &mut log), Ok(0x10_1234));
+//! assert!(log.0.is_empty());
+//! ```
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+#[cfg(any(test, feature = "std"))]
+extern crate std;
+
+#[macro_use]
+pub mod symbols;
+
+pub mod abi;
+pub mod init;
+pub mod layout;
+pub mod translate;
+pub mod window_reg;
+
+pub use init::{initial_table, InitInputs};
+pub use layout::{MapRecord, TranslationCtx};
+pub use translate::{Mapping, Refill, RefillError};
+pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};
+
+/// The host static library without `std` needs a panic handler of its own. Nothing in the
+/// library panics (the device build proves it: it has no reference to `core`'s panic
+/// machinery); if something ever did, it would trap like a bad refill.
+#[cfg(all(not(test), not(feature = "std"), not(target_os = "none")))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    abi::trap()
+}
+
+#[cfg(test)]
+mod tests;

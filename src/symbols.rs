@@ -1,0 +1,181 @@
+//! The one table of ELF names (contract §1).
+//!
+//! Every exported and imported name of `translation.o` is written exactly once, in the
+//! `sym!` macro below. `abi.rs` uses it for `#[export_name]` / `#[link_name]`, the header
+//! generator (`build.rs`) and the ABI harness read [`SYMBOLS`], and the reference manifest
+//! in `abi-tests/reference/` is checked against [`SYMBOLS`] by a test.
+//!
+//! This file is also `include!`d by `build.rs`, so it must stay free of crate-internal paths.
+
+/// The ELF name of one item of the contract, as a string literal usable in attributes.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! sym {
+    // Exports (contract §1).
+    (translate) => {
+        "_Z16neuron_translatePvy"
+    };
+    (translate_ctx) => {
+        "_Z20neuron_translate_ctxv"
+    };
+    (mapping_lookup) => {
+        "_Z31neuron_translate_mapping_lookupPvyPyS0_"
+    };
+    (init_translate_ctx) => {
+        "_Z19_init_translate_ctxv"
+    };
+    (ctx) => {
+        "_ctx"
+    };
+    // Imports (contract §1), both defined by start_exit.o.
+    (data_scratch_map) => {
+        "data_scratch_map"
+    };
+    (hbm_scratch) => {
+        "_ZN12extended_isa3sdk11hbm_scratchE"
+    };
+}
+
+/// What kind of ELF symbol an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// `STT_FUNC` in `.text`.
+    Function,
+    /// `STT_OBJECT`, with its `st_size` in the device object (ELF32). Exports live in
+    /// `.bss`; an import is undefined there, so its `st_size` is 0.
+    Object {
+        /// `st_size` in `translation.o`.
+        device_size: u32,
+    },
+}
+
+/// Whether the object defines the symbol or needs it from elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Defined by `translation.o`, `STB_GLOBAL`.
+    Export,
+    /// Undefined in `translation.o`, defined by `start_exit.o`.
+    Import,
+}
+
+/// Where a fact comes from (contract tags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// Read by the seed page from the binary.
+    Observed,
+    /// Derived by the seed page or by this project from observed facts.
+    Inferred,
+    /// This project's choice.
+    Decided,
+}
+
+/// One entry of the symbol table of the drop-in object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Symbol {
+    /// The exact ELF name.
+    pub elf_name: &'static str,
+    /// The C++ (unmangled) name.
+    pub cxx_name: &'static str,
+    /// Function or object.
+    pub kind: SymbolKind,
+    /// Export or import.
+    pub direction: Direction,
+    /// C return type (functions) or object type (objects), in the header's type names.
+    pub c_type: &'static str,
+    /// C parameter list (functions only), in the header's type names; `void` for none.
+    pub c_params: &'static str,
+    /// How sure the name is.
+    pub provenance: Provenance,
+    /// One-line documentation carried into the header.
+    pub doc: &'static str,
+}
+
+/// The five exports and two imports of the contract, in the contract's order.
+pub const SYMBOLS: &[Symbol] = &[
+    Symbol {
+        elf_name: sym!(translate),
+        cxx_name: "neuron_translate",
+        kind: SymbolKind::Function,
+        direction: Direction::Export,
+        c_type: "void *",
+        c_params: "void *ctx, unsigned long long addr",
+        provenance: Provenance::Observed,
+        doc: "Translate a 64-bit SoC/HBM address to a 32-bit NX-local address; on a miss, \
+              reprogram the round-robin victim window (slots 0..2) and its SoC window register. \
+              Returns NULL when ctx is NULL.",
+    },
+    Symbol {
+        elf_name: sym!(translate_ctx),
+        cxx_name: "neuron_translate_ctx",
+        kind: SymbolKind::Function,
+        direction: Direction::Export,
+        c_type: "_translation_ctx_t *",
+        c_params: "void",
+        provenance: Provenance::Inferred,
+        doc: "The current window table (the value of _ctx); NULL before _init_translate_ctx().",
+    },
+    Symbol {
+        elf_name: sym!(mapping_lookup),
+        cxx_name: "neuron_translate_mapping_lookup",
+        kind: SymbolKind::Function,
+        direction: Direction::Export,
+        c_type: "int",
+        c_params: "void *ctx, unsigned long long addr, unsigned long long *out_window, \
+                   unsigned long long *out_local",
+        provenance: Provenance::Observed,
+        doc: "Side-effect-free lookup: on a hit writes the window's NX-local base and the \
+              64-bit local address and returns 0; on a miss (or NULL ctx) returns -1 and \
+              writes nothing. NULL outputs are skipped.",
+    },
+    Symbol {
+        elf_name: sym!(init_translate_ctx),
+        cxx_name: "_init_translate_ctx",
+        kind: SymbolKind::Function,
+        direction: Direction::Export,
+        c_type: "void",
+        c_params: "void",
+        provenance: Provenance::Inferred,
+        doc: "Build the initial window table from data_scratch_map and hbm_scratch and point \
+              _ctx at it. Calling it again resets the table.",
+    },
+    Symbol {
+        elf_name: sym!(ctx),
+        cxx_name: "_ctx",
+        kind: SymbolKind::Object { device_size: 4 },
+        direction: Direction::Export,
+        c_type: "_translation_ctx_t *",
+        c_params: "",
+        provenance: Provenance::Observed,
+        doc: "The window table in use (a pointer, 4 bytes on the device); NULL before init.",
+    },
+    Symbol {
+        elf_name: sym!(data_scratch_map),
+        cxx_name: "data_scratch_map",
+        kind: SymbolKind::Object { device_size: 0 },
+        direction: Direction::Import,
+        c_type: "unsigned char",
+        c_params: "",
+        provenance: Provenance::Observed,
+        doc: "The core's data scratch map (defined by start_exit.o); only its address is used.",
+    },
+    Symbol {
+        elf_name: sym!(hbm_scratch),
+        cxx_name: "extended_isa::sdk::hbm_scratch",
+        kind: SymbolKind::Object { device_size: 0 },
+        direction: Direction::Import,
+        c_type: "unsigned long long",
+        c_params: "",
+        provenance: Provenance::Observed,
+        doc: "SoC/HBM address of the core's HBM scratch region (defined by start_exit.o).",
+    },
+];
+
+/// The exports of [`SYMBOLS`].
+pub fn exports() -> impl Iterator<Item = &'static Symbol> {
+    SYMBOLS.iter().filter(|s| s.direction == Direction::Export)
+}
+
+/// The imports of [`SYMBOLS`].
+pub fn imports() -> impl Iterator<Item = &'static Symbol> {
+    SYMBOLS.iter().filter(|s| s.direction == Direction::Import)
+}

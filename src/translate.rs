@@ -1,0 +1,154 @@
+//! The translation logic (contract §3 and §4), safe and free of FFI concerns.
+//!
+//! * `match(r, a) := (a & r.mask) == r.ptr` on all 64 bits (seed §4, the and/xor/or/beqz).
+//! * `local(r, a) := r.window + (lo32(a) & !lo32(r.mask))`, a 32-bit wrapping add: only the
+//!   low word of the offset counts (seed §4 finalizer, "GOTCHA").
+//! * The first matching record wins (the unrolled scan runs 0..5 in order).
+//! * A miss refills the round-robin victim among slots `0..3` (seed §6, the `% 3`).
+
+use crate::layout::{MapRecord, TranslationCtx, REUSABLE_SLOTS};
+use crate::window_reg::{RegisterAddress, WindowRegisters};
+
+impl MapRecord {
+    /// Whether `addr` belongs to this window: `(addr & mask) == ptr`.
+    #[inline(always)]
+    pub fn matches(&self, addr: u64) -> bool {
+        // Compared word by word: the same predicate as the 64-bit compare, but on the
+        // 32-bit device it lets the scan leave a window after one word differs.
+        ((addr as u32) & (self.mask as u32)) == self.ptr as u32
+            && (((addr >> 32) as u32) & ((self.mask >> 32) as u32)) == (self.ptr >> 32) as u32
+    }
+
+    /// The 32-bit NX-local address of `addr` in this window (wrapping, low word only).
+    #[inline(always)]
+    pub fn local(&self, addr: u64) -> u32 {
+        self.window.wrapping_add((addr as u32) & !(self.mask as u32))
+    }
+
+    /// `window + (addr & !mask)` in 64 bits, as the lookup reports it (seed §7, `saltu`).
+    #[inline(always)]
+    pub fn local_wide(&self, addr: u64) -> u64 {
+        u64::from(self.window).wrapping_add(addr & !self.mask)
+    }
+}
+
+/// Where an address currently lives: the result of a lookup hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mapping {
+    /// Index of the matching record (0..5).
+    pub slot: usize,
+    /// The record's NX-local window base (`*out_window`).
+    pub window: u32,
+    /// `window + (addr & !mask)` in 64 bits (`*out_local`); its low word is what
+    /// `translate` returns.
+    pub local: u64,
+}
+
+/// What a refill does: which record it takes, the tag it writes to the record and to the
+/// record's window register, and where the cursor goes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refill {
+    /// The victim record, `next_alloc % 3`.
+    pub slot: usize,
+    /// The new tag, `addr & records[slot].mask`.
+    pub tag: u64,
+    /// The victim's window register.
+    pub register: RegisterAddress,
+    /// The translated address, `local(records[slot], addr)`.
+    pub local: u32,
+    /// The cursor after the refill, `(slot + 1) % 3`.
+    pub next_alloc: u8,
+}
+
+/// A refill that must not happen: the victim's register address is unusable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefillError {
+    /// The victim's `reg_location` (as the device uses it) is null or not 4-aligned; the
+    /// original would store through it and fault (contract §4).
+    BadRegister {
+        /// The victim record.
+        slot: usize,
+        /// Its `reg_location`.
+        reg_location: u64,
+    },
+}
+
+impl core::fmt::Display for RefillError {
+    #[inline]
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RefillError::BadRegister { slot, reg_location } => write!(
+                f,
+                "refill victim slot {slot} has an unusable register location {reg_location:#x} \
+                 (null or not 4-aligned)"
+            ),
+        }
+    }
+}
+
+impl TranslationCtx {
+    /// The first record that `addr` matches.
+    #[inline(always)]
+    pub fn find(&self, addr: u64) -> Option<usize> {
+        self.records.iter().position(|r| r.matches(addr))
+    }
+
+    /// Side-effect-free lookup (`neuron_translate_mapping_lookup`): never refills.
+    #[inline]
+    pub fn lookup(&self, addr: u64) -> Option<Mapping> {
+        let slot = self.find(addr)?;
+        let r = &self.records[slot];
+        Some(Mapping { slot, window: r.window, local: r.local_wide(addr) })
+    }
+
+    /// The record a refill would take: `next_alloc % 3` (contract §4: the original indexes
+    /// with `next_alloc` as is and writes outside the records when it is 3 or more).
+    #[inline(always)]
+    pub fn victim(&self) -> usize {
+        let n = self.next_alloc;
+        usize::from(if n < REUSABLE_SLOTS { n } else { n % REUSABLE_SLOTS })
+    }
+
+    /// What a refill for `addr` would do, without doing it.
+    #[inline(always)]
+    pub fn plan_refill(&self, addr: u64) -> Result<Refill, RefillError> {
+        let slot = self.victim();
+        let r = &self.records[slot];
+        let register = RegisterAddress::new(r.reg_location)
+            .ok_or(RefillError::BadRegister { slot, reg_location: r.reg_location })?;
+        // (v + 1) % 3 for v in 0..3, without a division.
+        let next_alloc = if slot as u8 + 1 == REUSABLE_SLOTS { 0 } else { slot as u8 + 1 };
+        Ok(Refill { slot, tag: addr & r.mask, register, local: r.local(addr), next_alloc })
+    }
+
+    /// Performs a planned refill: the record's tag, then the register (through `regs`),
+    /// then the cursor, in the original's order (seed §6).
+    #[inline(always)]
+    pub fn apply_refill<R: WindowRegisters + ?Sized>(&mut self, plan: &Refill, regs: &mut R) {
+        if let Some(r) = self.records.get_mut(plan.slot) {
+            r.ptr = plan.tag;
+        }
+        regs.program(plan.register, plan.tag);
+        self.next_alloc = plan.next_alloc;
+    }
+
+    /// Translates `addr` (`neuron_translate`): the matching window's local address, or,
+    /// on a miss, a refill of the victim window (which programs its register through
+    /// `regs`) and the local address there.
+    ///
+    /// A hit changes nothing. A refill whose victim has an unusable register address
+    /// changes nothing and returns the error; the FFI traps on it.
+    #[inline(always)]
+    pub fn translate<R: WindowRegisters + ?Sized>(
+        &mut self,
+        addr: u64,
+        regs: &mut R,
+    ) -> Result<u32, RefillError> {
+        if let Some(slot) = self.find(addr) {
+            return Ok(self.records[slot].local(addr));
+        }
+        let plan = self.plan_refill(addr)?;
+        self.apply_refill(&plan, regs);
+        Ok(plan.local)
+    }
+}

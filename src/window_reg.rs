@@ -1,0 +1,82 @@
+//! Programming a SoC window register (contract §3, seed §6 0x23b..0x242).
+//!
+//! The refill writes the new tag to the victim's register block: a barrier, a 32-bit store
+//! of `hi32(tag)` to `reg_location + 4`, a 32-bit store of `lo32(tag)` to `reg_location + 0`,
+//! a barrier. [`WindowRegisters`] is the seam: the FFI uses [`Mmio`], the one place in the
+//! crate that stores through a register address; safe callers and tests pass their own.
+
+use core::sync::atomic::{fence, Ordering};
+
+/// Something that can be told to program a window register.
+pub trait WindowRegisters {
+    /// Make the register block at `reg` map `tag` (hi word at `+4`, then lo word at `+0`).
+    ///
+    /// `reg` is the record's `reg_location` as the device uses it: a register address that
+    /// the translation logic has already checked to be non-null and 4-aligned.
+    fn program(&mut self, reg: RegisterAddress, tag: u64);
+}
+
+/// A checked register address: non-null and 4-aligned, of pointer width.
+///
+/// The device is ELF32, so only the low 32 bits of `reg_location` form the address there,
+/// as the original's single `l32i a9, a6, 24` shows (seed §6); on a 64-bit host all 64 do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegisterAddress(usize);
+
+impl RegisterAddress {
+    /// Checks `reg_location` (contract §4: a null register traps; DECIDED: so does a
+    /// misaligned one, which the original's `s32i` would fault on too).
+    #[inline(always)]
+    pub fn new(reg_location: u64) -> Option<Self> {
+        let addr = reg_location as usize;
+        if addr == 0 || addr & 3 != 0 {
+            None
+        } else {
+            Some(RegisterAddress(addr))
+        }
+    }
+
+    /// The address as an integer.
+    #[inline(always)]
+    pub fn get(self) -> usize {
+        self.0
+    }
+}
+
+/// The real window registers, written with ordered volatile stores.
+#[derive(Debug)]
+pub struct Mmio {
+    _private: (),
+}
+
+impl Mmio {
+    /// A handle to the memory-mapped window registers.
+    ///
+    /// # Safety
+    ///
+    /// Every register address later passed to [`WindowRegisters::program`] must be 8
+    /// writable bytes (a window register block, or memory standing in for one) that no
+    /// Rust reference covers while the stores happen.
+    #[inline(always)]
+    pub const unsafe fn new() -> Self {
+        Mmio { _private: () }
+    }
+}
+
+impl WindowRegisters for Mmio {
+    #[inline(always)]
+    fn program(&mut self, reg: RegisterAddress, tag: u64) {
+        let base = reg.get() as *mut u32;
+        // On Xtensa, LLVM puts a `memw` in front of every volatile store, which is the
+        // leading barrier; elsewhere it has to be asked for.
+        #[cfg(not(target_arch = "xtensa"))]
+        fence(Ordering::SeqCst);
+        // SAFETY: `Mmio::new`'s contract: `base..base + 8` is writable and unaliased;
+        // `RegisterAddress` guarantees non-null and 4-aligned, so both stores are aligned.
+        unsafe {
+            core::ptr::write_volatile(base.wrapping_add(1), (tag >> 32) as u32);
+            core::ptr::write_volatile(base, tag as u32);
+        }
+        fence(Ordering::SeqCst);
+    }
+}

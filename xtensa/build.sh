@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds the device object from the library's source. Called by `make xtensa`, which sets
+# every tool variable (the Makefile is the one place tool paths and flags live).
+#
+#   1. rustc (a toolchain with the Xtensa backend and core's sources) compiles the crate for
+#      xtensa/xtensa-ncore2gp-none-elf.json to *assembly*: the integrated assembler path
+#      misplaces l32r literal pools (see shared toolchain notes, bug 1).
+#   2. The assembly and xtensa/trap.s are assembled together by llvm-mc into one object.
+#   3. Every literal section gets 4-byte alignment (llvm-mc leaves it at 1; l32r needs 4).
+#   4. The object is archived (with a symbol index) and disassembled.
+set -euo pipefail
+
+: "${XTENSA_CARGO:?}" "${XTENSA_RUSTC:?}" "${XTENSA_MATTR:?}" "${LLVM_MC:?}" "${LLVM_OBJCOPY:?}"
+: "${LLVM_OBJDUMP:?}" "${LLVM_AR:?}" "${XTENSA_TARGET_DIR:?}" "${XTENSA_OUT:?}"
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+spec="$here/xtensa-ncore2gp-none-elf.json"
+work="$XTENSA_TARGET_DIR/obj"
+mkdir -p "$work" "$XTENSA_OUT"
+
+# -Zbuild-std needs nightly features; RUSTC_BOOTSTRAP=1 unlocks them on a stable toolchain.
+# codegen-units=1 for this crate only (one assembly file); core keeps its defaults (LLVM
+# crashes building core with one codegen unit at opt-level 3: toolchain notes, bug 2).
+RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc --quiet \
+    --manifest-path "$root/Cargo.toml" -p neuron-translate --release --locked \
+    -Zbuild-std=core -Zjson-target-spec --target "$spec" \
+    --target-dir "$XTENSA_TARGET_DIR" --crate-type lib \
+    -- --emit="asm=$work/translation.rs.s" -C codegen-units=1 -C debuginfo=0 \
+       -C force-unwind-tables=no
+
+cat "$work/translation.rs.s" "$here/trap.s" > "$work/translation.s"
+"$LLVM_MC" -triple=xtensa -mattr="$XTENSA_MATTR" -filetype=obj "$work/translation.s" \
+    -o "$work/translation.raw.o"
+
+align_args=()
+while read -r sec; do
+    align_args+=("--set-section-alignment=$sec=4")
+done < <("$LLVM_OBJDUMP" -h "$work/translation.raw.o" | awk '$2 ~ /^\.literal/ { print $2 }')
+"$LLVM_OBJCOPY" "${align_args[@]}" "$work/translation.raw.o" "$XTENSA_OUT/translation.o"
+
+rm -f "$XTENSA_OUT/libneuron_translate.a"
+"$LLVM_AR" rcs "$XTENSA_OUT/libneuron_translate.a" "$XTENSA_OUT/translation.o"
+"$LLVM_OBJDUMP" -dr --mattr="$XTENSA_MATTR" "$XTENSA_OUT/translation.o" \
+    > "$XTENSA_OUT/translation.lst"
