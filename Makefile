@@ -26,6 +26,9 @@ LLVM_OBJDUMP ?= llvm-objdump$(LLVM_SUFFIX)
 LLVM_AR ?= llvm-ar$(LLVM_SUFFIX)
 XTENSA_CLANG ?= clang$(LLVM_SUFFIX)
 XTENSA_LD ?= xtensa-lx106-elf-ld
+XTENSA_AS ?= xtensa-lx106-elf-as
+XTENSA_OBJCOPY ?= xtensa-lx106-elf-objcopy
+XTENSA_NM ?= xtensa-lx106-elf-nm
 QEMU_XTENSA ?= qemu-xtensa
 QEMU_CPU ?= dc233c
 
@@ -42,7 +45,8 @@ HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
 # command=Debian package, for xtensa/bootstrap.sh. Empty it to skip installing.
 XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	/usr/lib/rustlib/src/rust/library/core=rust-web-src $(LLVM_MC)=llvm-22 \
-	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(QEMU_XTENSA)=qemu-user
+	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
+	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
 	$(HOST_CLANGXX)=clang-22 abidiff=abigail-tools valgrind=valgrind
 
@@ -54,19 +58,34 @@ DEVICE_OBJ := $(XTENSA_OUT)/translation.o
 HOST_LIB := $(HOST_OUT)/libneuron_translate.a
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
-	XTENSA_CLANG XTENSA_LD QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
+	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
 	HOST_CLANG HOST_CLANGXX
 
 # Absolute paths of the products, for the tests (which run from their crate's folder).
 export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
 export NT_DEVICE_LIB := $(abspath $(XTENSA_OUT)/libneuron_translate.a)
 export NT_HOST_LIB := $(abspath $(HOST_LIB))
+export NT_MANIFEST := $(abspath abi-tests/reference/translation.toml)
+NTX := target/release/ntx
+export NT_NTX := $(abspath $(NTX))
 
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
+NTX_SOURCES := $(wildcard abi-tests/src/*.rs abi-tests/src/*/*.rs) abi-tests/Cargo.toml
 
-.PHONY: all test xtensa host bootstrap bootstrap-host bootstrap-xtensa clean
+.PHONY: all test xtensa host ntx abi-report abi-check bootstrap bootstrap-host bootstrap-xtensa clean
 
-all: xtensa host
+all: xtensa host ntx abi-report
+
+# The ABI of the device object against the original's, as the seed records it.
+abi-report: $(NTX) $(DEVICE_OBJ)
+	@$(NTX) abi-diff --reference abi-tests/reference/translation.toml --candidate $(DEVICE_OBJ) || true
+# The same, failing on a break.
+abi-check: $(NTX) $(DEVICE_OBJ)
+	$(NTX) abi-diff --reference abi-tests/reference/translation.toml --candidate $(DEVICE_OBJ)
+
+ntx: $(NTX)
+$(NTX): $(SOURCES) $(NTX_SOURCES)
+	$(CARGO) build --locked --release -p abi-tests --bin ntx
 
 bootstrap: bootstrap-host bootstrap-xtensa
 bootstrap-xtensa:
@@ -75,7 +94,7 @@ bootstrap-host:
 	@xtensa/bootstrap.sh $(HOST_BOOTSTRAP)
 
 xtensa: $(DEVICE_OBJ)
-$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/trap.s | bootstrap-xtensa
+$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/trap.s xtensa/xtensa_info.s | bootstrap-xtensa
 	xtensa/build.sh
 	@echo "built $(DEVICE_OBJ), $(XTENSA_OUT)/libneuron_translate.a, $(XTENSA_OUT)/translation.lst"
 
@@ -85,7 +104,7 @@ $(HOST_LIB): $(SOURCES)
 	@mkdir -p $(HOST_OUT)
 	cp target/release/libneuron_translate.a $(HOST_LIB)
 
-test: bootstrap all
+test: bootstrap all abi-check
 	$(CARGO) test --locked --workspace --all-features
 
 clean:

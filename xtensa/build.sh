@@ -5,7 +5,8 @@
 #   1. rustc (a toolchain with the Xtensa backend and core's sources) compiles the crate for
 #      xtensa/xtensa-ncore2gp-none-elf.json to *assembly*: the integrated assembler path
 #      misplaces l32r literal pools (see shared toolchain notes, bug 1).
-#   2. The assembly and xtensa/trap.s are assembled together by llvm-mc into one object.
+#   2. The assembly, xtensa/trap.s and xtensa/xtensa_info.s are assembled together by
+#      llvm-mc into one object.
 #   3. Every literal section gets 4-byte alignment (llvm-mc leaves it at 1; l32r needs 4).
 #   4. The object is archived (with a symbol index) and disassembled.
 set -euo pipefail
@@ -29,7 +30,7 @@ RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc --quiet \
     -- --emit="asm=$work/translation.rs.s" -C codegen-units=1 -C debuginfo=0 \
        -C force-unwind-tables=no
 
-cat "$work/translation.rs.s" "$here/trap.s" > "$work/translation.s"
+cat "$work/translation.rs.s" "$here/trap.s" "$here/xtensa_info.s" > "$work/translation.s"
 "$LLVM_MC" -triple=xtensa -mattr="$XTENSA_MATTR" -filetype=obj "$work/translation.s" \
     -o "$work/translation.raw.o"
 

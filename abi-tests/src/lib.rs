@@ -8,7 +8,40 @@
 
 use neuron_translate::{RegisterAddress, WindowRegisters};
 
+pub mod archive;
+pub mod diff;
 pub mod gen;
+pub mod manifest;
+pub mod model;
+
+/// Builds the ABI model of a file: an ELF relocatable, a member of an `ar` archive
+/// (`member`, default `translation.o`), or a reference manifest (TOML).
+pub fn load(path: &std::path::Path, member: &str) -> Result<model::AbiModel, model::InputError> {
+    let source = path.display().to_string();
+    let data = std::fs::read(path).map_err(|e| model::InputError::new(&source, format!("cannot read: {e}")))?;
+    load_bytes(&data, &source, member)
+}
+
+/// [`load`] on bytes already read.
+pub fn load_bytes(data: &[u8], source: &str, member: &str) -> Result<model::AbiModel, model::InputError> {
+    if data.is_empty() {
+        return Err(model::InputError::new(source, "empty file"));
+    }
+    if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
+        let members = archive::read_members(data, source)?;
+        let m = archive::member(&members, member, source)?;
+        return model::from_elf(&m.data, &format!("{source}({member})"));
+    }
+    if data.starts_with(b"\x7fELF") {
+        return model::from_elf(data, source);
+    }
+    match std::str::from_utf8(data) {
+        Ok(text) if text.contains("[object]") => {
+            Ok(manifest::Manifest::parse(text, source)?.to_model(source))
+        }
+        _ => Err(model::InputError::new(source, "not an ELF object, an ar archive or an ABI manifest")),
+    }
+}
 
 /// Host stand-ins for the two symbols start_exit.o defines (contract §1 imports).
 pub mod start_exit {
@@ -189,5 +222,47 @@ pub fn in_child(f: impl FnOnce() -> i32) -> Result<i32, i32> {
         Err(libc::WTERMSIG(status))
     } else {
         Ok(libc::WEXITSTATUS(status))
+    }
+}
+
+/// External tools and build products, as the Makefile names them. The Makefile is the one
+/// place tool names live; the tests read them from the environment it exports.
+pub mod tools {
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output};
+
+    /// The tool (or product path) the Makefile exports as `var`.
+    pub fn tool(var: &str) -> String {
+        std::env::var(var).unwrap_or_else(|_| {
+            panic!("{var} is not set: run the tests through `make test` (the Makefile names every tool)")
+        })
+    }
+
+    /// A product path the Makefile exports, which must exist.
+    pub fn product(var: &str) -> PathBuf {
+        let p = PathBuf::from(tool(var));
+        assert!(p.exists(), "{} ({var}) does not exist: `make` builds it", p.display());
+        p
+    }
+
+    /// Runs a command, returning its output; panics with everything it printed if it fails.
+    pub fn run_ok(cmd: &mut Command) -> Output {
+        let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+        assert!(
+            out.status.success(),
+            "{cmd:?} failed ({}):\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// A fresh scratch directory under the target directory, named for the test.
+    pub fn scratch(name: &str) -> PathBuf {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-scratch").join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 }

@@ -1,0 +1,280 @@
+//! Comparing two ABI models: every difference a linker or a running consumer could notice,
+//! classed as a `break` (a consumer linked against the reference may fail to link or
+//! misbehave), an `addition` (something new that breaks nobody), or a `note` (a difference
+//! worth knowing that is neither).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::model::{demangle, AbiModel, Mechanism};
+
+/// The class of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// Consumers of the reference may fail to link or misbehave.
+    Break,
+    /// New in the candidate; harmless to consumers of the reference.
+    Addition,
+    /// Neither, but worth knowing.
+    Note,
+}
+
+/// One difference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Break, addition or note.
+    pub class: Class,
+    /// A stable identifier of the kind of difference (see abi-tests/README.md).
+    pub kind: &'static str,
+    /// The symbol concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// Its demangled C++ name, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub demangled: Option<String>,
+    /// What the reference has (absent when it has nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// What the candidate has (absent when it has nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+    /// A sentence for a person.
+    pub message: String,
+}
+
+/// The result of a diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// Format version of the JSON output.
+    pub version: u32,
+    /// The reference's source.
+    pub reference: String,
+    /// The candidate's source.
+    pub candidate: String,
+    /// Counts by class.
+    pub breaks: usize,
+    /// Additions.
+    pub additions: usize,
+    /// Notes.
+    pub notes: usize,
+    /// Every finding, breaks first.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when nothing breaks.
+    pub fn compatible(&self) -> bool {
+        self.breaks == 0
+    }
+
+    /// The one-line summary the text output starts with.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} break(s), {} addition(s), {} note(s): {} against {}",
+            if self.compatible() { "COMPATIBLE" } else { "INCOMPATIBLE" },
+            self.breaks,
+            self.additions,
+            self.notes,
+            self.candidate,
+            self.reference
+        )
+    }
+
+    /// Text for a person: the summary, then one block per finding.
+    pub fn to_text(&self) -> String {
+        let mut s = self.summary();
+        s.push('\n');
+        for f in &self.findings {
+            let class = match f.class {
+                Class::Break => "BREAK",
+                Class::Addition => "addition",
+                Class::Note => "note",
+            };
+            let _ = write!(s, "  [{class}] {}: {}", f.kind, f.message);
+            if let Some(d) = &f.demangled {
+                let _ = write!(s, " ({d})");
+            }
+            s.push('\n');
+            if let Some(r) = &f.reference {
+                let _ = writeln!(s, "      reference: {r}");
+            }
+            if let Some(c) = &f.candidate {
+                let _ = writeln!(s, "      candidate: {c}");
+            }
+        }
+        s
+    }
+}
+
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn add(
+        &mut self,
+        class: Class,
+        kind: &'static str,
+        symbol: Option<&str>,
+        reference: Option<String>,
+        candidate: Option<String>,
+        message: String,
+    ) {
+        self.0.push(Finding {
+            class,
+            kind,
+            symbol: symbol.map(String::from),
+            demangled: symbol.and_then(demangle),
+            reference,
+            candidate,
+            message,
+        });
+    }
+}
+
+fn mechanisms(set: &std::collections::BTreeSet<Mechanism>) -> String {
+    set.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn abi_name(v: &str) -> String {
+    match v {
+        "0" => "ABI=0 (windowed)".into(),
+        "1" => "ABI=1 (call0)".into(),
+        o => format!("ABI={o}"),
+    }
+}
+
+/// Whether two models can be compared at all: the same ELF class, byte order and machine.
+/// A mismatch is not a finding but a wrong input (`ntx` exits 2).
+pub fn comparable(reference: &AbiModel, candidate: &AbiModel) -> Result<(), String> {
+    for (what, r, c) in [
+        ("ELF class", &reference.class, &candidate.class),
+        ("byte order", &reference.endian, &candidate.endian),
+        ("machine", &reference.machine, &candidate.machine),
+    ] {
+        if r != c {
+            return Err(format!(
+                "{} is {what} {c} but {} is {what} {r}: not comparable",
+                candidate.source, reference.source
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Compares `candidate` against `reference` (which must be [`comparable`]).
+pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
+    let mut f = Findings(Vec::new());
+    if let (Some(r), Some(c)) = (&reference.xtensa_abi, &candidate.xtensa_abi) {
+        if r != c {
+            f.add(Class::Break, "xtensa-abi", None, Some(abi_name(r)), Some(abi_name(c)),
+                "the objects use different Xtensa calling conventions (.xtensa.info ABI)".into());
+        }
+    }
+    if let (Some(r), Some(c)) = (reference.flags, candidate.flags) {
+        if r != c {
+            f.add(Class::Note, "e_flags", None, Some(format!("{r:#x}")), Some(format!("{c:#x}")),
+                "e_flags differ".into());
+        }
+    }
+
+    for (name, r) in &reference.defined {
+        let Some(c) = candidate.defined.get(name) else {
+            f.add(Class::Break, "symbol-missing", Some(name), Some(format!("{} {} in {}", r.binding, r.kind, r.section)),
+                None, format!("{name} is not defined by the candidate"));
+            continue;
+        };
+        for (kind, what, rv, cv) in [
+            ("symbol-binding", "binding", &r.binding, &c.binding),
+            ("symbol-type", "type", &r.kind, &c.kind),
+            ("symbol-visibility", "visibility", &r.visibility, &c.visibility),
+            ("symbol-section", "section", &r.section, &c.section),
+        ] {
+            if rv != cv {
+                f.add(Class::Break, kind, Some(name), Some(rv.clone()), Some(cv.clone()),
+                    format!("{what} of {name} differs"));
+            }
+        }
+        if r.kind == "OBJECT" && c.kind == "OBJECT" && r.size != c.size {
+            f.add(Class::Break, "symbol-size", Some(name), Some(r.size.to_string()), Some(c.size.to_string()),
+                format!("size of data object {name} differs"));
+        }
+    }
+    for (name, c) in &candidate.defined {
+        if !reference.defined.contains_key(name) {
+            let class = if reference.undefined.contains(name) { Class::Break } else { Class::Addition };
+            let msg = if class == Class::Break {
+                format!("{name} is an import of the reference but defined by the candidate (duplicate definition at link time)")
+            } else {
+                format!("{name} is a new global symbol")
+            };
+            f.add(class, "symbol-added", Some(name), None, Some(format!("{} {} in {}", c.binding, c.kind, c.section)), msg);
+        }
+    }
+
+    for name in &candidate.undefined {
+        if !reference.undefined.contains(name) {
+            f.add(Class::Break, "import-added", Some(name), None, Some("undefined".into()),
+                format!("the candidate needs {name}, which the reference does not: a link that worked may fail"));
+        }
+    }
+    for name in &reference.undefined {
+        if !candidate.undefined.contains(name) && !candidate.defined.contains_key(name) {
+            f.add(Class::Note, "import-unused", Some(name), Some("undefined".into()), None,
+                format!("the candidate no longer needs {name}"));
+        }
+    }
+
+    for ((from, to), r) in &reference.references {
+        match candidate.references.get(&(from.clone(), to.clone())) {
+            None => f.add(Class::Break, "reference-missing", Some(from), Some(format!("{from} -> {to}")), None,
+                format!("{from} no longer references {to}")),
+            Some(c) => {
+                let recorded = !r.mechanisms.contains(&Mechanism::Unrecorded);
+                if recorded && r.mechanisms != c.mechanisms {
+                    f.add(Class::Note, "reference-mechanism", Some(from), Some(mechanisms(&r.mechanisms)),
+                        Some(mechanisms(&c.mechanisms)),
+                        format!("{from} -> {to}: same reference, different relocation mechanism"));
+                }
+            }
+        }
+    }
+    for (from, to) in candidate.references.keys() {
+        if !reference.references.contains_key(&(from.clone(), to.clone())) {
+            // A new reference to an import the reference lacks is already a break above.
+            f.add(Class::Note, "reference-added", Some(from), None, Some(format!("{from} -> {to}")),
+                format!("{from} references {to}, which the reference's {from} does not (as recorded)"));
+        }
+    }
+
+    match (&reference.notable_sections, &candidate.notable_sections) {
+        (Some(r), Some(c)) => {
+            for s in r.difference(c) {
+                f.add(Class::Note, "section-missing", None, Some(s.clone()), None, format!("no {s} section in the candidate"));
+            }
+            for s in c.difference(r) {
+                f.add(Class::Note, "section-added", None, None, Some(s.clone()), format!("the candidate has {s}"));
+            }
+        }
+        (None, Some(c)) => {
+            for s in c {
+                f.add(Class::Note, "section-present", None, None, Some(s.clone()),
+                    format!("the candidate has {s} (the reference records no sections)"));
+            }
+        }
+        _ => {}
+    }
+
+    let mut findings = f.0;
+    findings.sort_by(|a, b| (a.class, a.kind, &a.symbol).cmp(&(b.class, b.kind, &b.symbol)));
+    let count = |c| findings.iter().filter(|f| f.class == c).count();
+    Report {
+        version: 1,
+        reference: reference.source.clone(),
+        candidate: candidate.source.clone(),
+        breaks: count(Class::Break),
+        additions: count(Class::Addition),
+        notes: count(Class::Note),
+        findings,
+    }
+}

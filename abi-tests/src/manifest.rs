@@ -1,0 +1,156 @@
+//! The reference manifest: the original `translation.o`'s ABI as the seed page records it
+//! (`abi-tests/reference/translation.toml`), every entry with its seed section and tag.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use crate::model::{AbiModel, DefinedSymbol, InputError, Mechanism, Reference};
+
+/// The manifest file, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The object as a whole.
+    pub object: ObjectEntry,
+    /// Defined global symbols.
+    #[serde(default, rename = "symbol")]
+    pub symbols: Vec<SymbolEntry>,
+    /// Undefined symbols.
+    #[serde(default, rename = "import")]
+    pub imports: Vec<ImportEntry>,
+    /// Function → symbol references.
+    #[serde(default, rename = "reference")]
+    pub references: Vec<ReferenceEntry>,
+}
+
+/// `[object]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectEntry {
+    /// Member name in the vendor archive.
+    pub name: String,
+    /// The vendor archive.
+    pub archive: String,
+    /// `ELF32`.
+    pub class: String,
+    /// `little`.
+    pub endian: String,
+    /// `Xtensa`.
+    pub machine: String,
+    /// Seed section.
+    pub seed: String,
+    /// Confidence tag.
+    pub confidence: String,
+}
+
+/// `[[symbol]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolEntry {
+    /// ELF name.
+    pub name: String,
+    /// `GLOBAL` / `WEAK`.
+    pub binding: String,
+    /// `FUNC` / `OBJECT`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `DEFAULT`, ...
+    pub visibility: String,
+    /// `text`, `bss`, ...
+    pub section: String,
+    /// `st_size`, for data objects.
+    pub size: Option<u64>,
+    /// Seed section.
+    pub seed: String,
+    /// Confidence tag.
+    pub confidence: String,
+}
+
+/// `[[import]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportEntry {
+    /// ELF name.
+    pub name: String,
+    /// Who defines it.
+    pub defined_by: String,
+    /// Seed section.
+    pub seed: String,
+    /// Confidence tag.
+    pub confidence: String,
+}
+
+/// `[[reference]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceEntry {
+    /// The referring function.
+    pub from: String,
+    /// The referenced symbol.
+    pub to: String,
+    /// Relocation types the seed quotes (empty: not recorded).
+    #[serde(default)]
+    pub relocations: Vec<String>,
+    /// `.text` offsets the seed quotes.
+    #[serde(default)]
+    pub offsets: Vec<u64>,
+    /// Seed section.
+    pub seed: String,
+    /// Confidence tag.
+    pub confidence: String,
+}
+
+impl Manifest {
+    /// Parses a manifest.
+    pub fn parse(text: &str, source: &str) -> Result<Manifest, InputError> {
+        toml::from_str(text).map_err(|e| InputError::new(source, format!("not a valid manifest: {e}")))
+    }
+
+    /// The model the manifest describes.
+    pub fn to_model(&self, source: &str) -> AbiModel {
+        let defined = self
+            .symbols
+            .iter()
+            .map(|s| {
+                (
+                    s.name.clone(),
+                    DefinedSymbol {
+                        binding: s.binding.clone(),
+                        kind: s.kind.clone(),
+                        visibility: s.visibility.clone(),
+                        section: s.section.clone(),
+                        size: s.size.unwrap_or(0),
+                    },
+                )
+            })
+            .collect();
+        let undefined: BTreeSet<String> = self.imports.iter().map(|i| i.name.clone()).collect();
+        let mut references: BTreeMap<(String, String), Reference> = BTreeMap::new();
+        for r in &self.references {
+            let e = references.entry((r.from.clone(), r.to.clone())).or_default();
+            let alt = r.relocations.iter().any(|n| n.contains("_ALT"));
+            let op = r.relocations.iter().any(|n| n.contains("_OP"));
+            let word = r.relocations.iter().any(|n| n == "R_XTENSA_32");
+            e.mechanisms.insert(match (alt, op, word) {
+                _ if r.relocations.is_empty() => Mechanism::Unrecorded,
+                (true, true, _) => Mechanism::Const16,
+                (false, true, true) => Mechanism::L32rLiteral,
+                _ => Mechanism::Direct,
+            });
+            e.relocations.extend(r.relocations.iter().cloned());
+        }
+        AbiModel {
+            source: source.into(),
+            class: self.object.class.clone(),
+            endian: self.object.endian.clone(),
+            machine: self.object.machine.clone(),
+            flags: None,
+            defined,
+            undefined,
+            references,
+            notable_sections: None,
+            xtensa_abi: None,
+        }
+    }
+}
