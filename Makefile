@@ -41,6 +41,7 @@ HOST_CC ?= gcc
 HOST_CXX ?= g++
 HOST_CLANG ?= clang$(LLVM_SUFFIX)
 HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
+ABIDIFF ?= abidiff
 
 # command=Debian package, for xtensa/bootstrap.sh. Empty it to skip installing.
 XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
@@ -48,7 +49,7 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
-	$(HOST_CLANGXX)=clang-22 abidiff=abigail-tools valgrind=valgrind
+	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools valgrind=valgrind
 
 DIST := dist
 XTENSA_OUT := $(DIST)/xtensa
@@ -59,7 +60,7 @@ HOST_LIB := $(HOST_OUT)/libneuron_translate.a
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
-	HOST_CLANG HOST_CLANGXX
+	HOST_CLANG HOST_CLANGXX ABIDIFF
 
 # Absolute paths of the products, for the tests (which run from their crate's folder).
 export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
