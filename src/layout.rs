@@ -74,7 +74,7 @@ pub mod offsets {
     /// `sizeof(_map_record_t)`.
     pub const RECORD_SIZE: usize = 32;
     /// `_translation_ctx_t::records`.
-    pub const RECORDS: usize = 0;
+    pub const RECORD_ARRAY: usize = 0;
     /// `_translation_ctx_t::next_alloc`.
     pub const NEXT_ALLOC: usize = 160;
     /// `sizeof(_translation_ctx_t)`.
@@ -91,7 +91,7 @@ const_assert_eq!(core::mem::offset_of!(MapRecord, ptr), offsets::PTR);
 const_assert_eq!(core::mem::offset_of!(MapRecord, window), offsets::WINDOW);
 const_assert_eq!(core::mem::offset_of!(MapRecord, mask), offsets::MASK);
 const_assert_eq!(core::mem::offset_of!(MapRecord, reg_location), offsets::REG_LOCATION);
-const_assert_eq!(core::mem::offset_of!(TranslationCtx, records), offsets::RECORDS);
+const_assert_eq!(core::mem::offset_of!(TranslationCtx, records), offsets::RECORD_ARRAY);
 const_assert_eq!(core::mem::offset_of!(TranslationCtx, next_alloc), offsets::NEXT_ALLOC);
 
 impl MapRecord {
@@ -116,7 +116,7 @@ impl TranslationCtx {
     pub fn to_bytes(&self) -> [u8; offsets::CTX_SIZE] {
         let mut out = [0u8; offsets::CTX_SIZE];
         for (k, r) in self.records.iter().enumerate() {
-            let base = offsets::RECORDS + k * offsets::RECORD_SIZE;
+            let base = offsets::RECORD_ARRAY + k * offsets::RECORD_SIZE;
             out[base + offsets::PTR..][..8].copy_from_slice(&r.ptr.to_le_bytes());
             out[base + offsets::WINDOW..][..4].copy_from_slice(&r.window.to_le_bytes());
             out[base + offsets::WINDOW + 4..][..4].copy_from_slice(&r._pad.to_le_bytes());
@@ -135,7 +135,7 @@ impl TranslationCtx {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
         let mut ctx = TranslationCtx::default();
         for (k, r) in ctx.records.iter_mut().enumerate() {
-            let base = offsets::RECORDS + k * offsets::RECORD_SIZE;
+            let base = offsets::RECORD_ARRAY + k * offsets::RECORD_SIZE;
             *r = MapRecord {
                 ptr: u64_at(base + offsets::PTR),
                 window: u32_at(base + offsets::WINDOW),

@@ -1,0 +1,137 @@
+//! Host builds: regenerates `include/neuron_translate.h`.
+//!
+//! * The two structs come from `src/layout.rs`, through cbindgen (pinned in Cargo.toml:
+//!   its output is committed, and point releases change it).
+//! * The function and `_ctx` declarations come from the one symbol table, `src/symbols.rs`:
+//!   cbindgen can only write `extern "C"` declarations, and the original's functions have
+//!   C++ linkage. C++ gets plain declarations that the compiler mangles to the ELF names;
+//!   C gets the same declarations with `__asm__` labels naming them.
+//! * The layout pins (sizes and every offset) come from `src/layout.rs` too, and are asserted
+//!   inside the header, so a consumer's compiler checks them on its own target.
+//!
+//! `make test` rebuilds and fails when the regenerated header differs from the committed one.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+#[allow(dead_code)]
+#[path = "src/symbols.rs"]
+mod symbols;
+
+#[allow(dead_code)]
+#[path = "src/layout.rs"]
+mod layout;
+
+const HEADER: &str = "include/neuron_translate.h";
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/layout.rs");
+    println!("cargo:rerun-if-changed=src/symbols.rs");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=build.rs");
+    // The device build (target_os = "none") has no use for the header.
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("none") {
+        return;
+    }
+    let root = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let config = cbindgen::Config::from_file(Path::new(&root).join("cbindgen.toml")).expect("cbindgen.toml");
+    let mut types = Vec::new();
+    cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(Path::new(&root).join("src/layout.rs"))
+        .generate()
+        .expect("cbindgen: generating the types")
+        .write(&mut types);
+    let types = String::from_utf8(types).expect("utf-8");
+    let header = assemble(&types);
+    let path = Path::new(&root).join(HEADER);
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(header.as_str()) {
+        std::fs::write(&path, header).expect("writing the header");
+    }
+}
+
+fn doc_comment(out: &mut String, indent: &str, doc: &str) {
+    let _ = writeln!(out, "{indent}/**");
+    for line in wrap(doc, 88) {
+        let _ = writeln!(out, "{indent} * {line}");
+    }
+    let _ = writeln!(out, "{indent} */");
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for w in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + w.len() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+fn assemble(types: &str) -> String {
+    use layout::offsets as o;
+    // cbindgen's own text is the file comment, then the includes and the types: the include
+    // guard goes around all of it but the comment.
+    let (comment, body) = types.split_once("*/").expect("cbindgen writes the header comment first");
+    let mut h = format!("{comment}*/\n\n#ifndef NEURON_TRANSLATE_H\n#define NEURON_TRANSLATE_H\n");
+    h.push_str(body.trim_end());
+    h.push_str("\n\n");
+
+    // Layout pins, from src/layout.rs.
+    let pins: Vec<(String, usize)> = vec![
+        ("sizeof(_map_record_t)".into(), o::RECORD_SIZE),
+        ("sizeof(_translation_ctx_t)".into(), o::CTX_SIZE),
+        ("offsetof(_map_record_t, ptr)".into(), o::PTR),
+        ("offsetof(_map_record_t, window)".into(), o::WINDOW),
+        ("offsetof(_map_record_t, mask)".into(), o::MASK),
+        ("offsetof(_map_record_t, reg_location)".into(), o::REG_LOCATION),
+        ("offsetof(_translation_ctx_t, records)".into(), o::RECORD_ARRAY),
+        ("offsetof(_translation_ctx_t, next_alloc)".into(), o::NEXT_ALLOC),
+    ];
+    h.push_str("/* The layout the device code addresses (seed §2, DWARF); checked by your compiler. */\n");
+    h.push_str("#if defined(__cplusplus) && __cplusplus >= 201103L\n");
+    for (e, v) in &pins {
+        let _ = writeln!(h, "static_assert({e} == {v}, \"{e} must be {v}\");");
+    }
+    h.push_str("#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n");
+    for (e, v) in &pins {
+        let _ = writeln!(h, "_Static_assert({e} == {v}, \"{e} must be {v}\");");
+    }
+    h.push_str("#else\n");
+    for (i, (e, v)) in pins.iter().enumerate() {
+        let _ = writeln!(h, "typedef char neuron_translate_layout_pin_{i}[({e} == {v}) ? 1 : -1];");
+    }
+    h.push_str("#endif\n\n");
+
+    // Declarations, from src/symbols.rs.
+    let exports: Vec<&symbols::Symbol> =
+        symbols::SYMBOLS.iter().filter(|s| s.direction == symbols::Direction::Export).collect();
+    h.push_str("/*\n * The functions and _ctx, by their original names. In C++ they have C++ linkage and\n");
+    h.push_str(" * mangle to the original's ELF names; in C, asm labels give the same names.\n */\n");
+    for (lang, cxx) in [("#ifdef __cplusplus", true), ("#else", false)] {
+        h.push_str(lang);
+        h.push('\n');
+        for s in &exports {
+            h.push('\n');
+            doc_comment(&mut h, "", s.doc);
+            let label = if cxx { String::new() } else { format!(" __asm__(\"{}\")", s.elf_name) };
+            let sep = if s.c_type.ends_with('*') { "" } else { " " };
+            let decl = format!("{}{sep}{}", s.c_type, s.cxx_name);
+            let _ = match s.kind {
+                symbols::SymbolKind::Function => writeln!(h, "{decl}({}){label};", s.c_params),
+                symbols::SymbolKind::Object { .. } => writeln!(h, "extern {decl}{label};"),
+            };
+        }
+        h.push('\n');
+    }
+    h.push_str("#endif /* __cplusplus */\n\n#endif /* NEURON_TRANSLATE_H */\n");
+    h
+}
