@@ -42,6 +42,8 @@ HOST_CXX ?= g++
 HOST_CLANG ?= clang$(LLVM_SUFFIX)
 HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
 ABIDIFF ?= abidiff
+# libclang for bindgen (the header round trip test).
+LIBCLANG_PATH ?= /usr/lib/llvm$(LLVM_SUFFIX)/lib
 
 # command=Debian package, for xtensa/bootstrap.sh. Empty it to skip installing.
 XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
@@ -49,7 +51,8 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
-	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools valgrind=valgrind
+	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools valgrind=valgrind \
+	$(LIBCLANG_PATH)/libclang$(LLVM_SUFFIX).so.1=libclang1$(LLVM_SUFFIX)
 
 DIST := dist
 XTENSA_OUT := $(DIST)/xtensa
@@ -60,7 +63,7 @@ HOST_LIB := $(HOST_OUT)/libneuron_translate.a
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
-	HOST_CLANG HOST_CLANGXX ABIDIFF
+	HOST_CLANG HOST_CLANGXX ABIDIFF LIBCLANG_PATH
 
 # Absolute paths of the products, for the tests (which run from their crate's folder).
 export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
@@ -73,7 +76,7 @@ export NT_NTX := $(abspath $(NTX))
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
 NTX_SOURCES := $(wildcard abi-tests/src/*.rs abi-tests/src/*/*.rs) abi-tests/Cargo.toml
 
-.PHONY: all test xtensa host ntx abi-report abi-check bootstrap bootstrap-host bootstrap-xtensa clean
+.PHONY: all test xtensa host ntx abi-report abi-check header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
 all: xtensa host ntx abi-report
 
@@ -105,7 +108,13 @@ $(HOST_LIB): $(SOURCES)
 	@mkdir -p $(HOST_OUT)
 	cp target/release/libneuron_translate.a $(HOST_LIB)
 
-test: bootstrap all abi-check
+# build.rs regenerated include/ during `host`; the committed header must be that one.
+header-check: host
+	@git diff --quiet --exit-code -- include/ || { \
+	  echo "include/neuron_translate.h is stale: commit the regenerated header"; \
+	  git --no-pager diff --stat -- include/; exit 1; }
+
+test: bootstrap all abi-check header-check
 	$(CARGO) test --locked --workspace --all-features
 
 clean:
