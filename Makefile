@@ -76,7 +76,7 @@ export NT_NTX := $(abspath $(NTX))
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
 NTX_SOURCES := $(wildcard abi-tests/src/*.rs abi-tests/src/*/*.rs) abi-tests/Cargo.toml
 
-.PHONY: all test xtensa host ntx abi-report abi-check header-check bootstrap bootstrap-host bootstrap-xtensa clean
+.PHONY: all test qemu-test xtensa host ntx abi-report abi-check header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
 all: xtensa host ntx abi-report
 
@@ -98,7 +98,7 @@ bootstrap-host:
 	@xtensa/bootstrap.sh $(HOST_BOOTSTRAP)
 
 xtensa: $(DEVICE_OBJ)
-$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/trap.s xtensa/xtensa_info.s | bootstrap-xtensa
+$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/assemble.sh xtensa/trap.s xtensa/xtensa_info.s | bootstrap-xtensa
 	xtensa/build.sh
 	@echo "built $(DEVICE_OBJ), $(XTENSA_OUT)/libneuron_translate.a, $(XTENSA_OUT)/translation.lst"
 
@@ -113,6 +113,10 @@ header-check: host
 	@git diff --quiet --exit-code -- include/ || { \
 	  echo "include/neuron_translate.h is stale: commit the regenerated header"; \
 	  git --no-pager diff --stat -- include/; exit 1; }
+
+# The device object under qemu-xtensa (also part of the workspace tests `make test` runs).
+qemu-test: bootstrap all
+	$(CARGO) test --locked -p abi-tests --test qemu
 
 test: bootstrap all abi-check header-check
 	$(CARGO) test --locked --workspace --all-features

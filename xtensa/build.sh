@@ -5,10 +5,9 @@
 #   1. rustc (a toolchain with the Xtensa backend and core's sources) compiles the crate for
 #      xtensa/xtensa-ncore2gp-none-elf.json to *assembly*: the integrated assembler path
 #      misplaces l32r literal pools (see shared toolchain notes, bug 1).
-#   2. The assembly, xtensa/trap.s and xtensa/xtensa_info.s are assembled together by
-#      llvm-mc into one object.
-#   3. Every literal section gets 4-byte alignment (llvm-mc leaves it at 1; l32r needs 4).
-#   4. The object is archived (with a symbol index) and disassembled.
+#   2. The assembly, xtensa/trap.s and xtensa/xtensa_info.s are assembled together into one
+#      object by xtensa/assemble.sh (llvm-mc, then 4-byte alignment for literal sections).
+#   3. The object is archived (with a symbol index) and disassembled.
 set -euo pipefail
 
 : "${XTENSA_CARGO:?}" "${XTENSA_RUSTC:?}" "${XTENSA_MATTR:?}" "${LLVM_MC:?}" "${LLVM_OBJCOPY:?}"
@@ -31,14 +30,7 @@ RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc --quiet \
        -C force-unwind-tables=no
 
 cat "$work/translation.rs.s" "$here/trap.s" "$here/xtensa_info.s" > "$work/translation.s"
-"$LLVM_MC" -triple=xtensa -mattr="$XTENSA_MATTR" -filetype=obj "$work/translation.s" \
-    -o "$work/translation.raw.o"
-
-align_args=()
-while read -r sec; do
-    align_args+=("--set-section-alignment=$sec=4")
-done < <("$LLVM_OBJDUMP" -h "$work/translation.raw.o" | awk '$2 ~ /^\.literal/ { print $2 }')
-"$LLVM_OBJCOPY" "${align_args[@]}" "$work/translation.raw.o" "$XTENSA_OUT/translation.o"
+"$here/assemble.sh" "$work/translation.s" "$XTENSA_OUT/translation.o"
 
 rm -f "$XTENSA_OUT/libneuron_translate.a"
 "$LLVM_AR" rcs "$XTENSA_OUT/libneuron_translate.a" "$XTENSA_OUT/translation.o"

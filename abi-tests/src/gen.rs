@@ -137,6 +137,9 @@ pub fn vector(rng: &mut Rng, shape: Shape, n: usize) -> TableVector {
     TableVector { table, ops }
 }
 
+/// Tables per shape and calls per table of the standard set.
+pub const STANDARD: (usize, usize) = (200, 64);
+
 /// The standard set of vectors every implementation is run on: `per_shape` tables of each
 /// shape, `ops` calls each, from a fixed seed.
 pub fn standard_vectors(per_shape: usize, ops: usize) -> Vec<(Shape, TableVector)> {

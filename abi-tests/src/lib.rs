@@ -13,6 +13,7 @@ pub mod diff;
 pub mod gen;
 pub mod manifest;
 pub mod model;
+pub mod qemu;
 
 /// Builds the ABI model of a file: an ELF relocatable, a member of an `ar` archive
 /// (`member`, default `translation.o`), or a reference manifest (TOML).

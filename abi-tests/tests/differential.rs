@@ -14,7 +14,7 @@
 //! * `D3_NULL_POINTERS` and `D4_BAD_REGISTER`: the model would fault; the vectors never
 //!   contain them here (tests/ffi_contract.rs checks the library's hardened behaviour).
 
-use abi_tests::gen::{standard_vectors, Op};
+use abi_tests::gen::{standard_vectors, Op, STANDARD};
 use abi_tests::reference::{ref_mapping_lookup, ref_translate};
 use abi_tests::RegisterBank;
 use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup};
@@ -102,7 +102,7 @@ fn run_vector(idx: usize, v: &abi_tests::gen::TableVector, counts: &mut Counts) 
 #[test]
 fn library_matches_reference_model_on_standard_vectors() {
     let mut counts = Counts::default();
-    for (idx, (_shape, v)) in standard_vectors(200, 64).iter().enumerate() {
+    for (idx, (_shape, v)) in standard_vectors(STANDARD.0, STANDARD.1).iter().enumerate() {
         run_vector(idx, v, &mut counts);
     }
     // The run must have exercised every kind of comparison, or it proves nothing.

@@ -1,0 +1,27 @@
+#include "support.h"
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    while (n--)
+        *dp++ = *sp++;
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    unsigned char *dp = d;
+    while (n--)
+        *dp++ = (unsigned char)c;
+    return d;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n; --n, ++x, ++y)
+        if (*x != *y)
+            return *x < *y ? -1 : 1;
+    return 0;
+}

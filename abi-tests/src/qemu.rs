@@ -1,0 +1,203 @@
+//! Building and running test programs for the device under `qemu-xtensa` (linux-user):
+//! C compiled by clang for the device's ISA, the start-up stub, the unmodified device
+//! object, linked by GNU ld for Xtensa.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use neuron_translate::layout::RECORDS;
+use neuron_translate::{RegisterAddress, TranslationCtx, WindowRegisters};
+
+use crate::gen::{Op, Shape, TableVector};
+use crate::tools::{product, run_ok, tool};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// clang flags for the device: the ISA options of the target specification (XTENSA_MATTR,
+/// from the Makefile), freestanding, optimised as the consumers are.
+pub fn device_cflags() -> Vec<String> {
+    let mut f: Vec<String> =
+        ["--target=xtensa", "-O2", "-ffreestanding", "-fno-builtin", "-Wall", "-Wextra", "-Werror", "-std=c11"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    for feat in tool("XTENSA_MATTR").split(',').filter(|s| !s.is_empty()) {
+        f.extend(["-Xclang".into(), "-target-feature".into(), "-Xclang".into(), feat.to_string()]);
+    }
+    f
+}
+
+/// Compiles C for the device: to assembly, then through xtensa/assemble.sh (clang's
+/// integrated assembler has the same literal-pool bug as rustc's).
+pub fn compile_c(src: &Path, out: &Path, includes: &[&Path]) {
+    let mut c = Command::new(tool("XTENSA_CLANG"));
+    c.args(device_cflags());
+    for i in includes {
+        c.arg("-I").arg(i);
+    }
+    let asm = out.with_extension("s");
+    run_ok(c.arg("-S").arg(src).arg("-o").arg(&asm));
+    run_ok(Command::new(root().join("xtensa/assemble.sh")).arg(&asm).arg(out));
+}
+
+/// Assembles the start-up stub.
+pub fn start_object(dir: &Path) -> PathBuf {
+    let out = dir.join("start.o");
+    run_ok(
+        Command::new(tool("LLVM_MC"))
+            .args(["-triple=xtensa", &format!("-mattr={},+exception", tool("XTENSA_MATTR")), "-filetype=obj"])
+            .arg(root().join("xtensa/qemu/start.S"))
+            .arg("-o")
+            .arg(&out),
+    );
+    out
+}
+
+/// Links a static program from `objects` and the unmodified device object.
+pub fn link(objects: &[PathBuf], out: &Path) {
+    run_ok(
+        Command::new(tool("XTENSA_LD"))
+            .args(["-static", "-e", "_start", "--no-warn-execstack"])
+            .args(objects)
+            .arg(product("NT_DEVICE_OBJ"))
+            .arg("-o")
+            .arg(out),
+    );
+}
+
+/// Runs a program under qemu.
+pub fn run(elf: &Path) -> Output {
+    Command::new(tool("QEMU_XTENSA")).args(["-cpu", &tool("QEMU_CPU")]).arg(elf).output().expect("qemu-xtensa")
+}
+
+/// Runs a program under qemu with one trace line per executed instruction, and returns
+/// the program counters in order.
+pub fn trace_pcs(elf: &Path, log: &Path) -> Vec<u32> {
+    run_ok(
+        Command::new(tool("QEMU_XTENSA"))
+            .args(["-cpu", &tool("QEMU_CPU"), "-d", "exec,nochain", "-singlestep", "-D"])
+            .arg(log)
+            .arg(elf),
+    );
+    let text = std::fs::read_to_string(log).expect("trace");
+    // Trace 0: 0x7fbd480000c0 [00000000/004000e4/0005bfd3/00000201] symbol
+    text.lines()
+        .filter_map(|l| {
+            let inner = l.split_once('[')?.1.split_once(']')?.0;
+            let pc = inner.split('/').nth(1)?;
+            u32::from_str_radix(pc, 16).ok()
+        })
+        .collect()
+}
+
+/// Function symbols of a linked program: name -> [start, end).
+pub fn functions(elf: &Path) -> BTreeMap<String, (u32, u32)> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(elf).unwrap();
+    let f = object::File::parse(&*data).unwrap();
+    f.symbols()
+        .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+        .map(|s| (s.name().unwrap().to_string(), (s.address() as u32, (s.address() + s.size()) as u32)))
+        .collect()
+}
+
+/// The fake register bank the expected values are computed with: block `k` at
+/// `BANK + 8k`. The device driver binds the indices to its own bank instead.
+const BANK: u64 = 0x1000;
+
+struct Recorder(Vec<(usize, u64)>);
+impl WindowRegisters for Recorder {
+    fn program(&mut self, reg: RegisterAddress, tag: u64) {
+        self.0.push((reg.get(), tag));
+    }
+}
+
+fn bind(t: &TranslationCtx) -> TranslationCtx {
+    let mut out = *t;
+    for r in out.records.iter_mut() {
+        r.reg_location = BANK + 8 * r.reg_location;
+    }
+    out
+}
+
+fn unbind(t: &TranslationCtx) -> TranslationCtx {
+    let mut out = *t;
+    for r in out.records.iter_mut() {
+        r.reg_location = (r.reg_location - BANK) / 8;
+    }
+    out
+}
+
+fn table_bytes(out: &mut String, t: &TranslationCtx) {
+    out.push('{');
+    for b in t.to_bytes() {
+        let _ = write!(out, "{b},");
+    }
+    out.push('}');
+}
+
+/// Writes the C header the device driver replays: every vector's table (register
+/// locations as bank indices), its calls with the results, cursor and register store the
+/// host library gives, and the table it ends with. `check_reference` says whether the
+/// seed's reference model must agree on a vector (the shapes without the deviations the
+/// host differential test models: see tests/differential.rs).
+pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
+    let mut tables = String::new();
+    let mut finals = String::new();
+    let mut ops = String::new();
+    let mut index = String::new();
+    let mut op_count = 0usize;
+    for (shape, v) in vectors {
+        let mut t = bind(&v.table);
+        let first = op_count;
+        for op in &v.ops {
+            let mut rec = Recorder(Vec::new());
+            let (kind, addr, result, window, local) = match *op {
+                Op::Translate(a) => {
+                    let r = t.translate(a, &mut rec).expect("standard vectors have valid registers");
+                    (0, a, i64::from(r), 0u64, 0u64)
+                }
+                Op::Lookup(a) => match t.lookup(a) {
+                    Some(m) => (1, a, 0, u64::from(m.window), m.local),
+                    None => (1, a, -1, 0, 0),
+                },
+            };
+            let (block, lo, hi) = match rec.0.as_slice() {
+                [] => (-1i64, 0u32, 0u32),
+                [(reg, tag)] => (((*reg as u64 - BANK) / 8) as i64, *tag as u32, (*tag >> 32) as u32),
+                more => panic!("one call programs at most one register: {more:?}"),
+            };
+            let _ = writeln!(
+                ops,
+                "{{{kind},{addr:#x}ull,{result},{window:#x}ull,{local:#x}ull,{},{block},{lo:#x}u,{hi:#x}u}},",
+                t.next_alloc
+            );
+            op_count += 1;
+        }
+        table_bytes(&mut tables, &v.table);
+        tables.push_str(",\n");
+        table_bytes(&mut finals, &unbind(&t));
+        finals.push_str(",\n");
+        let _ = writeln!(index, "{{{first},{},{}}},", v.ops.len(), u8::from(*shape != Shape::Wild));
+    }
+    format!(
+        "/* Generated by abi-tests (qemu::vectors_header) from gen::standard_vectors. */\n\
+         #define NT_VECTORS {}\n#define NT_OPS {}\n#define NT_RECORDS {}\n\
+         struct nt_op {{ unsigned kind; unsigned long long addr; long long result; \
+         unsigned long long window; unsigned long long local; unsigned next_alloc; \
+         int block; unsigned lo; unsigned hi; }};\n\
+         struct nt_vector {{ unsigned first_op; unsigned ops; unsigned check_reference; }};\n\
+         static const unsigned char nt_tables[NT_VECTORS][168] = {{\n{tables}}};\n\
+         static const unsigned char nt_finals[NT_VECTORS][168] = {{\n{finals}}};\n\
+         static const struct nt_vector nt_vectors[NT_VECTORS] = {{\n{index}}};\n\
+         static const struct nt_op nt_ops[NT_OPS] = {{\n{ops}}};\n",
+        vectors.len(),
+        op_count,
+        RECORDS
+    )
+}

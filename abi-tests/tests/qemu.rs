@@ -1,0 +1,53 @@
+//! The device object itself, unmodified, under qemu-xtensa: the standard vectors through it
+//! and through the seed's reference C compiled for the same core, both checked against the
+//! host library (three implementations, one answer); and the trap of contract §4.
+
+use std::path::PathBuf;
+
+use abi_tests::gen::{standard_vectors, STANDARD};
+use abi_tests::qemu::{compile_c, link, root, run, start_object, vectors_header};
+use abi_tests::tools::scratch;
+
+fn program(name: &str, main_src: &str, with_vectors: bool) -> PathBuf {
+    let dir = scratch(&format!("qemu_{name}"));
+    let q = root().join("abi-tests/qemu");
+    if with_vectors {
+        std::fs::write(dir.join("vectors.h"), vectors_header(&standard_vectors(STANDARD.0, STANDARD.1))).unwrap();
+    }
+    let include = root().join("include");
+    let mut objs = vec![start_object(&dir)];
+    for (src, out) in [(q.join(main_src), "main.o"), (q.join("support.c"), "support.o"), (root().join("abi-tests/csrc/reference.c"), "reference.o")] {
+        let o = dir.join(out);
+        compile_c(&src, &o, &[&include, &q, &dir]);
+        objs.push(o);
+    }
+    let elf = dir.join(format!("{name}.elf"));
+    link(&objs, &elf);
+    elf
+}
+
+#[test]
+fn device_object_and_reference_c_agree_with_the_host_library_on_every_vector() {
+    let elf = program("vectors", "driver.c", true);
+    let out = run(&elf);
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let n_ops: usize = standard_vectors(STANDARD.0, STANDARD.1).iter().map(|(_, v)| v.ops.len()).sum();
+    assert!(text.contains(&format!("device object agreed on {n_ops} calls")), "{text}");
+    assert!(text.contains("; failures 0"), "{text}");
+    // The reference C ran on the two deviation-free shapes: two thirds of the calls.
+    assert!(text.contains(&format!("reference C on {} calls", n_ops * 2 / 3)), "{text}");
+}
+
+#[test]
+fn a_refill_with_a_null_register_traps_on_the_device() {
+    let elf = program("trap", "trap.c", false);
+    let out = run(&elf);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("before"), "{text}");
+    assert!(!text.contains("returned"), "the call returned: {text}");
+    // qemu-user re-raises the guest's SIGILL on itself.
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(libc::SIGILL), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+}
