@@ -76,7 +76,7 @@ export NT_NTX := $(abspath $(NTX))
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
 NTX_SOURCES := $(wildcard abi-tests/src/*.rs abi-tests/src/*/*.rs) abi-tests/Cargo.toml
 
-.PHONY: all test qemu-test xtensa host ntx abi-report abi-check header-check bootstrap bootstrap-host bootstrap-xtensa clean
+.PHONY: all test bench bench-check qemu-test xtensa host ntx abi-report abi-check header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
 all: xtensa host ntx abi-report
 
@@ -118,7 +118,14 @@ header-check: host
 qemu-test: bootstrap all
 	$(CARGO) test --locked -p abi-tests --test qemu
 
-test: bootstrap all abi-check header-check
+# Instruction counts of every path under qemu (bench/README.md), then host criterion runs.
+bench: bootstrap all
+	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench
+# The counts against bench/budget.toml (part of make test).
+bench-check: bootstrap all
+	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench -- --check
+
+test: bootstrap all abi-check header-check bench-check
 	$(CARGO) test --locked --workspace --all-features
 
 clean:

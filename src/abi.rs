@@ -17,7 +17,7 @@ use core::ffi::{c_int, c_void};
 use core::ptr::{addr_of, addr_of_mut};
 
 use crate::init::{initial_table, InitInputs};
-use crate::layout::{MapRecord, TranslationCtx, RECORDS};
+use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
 use crate::window_reg::{Mmio, WindowRegisters};
 
 /// `_ctx`: the table in use; NULL until `_init_translate_ctx`. A C object of type
@@ -85,14 +85,35 @@ pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c
     }
     // The hit path reads through a shared reference that ends before anything is written.
     // SAFETY: non-null, and valid and aligned by the caller's contract.
-    let plan = {
+    let next_alloc = {
         let table = unsafe { &*ctx };
-        if let Some(slot) = table.find(addr) {
-            return table.records[slot].local(addr) as usize as *mut c_void;
+        // `TranslationCtx::hit`, written as one early return per record: each hit leaves
+        // from its own block instead of joining a shared tail that re-derives the record.
+        for k in 0..RECORDS {
+            if let Some(local) = table.records[k].try_local(addr) {
+                return local as usize as *mut c_void;
+            }
         }
-        table.plan_refill(addr)
+        table.next_alloc
     };
-    let Ok(plan) = plan else { trap() };
+    // SAFETY: as above.
+    unsafe {
+        if next_alloc < REUSABLE_SLOTS {
+            refill(ctx, addr, usize::from(next_alloc))
+        } else {
+            refill_out_of_range(ctx, addr)
+        }
+    }
+}
+
+/// The refill of `neuron_translate`, victim `slot < 3` given.
+///
+/// # Safety
+/// `ctx` is valid (the module's contract).
+#[inline(always)]
+unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_void {
+    // SAFETY: valid by the caller's contract; the reference ends before the stores.
+    let Ok(plan) = (unsafe { &*ctx }).plan_refill_at(addr, slot) else { trap() };
     // The refill writes through raw places only: a register block may alias the table
     // itself (any contents are allowed), so no reference may be live across the stores.
     // SAFETY: `plan.slot < 3`; the table is writable by the caller's contract; the
@@ -104,6 +125,19 @@ pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c
         addr_of_mut!((*ctx).next_alloc).write(plan.next_alloc);
     }
     plan.local as usize as *mut c_void
+}
+
+/// The refill with `next_alloc >= 3`, taken modulo 3 (contract §4). Out of line, so that
+/// the usual path keeps the cursor as loaded: a value the code generator then knows to be
+/// below 3, which needs no masking and no range check.
+///
+/// # Safety
+/// As [`refill`].
+#[cold]
+#[inline(never)]
+unsafe fn refill_out_of_range(ctx: *mut TranslationCtx, addr: u64) -> *mut c_void {
+    // SAFETY: as the caller's.
+    unsafe { refill(ctx, addr, (*ctx).victim()) }
 }
 
 /// `_translation_ctx_t* neuron_translate_ctx()`.
@@ -128,17 +162,22 @@ pub unsafe extern "C" fn neuron_translate_mapping_lookup(
 ) -> c_int {
     // SAFETY: NULL or valid and aligned by the caller's contract.
     let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else { return -1 };
-    let Some(m) = table.lookup(addr) else { return -1 };
-    // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
-    unsafe {
-        if !out_window.is_null() {
-            out_window.write(u64::from(m.window));
-        }
-        if !out_local.is_null() {
-            out_local.write(m.local);
+    // `TranslationCtx::lookup`, one early return per record (as in neuron_translate).
+    for k in 0..RECORDS {
+        if let Some((window, local)) = table.records[k].try_mapping(addr) {
+            // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
+            unsafe {
+                if !out_window.is_null() {
+                    out_window.write(u64::from(window));
+                }
+                if !out_local.is_null() {
+                    out_local.write(local);
+                }
+            }
+            return 0;
         }
     }
-    0
+    -1
 }
 
 /// `void _init_translate_ctx()`.

@@ -25,6 +25,42 @@ impl MapRecord {
         self.window.wrapping_add((addr as u32) & !(self.mask as u32))
     }
 
+    /// `local(addr)` if `addr` belongs to this window: the hit path in one step.
+    ///
+    /// On a match `lo32(addr) & lo32(mask) == lo32(ptr)`, so the offset
+    /// `lo32(addr) & !lo32(mask)` is `lo32(addr) - lo32(ptr)`: the tag already loaded for
+    /// the compare gives the offset, and the mask need not be loaded again. The words are
+    /// compared low word first, each with its own exit (see the device build's notes).
+    #[inline(always)]
+    pub fn try_local(&self, addr: u64) -> Option<u32> {
+        let lo = addr as u32;
+        let tag_lo = self.ptr as u32;
+        if lo & (self.mask as u32) != tag_lo {
+            return None;
+        }
+        if ((addr >> 32) as u32) & ((self.mask >> 32) as u32) != (self.ptr >> 32) as u32 {
+            return None;
+        }
+        Some(self.window.wrapping_add(lo.wrapping_sub(tag_lo)))
+    }
+
+    /// `(window, local_wide(addr))` if `addr` belongs to this window: the lookup's hit in
+    /// one step. As in [`MapRecord::try_local`], on a match each word's offset is the
+    /// address word minus the tag word.
+    #[inline(always)]
+    pub fn try_mapping(&self, addr: u64) -> Option<(u32, u64)> {
+        let (lo, hi) = (addr as u32, (addr >> 32) as u32);
+        let (tag_lo, tag_hi) = (self.ptr as u32, (self.ptr >> 32) as u32);
+        if lo & (self.mask as u32) != tag_lo {
+            return None;
+        }
+        if hi & ((self.mask >> 32) as u32) != tag_hi {
+            return None;
+        }
+        let offset = (u64::from(hi.wrapping_sub(tag_hi)) << 32) | u64::from(lo.wrapping_sub(tag_lo));
+        Some((self.window, u64::from(self.window).wrapping_add(offset)))
+    }
+
     /// `window + (addr & !mask)` in 64 bits, as the lookup reports it (seed §7, `saltu`).
     #[inline(always)]
     pub fn local_wide(&self, addr: u64) -> u64 {
@@ -93,6 +129,12 @@ impl TranslationCtx {
         self.records.iter().position(|r| r.matches(addr))
     }
 
+    /// The local address of `addr` in the first window it matches.
+    #[inline(always)]
+    pub fn hit(&self, addr: u64) -> Option<u32> {
+        self.records.iter().find_map(|r| r.try_local(addr))
+    }
+
     /// Side-effect-free lookup (`neuron_translate_mapping_lookup`): never refills.
     #[inline]
     pub fn lookup(&self, addr: u64) -> Option<Mapping> {
@@ -105,20 +147,30 @@ impl TranslationCtx {
     /// with `next_alloc` as is and writes outside the records when it is 3 or more).
     #[inline(always)]
     pub fn victim(&self) -> usize {
-        let n = self.next_alloc;
-        usize::from(if n < REUSABLE_SLOTS { n } else { n % REUSABLE_SLOTS })
+        usize::from(self.next_alloc % REUSABLE_SLOTS)
     }
 
     /// What a refill for `addr` would do, without doing it.
     #[inline(always)]
     pub fn plan_refill(&self, addr: u64) -> Result<Refill, RefillError> {
-        let slot = self.victim();
+        self.plan_refill_at(addr, self.victim())
+    }
+
+    /// [`TranslationCtx::plan_refill`] with the victim given (`slot < 3`).
+    #[inline(always)]
+    pub(crate) fn plan_refill_at(&self, addr: u64, slot: usize) -> Result<Refill, RefillError> {
         let r = &self.records[slot];
         let register = RegisterAddress::new(r.reg_location)
             .ok_or(RefillError::BadRegister { slot, reg_location: r.reg_location })?;
+        let tag = addr & r.mask;
         // (v + 1) % 3 for v in 0..3, without a division.
-        let next_alloc = if slot as u8 + 1 == REUSABLE_SLOTS { 0 } else { slot as u8 + 1 };
-        Ok(Refill { slot, tag: addr & r.mask, register, local: r.local(addr), next_alloc })
+        let next = slot + 1;
+        let next_alloc = if next == usize::from(REUSABLE_SLOTS) { 0 } else { next as u8 };
+        // local(r, addr), with the offset as `lo - (lo & mask)`: the low word of the tag
+        // is already at hand, and `!mask` would cost two more instructions.
+        let lo = addr as u32;
+        let local = r.window.wrapping_add(lo.wrapping_sub(tag as u32));
+        Ok(Refill { slot, tag, register, local, next_alloc })
     }
 
     /// Performs a planned refill: the record's tag, then the register (through `regs`),
@@ -144,8 +196,8 @@ impl TranslationCtx {
         addr: u64,
         regs: &mut R,
     ) -> Result<u32, RefillError> {
-        if let Some(slot) = self.find(addr) {
-            return Ok(self.records[slot].local(addr));
+        if let Some(local) = self.hit(addr) {
+            return Ok(local);
         }
         let plan = self.plan_refill(addr)?;
         self.apply_refill(&plan, regs);

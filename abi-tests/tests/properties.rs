@@ -120,6 +120,18 @@ proptest! {
     }
 
     #[test]
+    fn the_one_step_hit_forms_equal_the_definitions(
+        ptr in any::<u64>(), window in any::<u32>(), mask in any::<u64>(), raw in any::<u64>(), inside in any::<bool>()
+    ) {
+        // try_local / try_mapping (the device's hot paths) against match + local + local_wide
+        // (the contract's definitions), for any record, inside it or not.
+        let r = MapRecord { ptr, window, _pad: 0, mask, reg_location: 0 };
+        let a = if inside { (ptr & mask) | (raw & !mask) } else { raw };
+        prop_assert_eq!(r.try_local(a), r.matches(a).then(|| r.local(a)));
+        prop_assert_eq!(r.try_mapping(a), r.matches(a).then(|| (r.window, r.local_wide(a))));
+    }
+
+    #[test]
     fn byte_image_round_trips(bytes in proptest::collection::vec(any::<u8>(), 168)) {
         let arr: [u8; 168] = bytes.try_into().unwrap();
         prop_assert_eq!(TranslationCtx::from_bytes(&arr).to_bytes(), arr);

@@ -1,0 +1,48 @@
+/*
+ * Runs each benchmark scenario of bench_scenarios.h (written by nt-bench) once: the
+ * table is set up, bench_mark() is called, then the one function under test. nt-bench
+ * counts the instructions executed inside the implementation's functions between marks.
+ */
+#include "neuron_translate.h"
+#include "support.h"
+#include "bench_scenarios.h"
+
+void *ref_translate(void *ctx, unsigned long long addr);
+int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_window,
+                       unsigned long long *out_local);
+
+unsigned char data_scratch_map[4096] __attribute__((aligned(4096)));
+unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE") = 0x4212345678ull;
+
+static uint32_t bank[10];
+static _translation_ctx_t t;
+volatile unsigned sink;
+
+__attribute__((noinline)) void bench_mark(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+int test_main(void)
+{
+    unsigned i, k;
+    for (i = 0; i < NB_SCENARIOS; ++i) {
+        const struct nb *s = &nb_scenarios[i];
+        unsigned long long w, l;
+        memcpy(&t, nb_tables[s->table], sizeof t);
+        for (k = 0; k < NEURON_TRANSLATE_RECORDS; ++k)
+            t.records[k].reg_location = (uint64_t)(uintptr_t)&bank[2 * t.records[k].reg_location];
+        bench_mark();
+        switch (s->func * 2 + s->imp) {
+        case 0: sink = (unsigned)(uintptr_t)neuron_translate(&t, s->addr); break;
+        case 1: sink = (unsigned)(uintptr_t)ref_translate(&t, s->addr); break;
+        case 2: sink = (unsigned)neuron_translate_mapping_lookup(&t, s->addr, &w, &l); break;
+        case 3: sink = (unsigned)ref_mapping_lookup(&t, s->addr, &w, &l); break;
+        case 4: sink = (unsigned)(uintptr_t)neuron_translate_ctx(); break;
+        case 6: _init_translate_ctx(); break;
+        default: return 2;
+        }
+    }
+    bench_mark();
+    return 0;
+}
