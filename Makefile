@@ -121,6 +121,7 @@ qemu-test: bootstrap all
 # Instruction counts of every path under qemu (bench/README.md), then host criterion runs.
 bench: bootstrap all
 	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench
+	$(CARGO) bench --locked -q -p abi-tests --bench host
 # The counts against bench/budget.toml (part of make test).
 bench-check: bootstrap all
 	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench -- --check

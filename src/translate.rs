@@ -10,13 +10,28 @@ use crate::layout::{MapRecord, TranslationCtx, REUSABLE_SLOTS};
 use crate::window_reg::{RegisterAddress, WindowRegisters};
 
 impl MapRecord {
-    /// Whether `addr` belongs to this window: `(addr & mask) == ptr`.
+    /// Whether `addr` belongs to this window: `(addr & mask) == ptr` (contract §3).
     #[inline(always)]
     pub fn matches(&self, addr: u64) -> bool {
-        // Compared word by word: the same predicate as the 64-bit compare, but on the
-        // 32-bit device it lets the scan leave a window after one word differs.
-        ((addr as u32) & (self.mask as u32)) == self.ptr as u32
-            && (((addr >> 32) as u32) & ((self.mask >> 32) as u32)) == (self.ptr >> 32) as u32
+        addr & self.mask == self.ptr
+    }
+
+    /// [`MapRecord::matches`] as the hot paths compute it: on a 32-bit target word by word,
+    /// low word first, each with its own exit (a miss usually differs in the low word and
+    /// then costs half); on a 64-bit target as one compare.
+    #[inline(always)]
+    fn matches_fast(&self, addr: u64) -> bool {
+        #[cfg(target_pointer_width = "64")]
+        {
+            addr & self.mask == self.ptr
+        }
+        #[cfg(not(target_pointer_width = "64"))]
+        {
+            if (addr as u32) & (self.mask as u32) != self.ptr as u32 {
+                return false;
+            }
+            ((addr >> 32) as u32) & ((self.mask >> 32) as u32) == (self.ptr >> 32) as u32
+        }
     }
 
     /// The 32-bit NX-local address of `addr` in this window (wrapping, low word only).
@@ -29,19 +44,13 @@ impl MapRecord {
     ///
     /// On a match `lo32(addr) & lo32(mask) == lo32(ptr)`, so the offset
     /// `lo32(addr) & !lo32(mask)` is `lo32(addr) - lo32(ptr)`: the tag already loaded for
-    /// the compare gives the offset, and the mask need not be loaded again. The words are
-    /// compared low word first, each with its own exit (see the device build's notes).
+    /// the compare gives the offset, and the mask need not be loaded again.
     #[inline(always)]
     pub fn try_local(&self, addr: u64) -> Option<u32> {
-        let lo = addr as u32;
-        let tag_lo = self.ptr as u32;
-        if lo & (self.mask as u32) != tag_lo {
+        if !self.matches_fast(addr) {
             return None;
         }
-        if ((addr >> 32) as u32) & ((self.mask >> 32) as u32) != (self.ptr >> 32) as u32 {
-            return None;
-        }
-        Some(self.window.wrapping_add(lo.wrapping_sub(tag_lo)))
+        Some(self.window.wrapping_add((addr as u32).wrapping_sub(self.ptr as u32)))
     }
 
     /// `(window, local_wide(addr))` if `addr` belongs to this window: the lookup's hit in
@@ -49,14 +58,14 @@ impl MapRecord {
     /// address word minus the tag word.
     #[inline(always)]
     pub fn try_mapping(&self, addr: u64) -> Option<(u32, u64)> {
+        if !self.matches_fast(addr) {
+            return None;
+        }
+        // On a match the tag's bits are a subset of the address's, so `addr - ptr` never
+        // borrows from the high word: the words subtract independently, which is cheaper
+        // than a 64-bit subtraction on the 32-bit device.
         let (lo, hi) = (addr as u32, (addr >> 32) as u32);
         let (tag_lo, tag_hi) = (self.ptr as u32, (self.ptr >> 32) as u32);
-        if lo & (self.mask as u32) != tag_lo {
-            return None;
-        }
-        if hi & ((self.mask >> 32) as u32) != tag_hi {
-            return None;
-        }
         let offset = (u64::from(hi.wrapping_sub(tag_hi)) << 32) | u64::from(lo.wrapping_sub(tag_lo));
         Some((self.window, u64::from(self.window).wrapping_add(offset)))
     }
