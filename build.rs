@@ -115,19 +115,24 @@ fn assemble(types: &str) -> String {
     let exports: Vec<&symbols::Symbol> =
         symbols::SYMBOLS.iter().filter(|s| s.direction == symbols::Direction::Export).collect();
     h.push_str("/*\n * The functions and _ctx, by their original names. In C++ they have C++ linkage and\n");
-    h.push_str(" * mangle to the original's ELF names; in C, asm labels give the same names.\n */\n");
+    h.push_str(" * mangle to the original's ELF names; in C, asm labels give the same names.\n");
+    h.push_str(" * neuron_translate_span is this library's addition, with C linkage in both.\n */\n");
     for (lang, cxx) in [("#ifdef __cplusplus", true), ("#else", false)] {
         h.push_str(lang);
         h.push('\n');
         for s in &exports {
             h.push('\n');
             doc_comment(&mut h, "", s.doc);
-            let label = if cxx { String::new() } else { format!(" __asm__(\"{}\")", s.elf_name) };
+            let c_linkage = s.linkage == symbols::Linkage::C;
+            // C: an asm label where the ELF name is not the plain name. C++: C++ linkage
+            // mangles to the original's names; this library's additions are extern "C".
+            let label = if cxx || c_linkage { String::new() } else { format!(" __asm__(\"{}\")", s.elf_name) };
+            let linkage = if cxx && c_linkage { "extern \"C\" " } else { "" };
             let sep = if s.c_type.ends_with('*') { "" } else { " " };
             let decl = format!("{}{sep}{}", s.c_type, s.cxx_name);
             let _ = match s.kind {
-                symbols::SymbolKind::Function => writeln!(h, "{decl}({}){label};", s.c_params),
-                symbols::SymbolKind::Object { .. } => writeln!(h, "extern {decl}{label};"),
+                symbols::SymbolKind::Function => writeln!(h, "{linkage}{decl}({}){label};", s.c_params),
+                symbols::SymbolKind::Object { .. } => writeln!(h, "{linkage}extern {decl}{label};"),
             };
         }
         h.push('\n');

@@ -106,6 +106,7 @@ typedef char neuron_translate_layout_pin_7[(offsetof(_translation_ctx_t, next_al
 /*
  * The functions and _ctx, by their original names. In C++ they have C++ linkage and
  * mangle to the original's ELF names; in C, asm labels give the same names.
+ * neuron_translate_span is this library's addition, with C linkage in both.
  */
 #ifdef __cplusplus
 
@@ -139,6 +140,17 @@ void _init_translate_ctx(void);
  */
 extern _translation_ctx_t *_ctx;
 
+/**
+ * neuron_translate, plus how far it reaches: returns the local address of addr (refilling
+ * on a miss, exactly as neuron_translate) and writes to *out_span how many bytes from
+ * there translate contiguously through the same window, at most len. The span ends at the
+ * window's end, at the top of the 32-bit local space and before any address an earlier
+ * window would match. Translate once per span instead of once per element. NULL ctx:
+ * returns NULL, *out_span = 0; NULL out_span is skipped; len 0 translates as usual with a
+ * span of 0.
+ */
+extern "C" void *neuron_translate_span(void *ctx, unsigned long long addr, unsigned long long len, unsigned long long *out_span);
+
 #else
 
 /**
@@ -170,6 +182,17 @@ void _init_translate_ctx(void) __asm__("_Z19_init_translate_ctxv");
  * The window table in use (a pointer, 4 bytes on the device); NULL before init.
  */
 extern _translation_ctx_t *_ctx __asm__("_ctx");
+
+/**
+ * neuron_translate, plus how far it reaches: returns the local address of addr (refilling
+ * on a miss, exactly as neuron_translate) and writes to *out_span how many bytes from
+ * there translate contiguously through the same window, at most len. The span ends at the
+ * window's end, at the top of the 32-bit local space and before any address an earlier
+ * window would match. Translate once per span instead of once per element. NULL ctx:
+ * returns NULL, *out_span = 0; NULL out_span is skipped; len 0 translates as usual with a
+ * span of 0.
+ */
+void *neuron_translate_span(void *ctx, unsigned long long addr, unsigned long long len, unsigned long long *out_span);
 
 #endif /* __cplusplus */
 

@@ -79,6 +79,16 @@ pub(crate) fn trap() -> ! {
 /// See the module documentation.
 #[export_name = sym!(translate)]
 pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
+    // SAFETY: the caller's contract.
+    unsafe { translate(ctx, addr) }
+}
+
+/// The body of `neuron_translate`, inlined into it and into `neuron_translate_span`.
+///
+/// # Safety
+/// See the module documentation.
+#[inline(always)]
+unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     let ctx = ctx.cast::<TranslationCtx>();
     if ctx.is_null() {
         return core::ptr::null_mut();
@@ -138,6 +148,38 @@ unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_voi
 unsafe fn refill_out_of_range(ctx: *mut TranslationCtx, addr: u64) -> *mut c_void {
     // SAFETY: as the caller's.
     unsafe { refill(ctx, addr, (*ctx).victim()) }
+}
+
+/// `void* neuron_translate_span(void* ctx, unsigned long long addr, unsigned long long len,
+/// unsigned long long* out_span)`: this library's addition (C linkage).
+///
+/// # Safety
+/// As `neuron_translate`; `out_span` is NULL or a valid `unsigned long long` location.
+#[export_name = sym!(translate_span)]
+pub unsafe extern "C" fn neuron_translate_span(
+    ctx: *mut c_void,
+    addr: u64,
+    len: u64,
+    out_span: *mut u64,
+) -> *mut c_void {
+    // SAFETY: the caller's contract is neuron_translate's.
+    let local = unsafe { translate(ctx, addr) };
+    let span = if ctx.is_null() {
+        0
+    } else {
+        // SAFETY: valid by the caller's contract; nothing writes while it is read.
+        let table = unsafe { &*ctx.cast::<TranslationCtx>() };
+        // After the translate, `addr` hits: its first matching record is the one used.
+        match table.find(addr) {
+            Some(slot) => table.span_at(slot, addr, local as usize as u32, len),
+            None => 0, // a refill whose register block aliased the victim's tag
+        }
+    };
+    if !out_span.is_null() {
+        // SAFETY: valid by the caller's contract.
+        unsafe { out_span.write(span) };
+    }
+    local
 }
 
 /// `_translation_ctx_t* neuron_translate_ctx()`.

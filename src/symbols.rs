@@ -27,6 +27,10 @@ macro_rules! sym {
     (ctx) => {
         "_ctx"
     };
+    // This library's addition (not in the original; C linkage).
+    (translate_span) => {
+        "neuron_translate_span"
+    };
     // Imports (contract §1), both defined by start_exit.o.
     (data_scratch_map) => {
         "data_scratch_map"
@@ -58,6 +62,15 @@ pub enum Direction {
     Import,
 }
 
+/// How a C++ compiler must declare the symbol to reference its ELF name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    /// C++ linkage: the ELF name is the Itanium mangling of the declaration.
+    Cxx,
+    /// C linkage (`extern "C"`): the ELF name is the plain name.
+    C,
+}
+
 /// Where a fact comes from (contract tags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provenance {
@@ -86,6 +99,11 @@ pub struct Symbol {
     pub c_params: &'static str,
     /// How sure the name is.
     pub provenance: Provenance,
+    /// C++ or C linkage.
+    pub linkage: Linkage,
+    /// In the original translation.o (false: this library's addition, which an ABI diff
+    /// against the original reports as an addition).
+    pub original: bool,
     /// One-line documentation carried into the header.
     pub doc: &'static str,
 }
@@ -100,6 +118,8 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "void *",
         c_params: "void *ctx, unsigned long long addr",
         provenance: Provenance::Observed,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "Translate a 64-bit SoC/HBM address to a 32-bit NX-local address; on a miss, \
               reprogram the round-robin victim window (slots 0..2) and its SoC window register. \
               Returns NULL when ctx is NULL.",
@@ -112,6 +132,8 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "_translation_ctx_t *",
         c_params: "void",
         provenance: Provenance::Inferred,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "The current window table (the value of _ctx); NULL before _init_translate_ctx().",
     },
     Symbol {
@@ -123,6 +145,8 @@ pub const SYMBOLS: &[Symbol] = &[
         c_params: "void *ctx, unsigned long long addr, unsigned long long *out_window, \
                    unsigned long long *out_local",
         provenance: Provenance::Observed,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "Side-effect-free lookup: on a hit writes the window's NX-local base and the \
               64-bit local address and returns 0; on a miss (or NULL ctx) returns -1 and \
               writes nothing. NULL outputs are skipped.",
@@ -135,6 +159,8 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "void",
         c_params: "void",
         provenance: Provenance::Inferred,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "Build the initial window table from data_scratch_map and hbm_scratch and point \
               _ctx at it. Calling it again resets the table.",
     },
@@ -146,7 +172,28 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "_translation_ctx_t *",
         c_params: "",
         provenance: Provenance::Observed,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "The window table in use (a pointer, 4 bytes on the device); NULL before init.",
+    },
+    Symbol {
+        elf_name: sym!(translate_span),
+        cxx_name: "neuron_translate_span",
+        kind: SymbolKind::Function,
+        direction: Direction::Export,
+        c_type: "void *",
+        c_params: "void *ctx, unsigned long long addr, unsigned long long len, \
+                   unsigned long long *out_span",
+        provenance: Provenance::Decided,
+        linkage: Linkage::C,
+        original: false,
+        doc: "neuron_translate, plus how far it reaches: returns the local address of addr \
+              (refilling on a miss, exactly as neuron_translate) and writes to *out_span how \
+              many bytes from there translate contiguously through the same window, at most \
+              len. The span ends at the window's end, at the top of the 32-bit local space \
+              and before any address an earlier window would match. Translate once per span \
+              instead of once per element. NULL ctx: returns NULL, *out_span = 0; NULL \
+              out_span is skipped; len 0 translates as usual with a span of 0.",
     },
     Symbol {
         elf_name: sym!(data_scratch_map),
@@ -156,6 +203,8 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "unsigned char",
         c_params: "",
         provenance: Provenance::Observed,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "The core's data scratch map (defined by start_exit.o); only its address is used.",
     },
     Symbol {
@@ -166,9 +215,16 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "unsigned long long",
         c_params: "",
         provenance: Provenance::Observed,
+        linkage: Linkage::Cxx,
+        original: true,
         doc: "SoC/HBM address of the core's HBM scratch region (defined by start_exit.o).",
     },
 ];
+
+/// The exports of the original translation.o (the contract's five).
+pub fn original_exports() -> impl Iterator<Item = &'static Symbol> {
+    exports().filter(|s| s.original)
+}
 
 /// The exports of [`SYMBOLS`].
 pub fn exports() -> impl Iterator<Item = &'static Symbol> {

@@ -118,6 +118,45 @@ pub enum RefillError {
     },
 }
 
+/// The smallest address `>= x` that `r` matches, if any (`r` need not have a contiguous
+/// mask: the addresses a record matches are `ptr | f` for every `f` within `!mask`).
+#[inline]
+pub fn next_member(r: &MapRecord, x: u64) -> Option<u64> {
+    let (p, m) = (r.ptr, r.mask);
+    if p & !m != 0 {
+        return None; // a tag bit outside the mask: the record matches nothing
+    }
+    if x & m == p {
+        return Some(x);
+    }
+    let free = !m;
+    if free & free.wrapping_add(1) == 0 {
+        // Contiguous mask: the record is the block [p, p | free].
+        return if x < p { Some(p) } else { None };
+    }
+    // General mask: the smallest candidate keeps x's bits above some position i (they
+    // must agree with the tag where fixed), raises bit i from 0 to 1 (allowed if the bit is
+    // free or the tag has it), and is minimal below i. The lowest such i gives the least.
+    for i in 0..64u32 {
+        let bit = 1u64 << i;
+        let above = if i == 63 { 0 } else { !((bit << 1) - 1) };
+        if x & bit == 0 && (free & bit != 0 || p & bit != 0) && x & m & above == p & above {
+            return Some((x & above) | bit | (p & (bit - 1)));
+        }
+    }
+    None
+}
+
+/// How many bytes from `addr` (which `r` matches) stay in `r`: up to the end of the
+/// aligned block of the mask's lowest fixed bit, past which a carry changes a tag bit.
+#[inline]
+fn run_in_record(r: &MapRecord, addr: u64) -> u128 {
+    let tz = r.mask.trailing_zeros();
+    let block: u128 = 1u128 << tz; // 2^64 when the mask is 0
+    let top = (1u128 << 64) - u128::from(addr); // the address space ends at 2^64
+    (block - (u128::from(addr) & (block - 1))).min(top)
+}
+
 impl core::fmt::Display for RefillError {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -191,6 +230,44 @@ impl TranslationCtx {
         }
         regs.program(plan.register, plan.tag);
         self.next_alloc = plan.next_alloc;
+    }
+
+    /// How many bytes from `addr` translate contiguously through record `slot` (which
+    /// `addr` must match, first), at most `len`: the span stops at the end of the record's
+    /// window, at the top of the 32-bit local space (where the local address would wrap),
+    /// and before the first address an earlier record matches (it would win there).
+    #[inline]
+    pub fn span_at(&self, slot: usize, addr: u64, local: u32, len: u64) -> u64 {
+        let Some(r) = self.records.get(slot) else { return 0 };
+        let local_room = (1u128 << 32) - u128::from(local);
+        let mut span = u128::from(len).min(run_in_record(r, addr)).min(local_room);
+        for earlier in self.records.iter().take(slot) {
+            if let Some(a) = next_member(earlier, addr) {
+                span = span.min(u128::from(a - addr));
+            }
+        }
+        span as u64
+    }
+
+    /// [`TranslationCtx::translate`] plus the span: the local address of `addr` (refilling
+    /// on a miss, exactly as `translate`) and how many bytes from it stay in the same
+    /// window, at most `len` (see [`TranslationCtx::span_at`]). `len == 0` translates as
+    /// usual and gives a span of 0.
+    pub fn translate_span<R: WindowRegisters + ?Sized>(
+        &mut self,
+        addr: u64,
+        len: u64,
+        regs: &mut R,
+    ) -> Result<(u32, u64), RefillError> {
+        let (slot, local) = match self.find(addr) {
+            Some(k) => (k, self.records[k].local(addr)),
+            None => {
+                let plan = self.plan_refill(addr)?;
+                self.apply_refill(&plan, regs);
+                (plan.slot, plan.local)
+            }
+        };
+        Ok((local, self.span_at(slot, addr, local, len)))
     }
 
     /// Translates `addr` (`neuron_translate`): the matching window's local address, or,

@@ -53,6 +53,15 @@ static int consumer_checks(void)
     CHECK(11, neuron_translate_mapping_lookup(0, 0x4000300042ull, &w, &l) == -1);
     CHECK(12, neuron_translate_mapping_lookup(&t, 0x4000300042ull, 0, 0) == 0);
     CHECK(13, neuron_translate(0, 0x4000300042ull) == 0);
+    /* The span: from 0x42 into slot 3's 1 MiB window, the rest of the window, capped by len. */
+    {
+        unsigned long long span = 7;
+        p = neuron_translate_span(&t, 0x4000300042ull, 1ull << 30, &span);
+        CHECK(18, (uintptr_t)p == 0x400042u && span == 0x100000u - 0x42u);
+        p = neuron_translate_span(&t, 0x4000300042ull, 16, &span);
+        CHECK(19, span == 16);
+        CHECK(20, neuron_translate_span(0, 0x4000300042ull, 16, &span) == 0 && span == 0);
+    }
 
     /* Init builds the table behind _ctx. */
     _init_translate_ctx();

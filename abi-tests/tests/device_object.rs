@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use abi_tests::tools::{product, run_ok, scratch, tool};
-use neuron_translate::symbols::{exports, imports, SymbolKind};
+use neuron_translate::symbols::{exports, imports, original_exports, SymbolKind};
 use object::read::archive::ArchiveFile;
 use object::{elf, Object, ObjectSection, ObjectSymbol, SymbolSection};
 
@@ -165,7 +165,7 @@ fn the_librarys_symbol_table_matches_the_seed_manifest() {
         .iter()
         .map(|s| (s.name.clone(), s.kind.clone(), s.size.unwrap_or(0)))
         .collect();
-    let have: BTreeSet<(String, String, u64)> = exports()
+    let have: BTreeSet<(String, String, u64)> = original_exports()
         .map(|s| match s.kind {
             SymbolKind::Function => (s.elf_name.to_string(), "FUNC".to_string(), 0),
             SymbolKind::Object { device_size } => (s.elf_name.to_string(), "OBJECT".to_string(), u64::from(device_size)),

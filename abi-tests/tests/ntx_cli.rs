@@ -71,12 +71,26 @@ fn the_fixture_matches_the_manifest_and_the_device_object_matches_both() {
     let orig = assemble(&dir, "original", FIXTURE);
     let manifest = product("NT_MANIFEST");
     let dev = product("NT_DEVICE_OBJ");
-    for (r, c) in [(&manifest, &orig), (&orig, &dev), (&manifest, &dev)] {
+    // The device object adds exactly this library's additions (neuron_translate_span).
+    let added: Vec<String> = neuron_translate::symbols::exports()
+        .filter(|s| !s.original)
+        .map(|s| s.elf_name.to_string())
+        .collect();
+    assert!(!added.is_empty());
+    for (r, c, additions) in [(&manifest, &orig, 0), (&orig, &dev, added.len()), (&manifest, &dev, added.len())] {
         let out = ntx(&[&"abi-diff", &"--reference", r, &"--candidate", c, &"--format", &"json"]);
         let v = json(&out);
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
         assert_eq!(v["breaks"], 0);
-        assert_eq!(v["additions"], 0);
+        assert_eq!(v["additions"], additions, "{v:#}");
+        let symbols: Vec<String> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["class"] == "addition")
+            .map(|f| f["symbol"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(symbols, if additions == 0 { vec![] } else { added.clone() });
     }
     // Against the fixture, the device object's l32r references are reported as such.
     let out = ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &dev]);
