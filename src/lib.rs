@@ -37,6 +37,8 @@ extern crate std;
 pub mod symbols;
 
 pub mod abi;
+#[cfg(feature = "std")]
+pub mod host;
 pub mod init;
 pub mod layout;
 pub mod translate;

@@ -14,6 +14,7 @@ pub mod gen;
 pub mod manifest;
 pub mod model;
 pub mod qemu;
+pub mod tables;
 
 /// Builds the ABI model of a file: an ELF relocatable, a member of an `ar` archive
 /// (`member`, default `translation.o`), or a reference manifest (TOML).

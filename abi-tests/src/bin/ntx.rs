@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use abi_tests::model::InputError;
-use abi_tests::{archive, diff, load, load_bytes};
+use abi_tests::{archive, diff, load, load_bytes, tables};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
@@ -39,6 +39,32 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Describe a 168-byte window table for a person: each window's SoC and local range,
+    /// its register, and everything wrong with the table.
+    Explain {
+        /// The table image (exactly 168 bytes).
+        table: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Translate addresses through a table: the matching slot and local address, or the
+    /// refill that would happen (addresses in order; each refill changes the table).
+    Translate {
+        /// The table image (exactly 168 bytes).
+        table: PathBuf,
+        /// Addresses, decimal or 0x-hex.
+        #[arg(required = true)]
+        addrs: Vec<String>,
+    },
+    /// Build a table image from a TOML spec, refusing tables the device would misuse.
+    Build {
+        /// The spec (see abi-tests/README.md).
+        spec: PathBuf,
+        /// Where to write the 168-byte image.
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
     },
     /// Replace a member of a vendor archive with an object, after checking its ABI.
     Relink {
@@ -113,6 +139,30 @@ fn run(command: Command) -> Result<u8, Failure> {
         }
         Command::Relink { archive: vendor, object, out, member, force } => {
             relink(&vendor, &object, &out, &member, force)
+        }
+        Command::Explain { table, format } => {
+            let data = read(&table)?;
+            print!("{}", tables::explain(&data, &table.display().to_string(), matches!(format, Format::Json))?);
+            Ok(0)
+        }
+        Command::Translate { table, addrs } => {
+            let src = table.display().to_string();
+            let mut t = tables::parse_table(&read(&table)?, &src)?;
+            let mut parsed = Vec::new();
+            for a in &addrs {
+                parsed.push(tables::parse_u64(a).ok_or_else(|| InputError::new("command line", format!("{a:?} is not an address")))?);
+            }
+            print!("{}", tables::translate(&mut t, &parsed));
+            Ok(0)
+        }
+        Command::Build { spec, out } => {
+            let src = spec.display().to_string();
+            let text = String::from_utf8(read(&spec)?).map_err(|_| InputError::new(&src, "not UTF-8 text"))?;
+            let image = tables::build(&text, &src)?;
+            let o = out.display().to_string();
+            std::fs::write(&out, image).map_err(|e| InputError::new(o, format!("cannot write: {e}")))?;
+            println!("wrote {} ({} bytes)", out.display(), image.len());
+            Ok(0)
         }
     }
 }

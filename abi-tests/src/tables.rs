@@ -1,0 +1,279 @@
+//! `ntx explain`, `ntx translate`, `ntx build`: window tables for people and host programs.
+
+use std::fmt::Write as _;
+
+use neuron_translate::host::{describe, Extent, Severity, Shape, SlotUse, TableBuilder, TableDescription, Window};
+use neuron_translate::layout::offsets::CTX_SIZE;
+use neuron_translate::{RegisterAddress, TranslationCtx, WindowRegisters};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::model::InputError;
+
+/// Reads a table image: exactly 168 bytes.
+pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, InputError> {
+    let bytes: &[u8; CTX_SIZE] = data.try_into().map_err(|_| {
+        InputError::new(source, format!("a window table is exactly {CTX_SIZE} bytes; this file has {}", data.len()))
+    })?;
+    Ok(TranslationCtx::from_bytes(bytes))
+}
+
+fn size_text(size: u128) -> String {
+    const UNITS: [(u128, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (u, name) in UNITS {
+        if size >= u && size % u == 0 {
+            return format!("{} {name}", size / u);
+        }
+    }
+    format!("{size} bytes")
+}
+
+/// `ntx explain`, as text.
+pub fn explain_text(d: &TableDescription) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Window table: 5 windows, searched in order 0 to 4; the first whose range holds an address translates it."
+    );
+    let _ = writeln!(
+        s,
+        "Slots 0-2 are reusable: an address no window holds takes the next one round-robin (next: slot {}, cursor {}).",
+        d.victim, d.next_alloc
+    );
+    let _ = writeln!(s, "Slots 3-4 are pinned: never replaced.\n");
+    for r in &d.records {
+        let _ = write!(s, "slot {}  {:<8}  ", r.slot, r.use_.to_string());
+        match r.shape {
+            Shape::Window { soc_start, size, local_start } => {
+                let soc_end = u128::from(soc_start) + size - 1;
+                let local_end = u128::from(local_start) + size - 1;
+                let _ = write!(
+                    s,
+                    "SoC {soc_start:#018x}..={soc_end:#018x} ({}) -> local {local_start:#010x}..={local_end:#010x}",
+                    size_text(size)
+                );
+            }
+            Shape::Empty => {
+                let _ = write!(s, "empty: matches no address (tag {:#x}, mask {:#x})", r.record.ptr, r.record.mask);
+            }
+            Shape::Scattered => {
+                let _ = write!(
+                    s,
+                    "scattered: matches addresses a with (a & {:#018x}) == {:#018x}, local base {:#010x}",
+                    r.record.mask, r.record.ptr, r.record.window
+                );
+            }
+        }
+        let _ = writeln!(s, "  register {:#x}", r.record.reg_location);
+    }
+    if d.problems.is_empty() {
+        let _ = writeln!(s, "\nNo problems found.");
+    } else {
+        let _ = writeln!(s, "\nProblems:");
+        for p in &d.problems {
+            let sev = match p.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let _ = writeln!(s, "  {sev}: {}", p.message);
+        }
+    }
+    s
+}
+
+/// `ntx explain --format json`.
+pub fn explain_json(d: &TableDescription) -> Value {
+    let records: Vec<Value> = d
+        .records
+        .iter()
+        .map(|r| {
+            let mut v = json!({
+                "slot": r.slot,
+                "use": r.use_.to_string(),
+                "tag": format!("{:#x}", r.record.ptr),
+                "mask": format!("{:#x}", r.record.mask),
+                "window": format!("{:#x}", r.record.window),
+                "reg_location": format!("{:#x}", r.record.reg_location),
+            });
+            match r.shape {
+                Shape::Window { soc_start, size, local_start } => {
+                    v["shape"] = json!("window");
+                    v["soc_start"] = json!(format!("{soc_start:#x}"));
+                    v["size"] = json!(format!("{size:#x}"));
+                    v["local_start"] = json!(format!("{local_start:#x}"));
+                }
+                Shape::Empty => v["shape"] = json!("empty"),
+                Shape::Scattered => v["shape"] = json!("scattered"),
+            }
+            v
+        })
+        .collect();
+    let problems: Vec<Value> = d
+        .problems
+        .iter()
+        .map(|p| {
+            json!({
+                "severity": match p.severity { Severity::Error => "error", Severity::Warning => "warning" },
+                "slot": p.slot,
+                "kind": p.kind,
+                "message": p.message,
+            })
+        })
+        .collect();
+    json!({ "version": 1, "next_alloc": d.next_alloc, "victim": d.victim, "records": records, "problems": problems })
+}
+
+/// `ntx explain` on bytes.
+pub fn explain(data: &[u8], source: &str, json_out: bool) -> Result<String, InputError> {
+    let d = describe(&parse_table(data, source)?);
+    Ok(if json_out {
+        serde_json::to_string_pretty(&explain_json(&d)).unwrap_or_default() + "\n"
+    } else {
+        explain_text(&d)
+    })
+}
+
+/// An address as written on a command line or in a spec: decimal or 0x-hex, `_` allowed.
+pub fn parse_u64(text: &str) -> Option<u64> {
+    let t = text.trim().replace('_', "");
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+struct Describe(Vec<(usize, u64)>);
+impl WindowRegisters for Describe {
+    fn program(&mut self, reg: RegisterAddress, tag: u64) {
+        self.0.push((reg.get(), tag));
+    }
+}
+
+/// `ntx translate`: the addresses in order, each seeing the table as the ones before left
+/// it (a refill changes the table, as on the device).
+pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
+    let mut s = String::from("Addresses in order; a refill changes the table for the ones after it.\n");
+    for &a in addrs {
+        if let Some(k) = table.find(a) {
+            let _ = writeln!(s, "{a:#018x}: slot {k}, local {:#010x}", table.records[k].local(a));
+            continue;
+        }
+        match table.plan_refill(a) {
+            Ok(plan) => {
+                let cursor = table.next_alloc;
+                let mut regs = Describe(Vec::new());
+                table.apply_refill(&plan, &mut regs);
+                let reg = plan.register.get() as u64;
+                let _ = writeln!(
+                    s,
+                    "{a:#018x}: no window holds it; a refill takes slot {} (cursor {cursor}), tag {:#018x}, local {:#010x};\n    \
+                     writes {:#010x} to register {:#x} (+4), then {:#010x} to {reg:#x} (+0); cursor becomes {}",
+                    plan.slot,
+                    plan.tag,
+                    plan.local,
+                    (plan.tag >> 32) as u32,
+                    reg + 4,
+                    plan.tag as u32,
+                    plan.next_alloc
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(s, "{a:#018x}: no window holds it, and the refill would trap: {e}");
+            }
+        }
+    }
+    s
+}
+
+/// A table spec (`ntx build`), TOML.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// The refill cursor.
+    #[serde(default)]
+    pub next_alloc: u8,
+    /// The windows.
+    #[serde(default, rename = "window")]
+    pub windows: Vec<SpecWindow>,
+}
+
+/// One `[[window]]`. Numbers may be TOML integers or strings (for values past i64).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecWindow {
+    /// 0..5.
+    pub slot: usize,
+    /// `"reusable"` or `"pinned"`.
+    pub kind: String,
+    /// SoC base.
+    pub soc_base: Num,
+    /// Size in bytes (or give `mask`).
+    pub size: Option<Num>,
+    /// Mask (or give `size`).
+    pub mask: Option<Num>,
+    /// Local base.
+    pub local_base: Num,
+    /// Register location.
+    pub reg_location: Num,
+}
+
+/// A number in a spec: an integer or a string (`"0xffff_ffff_ff00_0000"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Num {
+    /// A TOML integer.
+    Int(i64),
+    /// A string, decimal or 0x-hex.
+    Text(String),
+}
+
+impl Num {
+    fn get(&self, what: &str, slot: usize) -> Result<u64, String> {
+        match self {
+            Num::Int(i) if *i >= 0 => Ok(*i as u64),
+            Num::Int(i) => Err(format!("window {slot}: {what} = {i} is negative")),
+            Num::Text(t) => parse_u64(t).ok_or_else(|| format!("window {slot}: {what} = {t:?} is not a number")),
+        }
+    }
+}
+
+/// `ntx build`: spec text to the 168-byte image, or every reason it cannot be built.
+pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
+    let spec: Spec = toml::from_str(text).map_err(|e| InputError::new(source, format!("not a valid table spec: {e}")))?;
+    let mut b = TableBuilder::new().next_alloc(spec.next_alloc);
+    let mut errors = Vec::new();
+    for w in &spec.windows {
+        let kind = match w.kind.as_str() {
+            "reusable" => SlotUse::Reusable,
+            "pinned" => SlotUse::Pinned,
+            other => {
+                errors.push(format!("window {}: kind {other:?} is neither \"reusable\" nor \"pinned\"", w.slot));
+                continue;
+            }
+        };
+        let extent = match (&w.size, &w.mask) {
+            (Some(s), None) => s.get("size", w.slot).map(Extent::Size),
+            (None, Some(m)) => m.get("mask", w.slot).map(Extent::Mask),
+            _ => Err(format!("window {}: give exactly one of size and mask", w.slot)),
+        };
+        let fields = (|| -> Result<Window, String> {
+            Ok(Window {
+                slot: w.slot,
+                kind,
+                soc_base: w.soc_base.get("soc_base", w.slot)?,
+                extent: extent.clone()?,
+                local_base: u32::try_from(w.local_base.get("local_base", w.slot)?)
+                    .map_err(|_| format!("window {}: local_base does not fit 32 bits", w.slot))?,
+                reg_location: w.reg_location.get("reg_location", w.slot)?,
+            })
+        })();
+        match fields {
+            Ok(win) => b = b.window(win),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(InputError::new(source, errors.join("; ")));
+    }
+    b.build_image().map_err(|e| InputError::new(source, format!("the table cannot be built:\n{e}")))
+}

@@ -1,0 +1,469 @@
+//! The host side of the contract (feature `std`): the device reads a 168-byte table that
+//! host code fills. [`TableBuilder`] makes such a table from a description of its windows
+//! and refuses tables the device would misuse; [`describe`] turns any 168 bytes back into a
+//! description, listing what is wrong with them.
+
+use std::fmt;
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use crate::layout::{offsets, MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
+
+/// How the device uses a slot: 0..3 are refilled round-robin, 3 and 4 never change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotUse {
+    /// Slots 0, 1, 2: a refill may retarget them (and program their register).
+    Reusable,
+    /// Slots 3, 4: never evicted.
+    Pinned,
+}
+
+impl SlotUse {
+    /// The use of `slot` (0..5).
+    pub fn of(slot: usize) -> SlotUse {
+        if slot < usize::from(REUSABLE_SLOTS) {
+            SlotUse::Reusable
+        } else {
+            SlotUse::Pinned
+        }
+    }
+}
+
+impl fmt::Display for SlotUse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SlotUse::Reusable => "reusable",
+            SlotUse::Pinned => "pinned",
+        })
+    }
+}
+
+/// How big a window is: a size (a power of two) or, equivalently, its mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extent {
+    /// Bytes, a power of two.
+    Size(u64),
+    /// The record's mask; must be contiguous (`!(size - 1)`).
+    Mask(u64),
+}
+
+/// One window, as host code describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// The slot, 0..5.
+    pub slot: usize,
+    /// What the window is meant to be; must agree with the slot.
+    pub kind: SlotUse,
+    /// First SoC address of the window.
+    pub soc_base: u64,
+    /// Its size.
+    pub extent: Extent,
+    /// First NX-local address.
+    pub local_base: u32,
+    /// The SoC window register a refill of this slot programs.
+    pub reg_location: u64,
+}
+
+/// Why a table cannot be built. Every variant names the slot(s) concerned; the fields
+/// are the offending values.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// A slot number of 5 or more.
+    SlotOutOfRange { slot: usize },
+    /// Two windows for one slot.
+    DuplicateSlot { slot: usize },
+    /// A size of 0 or not a power of two.
+    SizeNotPowerOfTwo { slot: usize, size: u64 },
+    /// A mask that is not `!(2^k - 1)`.
+    MaskNotContiguous { slot: usize, mask: u64 },
+    /// The SoC base is not a multiple of the size.
+    SocBaseMisaligned { slot: usize, soc_base: u64, size: u128 },
+    /// The local base is not a multiple of the size.
+    LocalBaseMisaligned { slot: usize, local_base: u32, size: u128 },
+    /// The local range ends past 2^32.
+    LocalRangePast32Bits { slot: usize, local_base: u32, size: u128 },
+    /// Two windows share SoC addresses.
+    SocOverlap { first: usize, second: usize },
+    /// A window meant to be pinned in a reusable slot (a refill would evict it).
+    PinnedInReusableSlot { slot: usize },
+    /// A window meant to be reusable in a pinned slot (no refill ever takes it).
+    ReusableInPinnedSlot { slot: usize },
+    /// A reusable slot without a usable register: a refill that picks it would trap.
+    RegisterUnusable { slot: usize, reg_location: u64 },
+    /// A register location with high bits set: the device's addresses are 32-bit.
+    RegisterPast32Bits { slot: usize, reg_location: u64 },
+    /// A reusable slot left undescribed: a refill that picks it would trap.
+    ReusableSlotMissing { slot: usize },
+    /// A cursor of 3 or more.
+    NextAllocOutOfRange { next_alloc: u8 },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use BuildError::*;
+        match *self {
+            SlotOutOfRange { slot } => write!(f, "slot {slot}: there are only slots 0 to 4"),
+            DuplicateSlot { slot } => write!(f, "slot {slot}: described twice"),
+            SizeNotPowerOfTwo { slot, size } => write!(f, "slot {slot}: size {size:#x} is not a power of two"),
+            MaskNotContiguous { slot, mask } => {
+                write!(f, "slot {slot}: mask {mask:#018x} is not contiguous (it must be !(size - 1))")
+            }
+            SocBaseMisaligned { slot, soc_base, size } => {
+                write!(f, "slot {slot}: SoC base {soc_base:#x} is not aligned to the window size {size:#x}")
+            }
+            LocalBaseMisaligned { slot, local_base, size } => {
+                write!(f, "slot {slot}: local base {local_base:#x} is not aligned to the window size {size:#x}")
+            }
+            LocalRangePast32Bits { slot, local_base, size } => write!(
+                f,
+                "slot {slot}: local range {local_base:#x} + {size:#x} ends past the 32-bit local address space"
+            ),
+            SocOverlap { first, second } => {
+                write!(f, "slots {first} and {second}: their SoC ranges overlap (slot {first} would shadow slot {second})")
+            }
+            PinnedInReusableSlot { slot } => {
+                write!(f, "slot {slot}: a pinned window in a reusable slot (slots 0-2 are retargeted by refills)")
+            }
+            ReusableInPinnedSlot { slot } => {
+                write!(f, "slot {slot}: a reusable window in a pinned slot (refills only use slots 0-2)")
+            }
+            RegisterUnusable { slot, reg_location } => write!(
+                f,
+                "slot {slot}: register location {reg_location:#x} is null or not 4-aligned; a refill of this slot would trap"
+            ),
+            RegisterPast32Bits { slot, reg_location } => write!(
+                f,
+                "slot {slot}: register location {reg_location:#x} does not fit the device's 32-bit address space"
+            ),
+            ReusableSlotMissing { slot } => {
+                write!(f, "slot {slot}: reusable slot not described; a refill that picks it would trap")
+            }
+            NextAllocOutOfRange { next_alloc } => {
+                write!(f, "next_alloc {next_alloc} is out of range (0 to 2)")
+            }
+        }
+    }
+}
+
+/// All the reasons a table cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildErrors(pub Vec<BuildError>);
+
+impl fmt::Display for BuildErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildErrors {}
+
+/// The register address the device uses for `reg_location`: its low 32 bits (the device
+/// is ELF32; the original reads only the word at +24), if non-null and 4-aligned.
+pub fn device_register(reg_location: u64) -> Option<u32> {
+    let lo = reg_location as u32;
+    (lo != 0 && lo & 3 == 0).then_some(lo)
+}
+
+fn contiguous(mask: u64) -> bool {
+    let free = !mask;
+    free & free.wrapping_add(1) == 0
+}
+
+/// Size in bytes of a window with a contiguous mask (2^64 for mask 0).
+fn size_of_mask(mask: u64) -> u128 {
+    u128::from(!mask) + 1
+}
+
+/// Builds the table the device reads.
+#[derive(Debug, Clone, Default)]
+pub struct TableBuilder {
+    windows: Vec<Window>,
+    next_alloc: u8,
+}
+
+impl TableBuilder {
+    /// An empty builder (cursor 0).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a window.
+    pub fn window(mut self, w: Window) -> Self {
+        self.windows.push(w);
+        self
+    }
+
+    /// Sets the refill cursor (0..3).
+    pub fn next_alloc(mut self, n: u8) -> Self {
+        self.next_alloc = n;
+        self
+    }
+
+    /// The table, or every reason it cannot be built.
+    pub fn build(&self) -> Result<TranslationCtx, BuildErrors> {
+        let mut errors = Vec::new();
+        let mut t = TranslationCtx::empty();
+        let mut described = [false; RECORDS];
+        let mut ranges: Vec<(usize, u64, u64)> = Vec::new(); // slot, mask, tag
+        for w in &self.windows {
+            let slot = w.slot;
+            if slot >= RECORDS {
+                errors.push(BuildError::SlotOutOfRange { slot });
+                continue;
+            }
+            if described[slot] {
+                errors.push(BuildError::DuplicateSlot { slot });
+                continue;
+            }
+            described[slot] = true;
+            match (w.kind, SlotUse::of(slot)) {
+                (SlotUse::Pinned, SlotUse::Reusable) => errors.push(BuildError::PinnedInReusableSlot { slot }),
+                (SlotUse::Reusable, SlotUse::Pinned) => errors.push(BuildError::ReusableInPinnedSlot { slot }),
+                _ => {}
+            }
+            if w.reg_location > u64::from(u32::MAX) {
+                errors.push(BuildError::RegisterPast32Bits { slot, reg_location: w.reg_location });
+            } else if SlotUse::of(slot) == SlotUse::Reusable && device_register(w.reg_location).is_none() {
+                errors.push(BuildError::RegisterUnusable { slot, reg_location: w.reg_location });
+            }
+            let mask = match w.extent {
+                Extent::Size(size) if size == 0 || !size.is_power_of_two() => {
+                    errors.push(BuildError::SizeNotPowerOfTwo { slot, size });
+                    continue;
+                }
+                Extent::Size(size) => !(size - 1),
+                Extent::Mask(mask) if !contiguous(mask) => {
+                    errors.push(BuildError::MaskNotContiguous { slot, mask });
+                    continue;
+                }
+                Extent::Mask(mask) => mask,
+            };
+            let size = size_of_mask(mask);
+            if w.soc_base & !mask != 0 {
+                errors.push(BuildError::SocBaseMisaligned { slot, soc_base: w.soc_base, size });
+            }
+            if u64::from(w.local_base) & !mask != 0 {
+                errors.push(BuildError::LocalBaseMisaligned { slot, local_base: w.local_base, size });
+            }
+            if u128::from(w.local_base) + size > 1u128 << 32 {
+                errors.push(BuildError::LocalRangePast32Bits { slot, local_base: w.local_base, size });
+            }
+            let tag = w.soc_base & mask;
+            for &(other, m2, p2) in &ranges {
+                if (tag ^ p2) & mask & m2 == 0 {
+                    errors.push(BuildError::SocOverlap { first: other.min(slot), second: other.max(slot) });
+                }
+            }
+            ranges.push((slot, mask, tag));
+            t.records[slot] = MapRecord { ptr: tag, window: w.local_base, _pad: 0, mask, reg_location: w.reg_location };
+        }
+        for (slot, d) in described.iter().enumerate().take(usize::from(REUSABLE_SLOTS)) {
+            if !d {
+                errors.push(BuildError::ReusableSlotMissing { slot });
+            }
+        }
+        if self.next_alloc >= REUSABLE_SLOTS {
+            errors.push(BuildError::NextAllocOutOfRange { next_alloc: self.next_alloc });
+        }
+        t.next_alloc = self.next_alloc;
+        if errors.is_empty() {
+            Ok(t)
+        } else {
+            Err(BuildErrors(errors))
+        }
+    }
+
+    /// The exact 168-byte little-endian image the device reads.
+    pub fn build_image(&self) -> Result<[u8; offsets::CTX_SIZE], BuildErrors> {
+        self.build().map(|t| t.to_bytes())
+    }
+}
+
+/// What a record is, as far as matching goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A block of SoC addresses `[soc_start, soc_start + size)`, translated to
+    /// `[local_start, local_start + size)` (the local end may pass 2^32 and wrap).
+    Window {
+        /// First SoC address.
+        soc_start: u64,
+        /// Bytes (up to 2^64).
+        size: u128,
+        /// First local address.
+        local_start: u32,
+    },
+    /// The tag has a bit outside the mask: no address matches.
+    Empty,
+    /// A mask that is not contiguous: the matching addresses are scattered.
+    Scattered,
+}
+
+/// One record, described.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordDescription {
+    /// 0..5.
+    pub slot: usize,
+    /// Reusable or pinned.
+    pub use_: SlotUse,
+    /// The raw record.
+    pub record: MapRecord,
+    /// What it matches.
+    pub shape: Shape,
+}
+
+/// How serious a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The device will misbehave or trap.
+    Error,
+    /// Legal, but probably not what was meant.
+    Warning,
+}
+
+/// Something wrong with a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The slot concerned, if one.
+    pub slot: Option<usize>,
+    /// A stable identifier (`next-alloc-out-of-range`, `register-unusable`, ...).
+    pub kind: &'static str,
+    /// A sentence for a person.
+    pub message: String,
+}
+
+/// A whole table, described.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDescription {
+    /// The five records.
+    pub records: Vec<RecordDescription>,
+    /// The raw cursor.
+    pub next_alloc: u8,
+    /// The slot the next refill takes (`next_alloc % 3`).
+    pub victim: usize,
+    /// Everything found wrong, errors first.
+    pub problems: Vec<Problem>,
+}
+
+/// Describes any table; never fails.
+pub fn describe(t: &TranslationCtx) -> TableDescription {
+    let mut problems = Vec::new();
+    let mut records = Vec::new();
+    let mut push = |severity, slot, kind, message: String| problems.push(Problem { severity, slot, kind, message });
+    for (slot, r) in t.records.iter().enumerate() {
+        let use_ = SlotUse::of(slot);
+        let shape = if r.ptr & !r.mask != 0 {
+            Shape::Empty
+        } else if !contiguous(r.mask) {
+            Shape::Scattered
+        } else {
+            Shape::Window { soc_start: r.ptr, size: size_of_mask(r.mask), local_start: r.window }
+        };
+        match shape {
+            Shape::Empty if use_ == SlotUse::Pinned => push(
+                Severity::Warning,
+                Some(slot),
+                "pinned-empty",
+                format!("slot {slot}: pinned but empty (its tag {:#x} has bits outside its mask): it never matches", r.ptr),
+            ),
+            Shape::Scattered => push(
+                Severity::Warning,
+                Some(slot),
+                "mask-not-contiguous",
+                format!("slot {slot}: mask {:#018x} is not contiguous: the addresses it matches are scattered", r.mask),
+            ),
+            Shape::Window { size, local_start, .. } => {
+                if u128::from(local_start) + size.min(1u128 << 33) > 1u128 << 32 {
+                    push(
+                        Severity::Warning,
+                        Some(slot),
+                        "local-range-wraps",
+                        format!("slot {slot}: local range from {local_start:#x} ({size:#x} bytes) passes 2^32: local addresses wrap"),
+                    );
+                }
+                if size <= 1u128 << 32 && u128::from(local_start) % size != 0 {
+                    push(
+                        Severity::Warning,
+                        Some(slot),
+                        "local-base-misaligned",
+                        format!("slot {slot}: local base {local_start:#x} is not aligned to the window size {size:#x}"),
+                    );
+                }
+            }
+            _ => {}
+        }
+        if r.reg_location >> 32 != 0 {
+            push(
+                Severity::Warning,
+                Some(slot),
+                "register-high-bits",
+                format!(
+                    "slot {slot}: register location {:#x} has high bits set; the device uses only the low 32 ({:#x})",
+                    r.reg_location, r.reg_location as u32
+                ),
+            );
+        }
+        if use_ == SlotUse::Reusable && device_register(r.reg_location).is_none() {
+            push(
+                Severity::Error,
+                Some(slot),
+                "register-unusable",
+                format!(
+                    "slot {slot}: register location {:#x} is null or not 4-aligned on the device: a refill of this slot traps",
+                    r.reg_location as u32
+                ),
+            );
+        }
+        if r._pad != 0 {
+            push(Severity::Warning, Some(slot), "padding-nonzero", format!("slot {slot}: padding bytes 12..16 are {:#x}, not 0", r._pad));
+        }
+        records.push(RecordDescription { slot, use_, record: *r, shape });
+    }
+    // Overlaps: two records share an address iff both match something and their tags
+    // agree on the bits both masks fix.
+    for i in 0..RECORDS {
+        for j in i + 1..RECORDS {
+            let (a, b) = (&t.records[i], &t.records[j]);
+            let nonempty = |r: &MapRecord| r.ptr & !r.mask == 0;
+            if nonempty(a) && nonempty(b) && (a.ptr ^ b.ptr) & a.mask & b.mask == 0 {
+                push(
+                    Severity::Warning,
+                    Some(j),
+                    "shadowed",
+                    format!("slots {i} and {j} overlap: where both match, slot {i} wins"),
+                );
+            }
+        }
+    }
+    if t.next_alloc >= REUSABLE_SLOTS {
+        push(
+            Severity::Error,
+            None,
+            "next-alloc-out-of-range",
+            format!(
+                "next_alloc is {} (0 to 2 expected): the original would refill outside the table; this library uses slot {}",
+                t.next_alloc,
+                t.victim()
+            ),
+        );
+    }
+    if t._pad != [0; 7] {
+        push(Severity::Warning, None, "padding-nonzero", "tail padding bytes 161..168 are not 0".to_string());
+    }
+    problems.sort_by_key(|p| p.severity);
+    TableDescription { records, next_alloc: t.next_alloc, victim: t.victim(), problems }
+}
+
+/// Describes a 168-byte image; never fails.
+pub fn describe_bytes(bytes: &[u8; offsets::CTX_SIZE]) -> TableDescription {
+    describe(&TranslationCtx::from_bytes(bytes))
+}
