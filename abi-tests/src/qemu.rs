@@ -35,8 +35,13 @@ pub fn device_cflags() -> Vec<String> {
 /// Compiles C for the device: to assembly, then through xtensa/assemble.sh (clang's
 /// integrated assembler has the same literal-pool bug as rustc's).
 pub fn compile_c(src: &Path, out: &Path, includes: &[&Path]) {
+    compile_c_with(src, out, includes, &[]);
+}
+
+/// [`compile_c`] with extra compiler flags (`-DNAME`, say).
+pub fn compile_c_with(src: &Path, out: &Path, includes: &[&Path], extra: &[&str]) {
     let mut c = Command::new(tool("XTENSA_CLANG"));
-    c.args(device_cflags());
+    c.args(device_cflags()).args(extra);
     for i in includes {
         c.arg("-I").arg(i);
     }

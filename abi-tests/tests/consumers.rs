@@ -66,6 +66,21 @@ fn c_and_cxx_consumers_link_to_the_original_names_and_pass_their_checks() {
 }
 
 #[test]
+fn the_tensor_loops_read_the_same_elements_on_the_host() {
+    let dir = scratch("consumers_tensor");
+    for var in ["HOST_CC", "HOST_CLANG"] {
+        let cc = tool(var);
+        let obj = dir.join(format!("tensor-{var}.o"));
+        // -fno-pie: the tensor buffer's address must fit the 32-bit local address space.
+        compile(&cc, "c11", "tensor_main.c", &obj, &["-fno-pie"]);
+        let exe = dir.join(format!("tensor-{var}"));
+        run_ok(Command::new(&cc).arg("-no-pie").arg(&obj).arg(product("NT_HOST_LIB")).arg("-o").arg(&exe));
+        let status = Command::new(&exe).status().unwrap();
+        assert_eq!(status.code(), Some(0), "{var}: check {:?} failed", status.code());
+    }
+}
+
+#[test]
 fn the_header_compiles_for_the_device_with_32_bit_pointers() {
     let dir = scratch("consumers_device");
     let clang = tool("XTENSA_CLANG");

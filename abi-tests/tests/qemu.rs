@@ -41,6 +41,22 @@ fn device_object_and_reference_c_agree_with_the_host_library_on_every_vector() {
 }
 
 #[test]
+fn the_tensor_loops_read_the_same_elements_on_the_device() {
+    let dir = scratch("qemu_tensor");
+    let q = root().join("abi-tests/qemu");
+    let consumers = root().join("abi-tests/consumers");
+    let include = root().join("include");
+    let main = dir.join("main.o");
+    abi_tests::qemu::compile_c_with(&consumers.join("tensor_main.c"), &main, &[&include, &q, &consumers], &["-DNT_QEMU"]);
+    let support = dir.join("support.o");
+    compile_c(&q.join("support.c"), &support, &[&q]);
+    let elf = dir.join("tensor.elf");
+    link(&[start_object(&dir), main, support], &elf);
+    let out = run(&elf);
+    assert_eq!(out.status.code(), Some(0), "check {:?} failed: {}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
 fn a_refill_with_a_null_register_traps_on_the_device() {
     let elf = program("trap", "trap.c", false);
     let out = run(&elf);

@@ -24,12 +24,23 @@ enum Impl {
     Reference,
 }
 
+/// Elements of the tensor the two accessor loops sum (abi-tests/consumers/tensor_loop.h:
+/// five 4 KiB windows of uint32_t).
+const TENSOR_ELEMS: u64 = 5 * 4096 / 4;
+
+/// The span loop must cost at most this fraction of the per-element loop (issue target).
+const SPAN_SPEEDUP_TARGET: u64 = 8;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Func {
     Translate,
     Lookup,
     Ctx,
     Init,
+    /// The accessor loop translating each element (everything it executes is counted).
+    TensorPerElement,
+    /// The accessor loop translating once per window.
+    TensorSpans,
 }
 
 struct Scenario {
@@ -75,6 +86,8 @@ fn scenarios() -> Vec<Scenario> {
     }
     out.push(Scenario { path: "ctx".into(), shape: "-", imp: Impl::Rust, func: Func::Ctx, table: 0, addr: 0 });
     out.push(Scenario { path: "init".into(), shape: "-", imp: Impl::Rust, func: Func::Init, table: 0, addr: 0 });
+    out.push(Scenario { path: "tensor-per-element".into(), shape: "-", imp: Impl::Rust, func: Func::TensorPerElement, table: 0, addr: 0 });
+    out.push(Scenario { path: "tensor-spans".into(), shape: "-", imp: Impl::Rust, func: Func::TensorSpans, table: 0, addr: 0 });
     out
 }
 
@@ -124,10 +137,11 @@ fn main() {
     std::fs::write(out_dir.join("bench_scenarios.h"), header(&sc)).unwrap();
     let q = root().join("abi-tests/qemu");
     let include = root().join("include");
+    let consumers = root().join("abi-tests/consumers");
     let mut objs = vec![start_object(&out_dir)];
     for (src, o) in [(q.join("bench.c"), "bench.o"), (q.join("support.c"), "support.o"), (root().join("abi-tests/csrc/reference.c"), "reference.o")] {
         let obj = out_dir.join(o);
-        compile_c(&src, &obj, &[&include, &q, &out_dir]);
+        compile_c(&src, &obj, &[&include, &q, &out_dir, &consumers]);
         objs.push(obj);
     }
     let elf = out_dir.join("bench.elf");
@@ -165,8 +179,11 @@ fn main() {
         }
         if let Some(i) = cur {
             if i < sc.len() {
+                let whole_loop = matches!(sc[i].func, Func::TensorPerElement | Func::TensorSpans);
                 let r = if sc[i].imp == Impl::Rust { &rust } else { &reference };
-                if r.iter().any(|&(a, b)| a <= pc && pc < b) {
+                // The accessor loops count everything: the loop's own code, the calls,
+                // the library.
+                if whole_loop || r.iter().any(|&(a, b)| a <= pc && pc < b) {
                     counts[i] += 1;
                 }
             }
@@ -213,6 +230,21 @@ fn main() {
             None => over.push(format!("{bkey}: no budget in bench/budget.toml")),
             _ => {}
         }
+    }
+    let per_element = ours[&("tensor-per-element".to_string(), "-".to_string())];
+    let spans = ours[&("tensor-spans".to_string(), "-".to_string())];
+    let _ = write!(
+        report,
+        "\nAccessor loop over a tensor of {TENSOR_ELEMS} uint32_t in 5 windows (everything executed, per element):\n\n\
+         | loop | instructions | per element |\n| --- | ---: | ---: |\n\
+         | translate per element | {per_element} | {:.2} |\n| translate per span | {spans} | {:.2} |\n\n\
+         The span loop takes {:.1}x fewer instructions per element (target: at least {SPAN_SPEEDUP_TARGET}x).\n",
+        per_element as f64 / TENSOR_ELEMS as f64,
+        spans as f64 / TENSOR_ELEMS as f64,
+        per_element as f64 / spans as f64
+    );
+    if spans * SPAN_SPEEDUP_TARGET > per_element {
+        over.push(format!("the span loop is only {:.1}x cheaper than the per-element loop", per_element as f64 / spans as f64));
     }
     print!("{report}");
     std::fs::write(out_dir.join("counts.md"), &report).unwrap();
