@@ -42,6 +42,7 @@ HOST_CXX ?= g++
 HOST_CLANG ?= clang$(LLVM_SUFFIX)
 HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
 ABIDIFF ?= abidiff
+VALGRIND ?= valgrind
 # libclang for bindgen (the header round trip test).
 LIBCLANG_PATH ?= /usr/lib/llvm$(LLVM_SUFFIX)/lib
 
@@ -51,7 +52,7 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
-	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools valgrind=valgrind \
+	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind \
 	$(LIBCLANG_PATH)/libclang$(LLVM_SUFFIX).so.1=libclang1$(LLVM_SUFFIX)
 
 DIST := dist
@@ -63,7 +64,7 @@ HOST_LIB := $(HOST_OUT)/libneuron_translate.a
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
-	HOST_CLANG HOST_CLANGXX ABIDIFF LIBCLANG_PATH
+	HOST_CLANG HOST_CLANGXX ABIDIFF VALGRIND LIBCLANG_PATH
 
 # Absolute paths of the products, for the tests (which run from their crate's folder).
 export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
@@ -126,7 +127,47 @@ bench: bootstrap all
 bench-check: bootstrap all
 	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench -- --check
 
-test: bootstrap all abi-check header-check bench-check
+# Fuzzing (fuzz/, cargo-fuzz on the machine's nightly toolchain).
+FUZZ_TOOLCHAIN ?= nightly
+CARGO_FUZZ_VERSION ?= 0.13.2
+FUZZ_TARGETS := translate_diff abi_parse table_decode
+FUZZ_SMOKE_SECONDS ?= 45
+FUZZ_SECONDS ?= 600
+.PHONY: fuzz fuzz-smoke fuzz-corpus fuzz-tools
+fuzz-tools:
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install --locked --quiet cargo-fuzz --version $(CARGO_FUZZ_VERSION)
+# Regenerates the committed seed corpora from the fixtures and the standard vectors.
+fuzz-corpus: bootstrap all
+	$(CARGO) run --locked -q -p abi-tests --bin nt-corpus -- fuzz/corpus
+# Each target from the committed corpus for a bounded time, into a scratch copy (the
+# committed corpus stays as it is); any finding fails.
+fuzz-smoke: fuzz-tools all
+	@for t in $(FUZZ_TARGETS); do \
+	  rm -rf target/fuzz-corpus/$$t && mkdir -p target/fuzz-corpus/$$t && cp fuzz/corpus/$$t/* target/fuzz-corpus/$$t/ && \
+	  echo "fuzz $$t for $(FUZZ_SMOKE_SECONDS) s" && \
+	  status=0; (cd fuzz && cargo +$(FUZZ_TOOLCHAIN) fuzz run -O $$t ../target/fuzz-corpus/$$t -- \
+	     -max_total_time=$(FUZZ_SMOKE_SECONDS) -print_final_stats=1 > ../target/fuzz-$$t.log 2>&1) || status=$$?; \
+	  grep -E 'Done [0-9]+ runs' target/fuzz-$$t.log || true; \
+	  if [ $$status -ne 0 ] || grep -qE 'ERROR|panicked|deadly signal|Test unit written' target/fuzz-$$t.log; then \
+	    tail -n 60 target/fuzz-$$t.log; echo "fuzz-smoke: $$t found a problem (status $$status)"; exit 1; fi; \
+	done
+fuzz: fuzz-tools all
+	@for t in $(FUZZ_TARGETS); do \
+	  (cd fuzz && cargo +$(FUZZ_TOOLCHAIN) fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \
+	done
+
+# The library-level host tests under AddressSanitizer (nightly). handle_segv/handle_sigill
+# off: the trap and store-order tests expect those signals to reach their forked children.
+ASAN_TESTS := --lib --test differential --test ffi_contract --test guard_pages --test properties \
+	--test span --test host_tables --test init_global
+.PHONY: asan-test
+asan-test:
+	ASAN_OPTIONS=handle_segv=0:handle_sigill=0:detect_leaks=1 RUSTFLAGS="-Zsanitizer=address" \
+	  $(CARGO) +$(FUZZ_TOOLCHAIN) test --locked --no-fail-fast --target x86_64-unknown-linux-gnu \
+	  --target-dir target/asan -p neuron-translate -p abi-tests --features neuron-translate/std \
+	  $(ASAN_TESTS) -- --skip ntx_
+
+test: bootstrap all abi-check header-check bench-check fuzz-smoke asan-test
 	$(CARGO) test --locked --workspace --all-features
 
 clean:

@@ -10,6 +10,7 @@ use neuron_translate::{RegisterAddress, WindowRegisters};
 
 pub mod archive;
 pub mod diff;
+pub mod differential;
 pub mod gen;
 pub mod manifest;
 pub mod model;

@@ -312,7 +312,7 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
             if stype == elf::STT_FUNC {
                 funcs.entry(i.0).or_default().push(FuncRange {
                     start: sym.address(),
-                    end: sym.address() + sym.size().max(1),
+                    end: sym.address().saturating_add(sym.size().max(1)),
                     name: name.clone(),
                 });
             }
@@ -403,7 +403,7 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
             let literal_section = symbol_section(target)
                 .filter(|s| section_names.get(s).is_some_and(|n| n.starts_with(".literal")));
             let (to, mechanism, names) = if let (true, Some(lit)) = (is_xtensa && is_slot_op(rtype), literal_section) {
-                let at = (symbol_value(target) as i64 + addend) as u64;
+                let at = symbol_value(target).wrapping_add(addend as u64);
                 let word = relocs.get(&lit).and_then(|v| v.iter().find(|r| r.0 == at && r.1 == 1));
                 match word {
                     Some(&(_, wtype, Some(wt), wa)) => match resolve(wt, wa) {

@@ -25,6 +25,16 @@ fn contract_exports() -> BTreeSet<String> {
     exports().map(|s| s.elf_name.to_string()).collect()
 }
 
+/// Runs `exe` under valgrind's memcheck: no invalid access, no uninitialised use, no leak.
+fn valgrind_clean(exe: &Path, name: &str) {
+    let out = Command::new(tool("VALGRIND"))
+        .args(["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=all", "-q"])
+        .arg(exe)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{name} under valgrind:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn compile(compiler: &str, std: &str, src: &str, out: &Path, extra: &[&str]) {
     run_ok(
         Command::new(compiler)
@@ -59,6 +69,7 @@ fn c_and_cxx_consumers_link_to_the_original_names_and_pass_their_checks() {
             run_ok(Command::new(&cc).arg(&obj).arg(&lib).arg("-o").arg(&exe));
             let status = Command::new(&exe).status().unwrap();
             assert_eq!(status.code(), Some(0), "{name}: check number {:?} failed", status.code());
+            valgrind_clean(&exe, &name);
             runs += 1;
         }
     }
@@ -77,6 +88,7 @@ fn the_tensor_loops_read_the_same_elements_on_the_host() {
         run_ok(Command::new(&cc).arg("-no-pie").arg(&obj).arg(product("NT_HOST_LIB")).arg("-o").arg(&exe));
         let status = Command::new(&exe).status().unwrap();
         assert_eq!(status.code(), Some(0), "{var}: check {:?} failed", status.code());
+        valgrind_clean(&exe, var);
     }
 }
 

@@ -1,0 +1,88 @@
+//! `nt-corpus DIR`: writes the committed seed corpora of the fuzz targets (fuzz/corpus/),
+//! built from the test fixtures and the standard vectors. Run through `make fuzz-corpus`
+//! (tool paths from the Makefile); the output is deterministic.
+
+use std::path::Path;
+use std::process::Command;
+
+use abi_tests::gen::{standard_vectors, Op, Shape};
+use abi_tests::tools::{product, run_ok, tool};
+use neuron_translate::host::{Extent, SlotUse, TableBuilder, Window};
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(name), bytes).unwrap();
+}
+
+fn main() {
+    let out = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: nt-corpus DIR"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+
+    // translate_diff: table image, then 17-byte calls (kind, address, length).
+    let dir = out.join("translate_diff");
+    for (i, (shape, v)) in standard_vectors(2, 24).iter().enumerate() {
+        let mut bytes = v.table.to_bytes().to_vec();
+        for (j, op) in v.ops.iter().enumerate() {
+            let (kind, addr) = match *op {
+                Op::Translate(a) if j % 5 == 4 => (2u8, a),
+                Op::Translate(a) => (0u8, a),
+                Op::Lookup(a) => (1u8, a),
+            };
+            bytes.push(kind);
+            bytes.extend_from_slice(&addr.to_le_bytes());
+            bytes.extend_from_slice(&(((j as u64) + 1) << (j % 40)).to_le_bytes());
+        }
+        write(&dir, &format!("{shape:?}-{i}"), &bytes);
+    }
+
+    // table_decode: a built table, the standard tables, a wrong size.
+    let dir = out.join("table_decode");
+    let w = |slot: usize, soc_base: u64, size: u64, local_base: u32| Window {
+        slot,
+        kind: SlotUse::of(slot),
+        soc_base,
+        extent: Extent::Size(size),
+        local_base,
+        reg_location: 0xFFFE_0000 + 8 * slot as u64,
+    };
+    let built = TableBuilder::new()
+        .window(w(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
+        .window(w(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
+        .window(w(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
+        .window(w(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
+        .build_image()
+        .unwrap();
+    write(&dir, "built", &built);
+    for (i, (shape, v)) in standard_vectors(1, 1).iter().enumerate() {
+        write(&dir, &format!("{shape:?}-{i}"), &v.table.to_bytes());
+    }
+    write(&dir, "short", &built[..100]);
+    let _ = Shape::Wild;
+
+    // abi_parse: the reference's length, the reference, the candidate: the fixture, the device
+    // object, the manifest, an archive of both objects.
+    let dir = out.join("abi_parse");
+    let scratch = std::env::temp_dir().join("nt-corpus");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let fixture = scratch.join("original.o");
+    run_ok(Command::new(tool("XTENSA_AS")).arg("--abi-windowed").arg(root.join("abi-tests/fixtures/original.S")).arg("-o").arg(&fixture));
+    let fixture = std::fs::read(&fixture).unwrap();
+    let device = std::fs::read(product("NT_DEVICE_OBJ")).unwrap();
+    let manifest = std::fs::read(root.join("abi-tests/reference/translation.toml")).unwrap();
+    let members = vec![
+        abi_tests::archive::Member { name: b"translation.o".to_vec(), data: device.clone(), date: 0, uid: 0, gid: 0, mode: 0o644 },
+        abi_tests::archive::Member { name: b"a_long_member_name.o".to_vec(), data: fixture.clone(), date: 0, uid: 0, gid: 0, mode: 0o644 },
+    ];
+    let archive = abi_tests::archive::write_gnu(&members);
+    let pair = |a: &[u8], b: &[u8]| {
+        let mut v = (a.len() as u32).to_le_bytes().to_vec();
+        v.extend_from_slice(a);
+        v.extend_from_slice(b);
+        v
+    };
+    write(&dir, "fixture-device", &pair(&fixture, &device));
+    write(&dir, "manifest-device", &pair(&manifest, &device));
+    write(&dir, "archive-fixture", &pair(&archive, &fixture));
+    write(&dir, "manifest-archive", &pair(&manifest, &archive));
+    println!("wrote the corpora under {}", out.display());
+}

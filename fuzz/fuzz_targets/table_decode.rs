@@ -1,0 +1,25 @@
+//! Arbitrary bytes into the table decoder and `ntx explain`'s renderings: never fails on
+//! 168 bytes, and answers anything else with an error naming the size.
+#![no_main]
+
+use abi_tests::tables::{explain, explain_json, explain_text};
+use libfuzzer_sys::fuzz_target;
+use neuron_translate::host::describe_bytes;
+
+fuzz_target!(|data: &[u8]| {
+    match <&[u8; 168]>::try_from(data) {
+        Ok(bytes) => {
+            let d = describe_bytes(bytes);
+            assert_eq!(d.records.len(), 5);
+            assert!(d.victim < 3);
+            let text = explain_text(&d);
+            assert!(text.contains("slot 4"));
+            let _ = explain_json(&d);
+            assert!(explain(data, "t", true).is_ok());
+        }
+        Err(_) => {
+            let e = explain(data, "t", false).expect_err("only 168 bytes are a table");
+            assert!(e.message.contains("168"));
+        }
+    }
+});
