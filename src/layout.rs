@@ -113,6 +113,7 @@ impl TranslationCtx {
 
     /// The exact little-endian image the device reads (168 bytes).
     #[inline]
+    #[allow(clippy::wrong_self_convention)] // 168 bytes: by reference, though Copy
     pub fn to_bytes(&self) -> [u8; offsets::CTX_SIZE] {
         let mut out = [0u8; offsets::CTX_SIZE];
         for (k, r) in self.records.iter().enumerate() {

@@ -94,7 +94,7 @@ impl Pair {
                     }
                     // SAFETY: valid tables; every register points into a bank.
                     let (xr, xc) = unsafe { (neuron_translate(ctx_r, a), ref_translate(ctx_c, a)) };
-                    if xr as usize != xc as usize {
+                    if !core::ptr::eq(xr, xc) {
                         return Err(format!("translate({a:#x}): library {:#x}, model {:#x}", xr as usize, xc as usize));
                     }
                 } else {

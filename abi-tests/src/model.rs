@@ -349,8 +349,9 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
     }
 
     // Relocations of every section, by section index and offset, for literal look-ups.
-    let mut relocs: BTreeMap<usize, Vec<(u64, u32, Option<SymbolIndex>, i64)>> =
-        BTreeMap::new();
+    // section index -> (offset, type, target symbol, addend)
+    type Relocs = BTreeMap<usize, Vec<(u64, u32, Option<SymbolIndex>, i64)>>;
+    let mut relocs: Relocs = BTreeMap::new();
     for s in f.sections() {
         for (off, r) in s.relocations() {
             let rtype = match r.flags() {

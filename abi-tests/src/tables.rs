@@ -10,6 +10,29 @@ use serde_json::{json, Value};
 
 use crate::model::InputError;
 
+/// A window for examples and tests: slot `slot` used as its slot number says, with the
+/// register block `0xFFFE_0000 + 8 * slot`.
+pub fn sample_window(slot: usize, soc_base: u64, size: u64, local_base: u32) -> Window {
+    Window {
+        slot,
+        kind: SlotUse::of(slot),
+        soc_base,
+        extent: Extent::Size(size),
+        local_base,
+        reg_location: 0xFFFE_0000 + 8 * slot as u64,
+    }
+}
+
+/// A valid table for examples and tests: the TCM staging window (64 KiB at local
+/// 0x80000), two 16 MiB reusable windows and a pinned one; slot 3 left empty.
+pub fn sample_table() -> TableBuilder {
+    TableBuilder::new()
+        .window(sample_window(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
+        .window(sample_window(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
+        .window(sample_window(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
+        .window(sample_window(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
+}
+
 /// Reads a table image: exactly 168 bytes.
 pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, InputError> {
     let bytes: &[u8; CTX_SIZE] = data.try_into().map_err(|_| {
@@ -21,7 +44,7 @@ pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, InputErr
 fn size_text(size: u128) -> String {
     const UNITS: [(u128, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (u, name) in UNITS {
-        if size >= u && size % u == 0 {
+        if size >= u && size.is_multiple_of(u) {
             return format!("{} {name}", size / u);
         }
     }

@@ -8,24 +8,7 @@ use neuron_translate::host::{describe, describe_bytes, BuildError, Extent, Sever
 use neuron_translate::TranslationCtx;
 use proptest::prelude::*;
 
-fn w(slot: usize, soc_base: u64, size: u64, local_base: u32) -> Window {
-    Window {
-        slot,
-        kind: SlotUse::of(slot),
-        soc_base,
-        extent: Extent::Size(size),
-        local_base,
-        reg_location: 0xFFFE_0000 + 8 * slot as u64,
-    }
-}
-
-fn good() -> TableBuilder {
-    TableBuilder::new()
-        .window(w(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
-        .window(w(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
-        .window(w(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
-        .window(w(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
-}
+use abi_tests::tables::{sample_table as good, sample_window as w};
 
 fn errors(b: TableBuilder) -> Vec<BuildError> {
     b.build().expect_err("must be refused").0

@@ -7,7 +7,6 @@ use std::process::Command;
 
 use abi_tests::gen::{standard_vectors, Op, Shape};
 use abi_tests::tools::{product, run_ok, tool};
-use neuron_translate::host::{Extent, SlotUse, TableBuilder, Window};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::create_dir_all(dir).unwrap();
@@ -37,21 +36,7 @@ fn main() {
 
     // table_decode: a built table, the standard tables, a wrong size.
     let dir = out.join("table_decode");
-    let w = |slot: usize, soc_base: u64, size: u64, local_base: u32| Window {
-        slot,
-        kind: SlotUse::of(slot),
-        soc_base,
-        extent: Extent::Size(size),
-        local_base,
-        reg_location: 0xFFFE_0000 + 8 * slot as u64,
-    };
-    let built = TableBuilder::new()
-        .window(w(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
-        .window(w(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
-        .window(w(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
-        .window(w(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
-        .build_image()
-        .unwrap();
+    let built = abi_tests::tables::sample_table().build_image().unwrap();
     write(&dir, "built", &built);
     for (i, (shape, v)) in standard_vectors(1, 1).iter().enumerate() {
         write(&dir, &format!("{shape:?}-{i}"), &v.table.to_bytes());
