@@ -8,8 +8,9 @@
 //!
 //! `ctx` is NULL or points to a readable, 8-aligned `_translation_ctx_t` (writable for
 //! `neuron_translate`). Every reusable record's `reg_location` whose slot a refill may pick
-//! is null (the call then traps) or the address of an 8-byte window register block. The
-//! outputs of the lookup are NULL or valid `unsigned long long` locations. Any table
+//! is null or not 4-aligned (the call then traps) or the address of an 8-byte window
+//! register block. The outputs of the lookup and the span are NULL or valid
+//! `unsigned long long` locations. Any table
 //! *contents* are fine: there is no content for which this code reads or writes outside
 //! the table and the victim's register block.
 
