@@ -21,8 +21,10 @@ use crate::init::{initial_table, InitInputs};
 use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
 use crate::window_reg::{Mmio, WindowRegisters};
 
-/// `_ctx`: the table in use; NULL until `_init_translate_ctx`. A C object of type
-/// `_translation_ctx_t *` in `.bss` (4 bytes on the device).
+/// `_ctx`:
+#[doc = sym_doc!(ctx)]
+///
+/// A C object of type `_translation_ctx_t *` in `.bss` (4 bytes on the device).
 #[export_name = sym!(ctx)]
 pub static mut CTX: *mut TranslationCtx = core::ptr::null_mut();
 
@@ -74,7 +76,8 @@ pub(crate) fn trap() -> ! {
     }
 }
 
-/// `void* neuron_translate(void* ctx, unsigned long long addr)`.
+/// `void* neuron_translate(void* ctx, unsigned long long addr)`:
+#[doc = sym_doc!(translate)]
 ///
 /// # Safety
 /// See the module documentation.
@@ -152,7 +155,8 @@ unsafe fn refill_out_of_range(ctx: *mut TranslationCtx, addr: u64) -> *mut c_voi
 }
 
 /// `void* neuron_translate_span(void* ctx, unsigned long long addr, unsigned long long len,
-/// unsigned long long* out_span)`: this library's addition (C linkage).
+/// unsigned long long* out_span)`, this library's addition (C linkage):
+#[doc = sym_doc!(translate_span)]
 ///
 /// # Safety
 /// As `neuron_translate`; `out_span` is NULL or a valid `unsigned long long` location.
@@ -183,7 +187,8 @@ pub unsafe extern "C" fn neuron_translate_span(
     local
 }
 
-/// `_translation_ctx_t* neuron_translate_ctx()`.
+/// `_translation_ctx_t* neuron_translate_ctx()`:
+#[doc = sym_doc!(translate_ctx)]
 #[export_name = sym!(translate_ctx)]
 pub extern "C" fn neuron_translate_ctx() -> *mut TranslationCtx {
     // SAFETY: a plain read of a pointer-sized static; the library is single-threaded per
@@ -192,7 +197,8 @@ pub extern "C" fn neuron_translate_ctx() -> *mut TranslationCtx {
 }
 
 /// `int neuron_translate_mapping_lookup(void* ctx, unsigned long long addr,
-/// unsigned long long* out_window, unsigned long long* out_local)`.
+/// unsigned long long* out_window, unsigned long long* out_local)`:
+#[doc = sym_doc!(mapping_lookup)]
 ///
 /// # Safety
 /// See the module documentation.
@@ -223,7 +229,8 @@ pub unsafe extern "C" fn neuron_translate_mapping_lookup(
     -1
 }
 
-/// `void _init_translate_ctx()`.
+/// `void _init_translate_ctx()`:
+#[doc = sym_doc!(init_translate_ctx)]
 #[export_name = sym!(init_translate_ctx)]
 pub extern "C" fn _init_translate_ctx() {
     // SAFETY: the imports are defined by start_exit.o; only the address of the first and

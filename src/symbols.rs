@@ -40,6 +40,48 @@ macro_rules! sym {
     };
 }
 
+/// The one-paragraph documentation of each item, written once: carried into the header
+/// (build.rs) and into the rustdoc of the exported items (abi.rs).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! sym_doc {
+    (translate) => {
+        "Translate a 64-bit SoC/HBM address to a 32-bit NX-local address; on a miss, \
+         reprogram the round-robin victim window (slots 0..2) and its SoC window register. \
+         Returns NULL when ctx is NULL."
+    };
+    (translate_ctx) => {
+        "The current window table (the value of _ctx); NULL before _init_translate_ctx()."
+    };
+    (mapping_lookup) => {
+        "Side-effect-free lookup: on a hit writes the window's NX-local base and the \
+         64-bit local address and returns 0; on a miss (or NULL ctx) returns -1 and \
+         writes nothing. NULL outputs are skipped."
+    };
+    (init_translate_ctx) => {
+        "Build the initial window table from data_scratch_map and hbm_scratch and point \
+         _ctx at it. Calling it again resets the table."
+    };
+    (ctx) => {
+        "The window table in use (a pointer, 4 bytes on the device); NULL before init."
+    };
+    (translate_span) => {
+        "neuron_translate, plus how far it reaches: returns the local address of addr \
+         (refilling on a miss, exactly as neuron_translate) and writes to *out_span how \
+         many bytes from there translate contiguously through the same window, at most \
+         len. The span ends at the window's end, at the top of the 32-bit local space \
+         and before any address an earlier window would match. Translate once per span \
+         instead of once per element. NULL ctx: returns NULL, *out_span = 0; NULL \
+         out_span is skipped; len 0 translates as usual with a span of 0."
+    };
+    (data_scratch_map) => {
+        "The core's data scratch map (defined by start_exit.o); only its address is used."
+    };
+    (hbm_scratch) => {
+        "SoC/HBM address of the core's HBM scratch region (defined by start_exit.o)."
+    };
+}
+
 /// What kind of ELF symbol an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SymbolKind {
@@ -120,9 +162,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "Translate a 64-bit SoC/HBM address to a 32-bit NX-local address; on a miss, \
-              reprogram the round-robin victim window (slots 0..2) and its SoC window register. \
-              Returns NULL when ctx is NULL.",
+        doc: sym_doc!(translate),
     },
     Symbol {
         elf_name: sym!(translate_ctx),
@@ -134,7 +174,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Inferred,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "The current window table (the value of _ctx); NULL before _init_translate_ctx().",
+        doc: sym_doc!(translate_ctx),
     },
     Symbol {
         elf_name: sym!(mapping_lookup),
@@ -147,9 +187,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "Side-effect-free lookup: on a hit writes the window's NX-local base and the \
-              64-bit local address and returns 0; on a miss (or NULL ctx) returns -1 and \
-              writes nothing. NULL outputs are skipped.",
+        doc: sym_doc!(mapping_lookup),
     },
     Symbol {
         elf_name: sym!(init_translate_ctx),
@@ -161,8 +199,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Inferred,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "Build the initial window table from data_scratch_map and hbm_scratch and point \
-              _ctx at it. Calling it again resets the table.",
+        doc: sym_doc!(init_translate_ctx),
     },
     Symbol {
         elf_name: sym!(ctx),
@@ -174,7 +211,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "The window table in use (a pointer, 4 bytes on the device); NULL before init.",
+        doc: sym_doc!(ctx),
     },
     Symbol {
         elf_name: sym!(translate_span),
@@ -187,13 +224,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Decided,
         linkage: Linkage::C,
         original: false,
-        doc: "neuron_translate, plus how far it reaches: returns the local address of addr \
-              (refilling on a miss, exactly as neuron_translate) and writes to *out_span how \
-              many bytes from there translate contiguously through the same window, at most \
-              len. The span ends at the window's end, at the top of the 32-bit local space \
-              and before any address an earlier window would match. Translate once per span \
-              instead of once per element. NULL ctx: returns NULL, *out_span = 0; NULL \
-              out_span is skipped; len 0 translates as usual with a span of 0.",
+        doc: sym_doc!(translate_span),
     },
     Symbol {
         elf_name: sym!(data_scratch_map),
@@ -205,7 +236,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "The core's data scratch map (defined by start_exit.o); only its address is used.",
+        doc: sym_doc!(data_scratch_map),
     },
     Symbol {
         elf_name: sym!(hbm_scratch),
@@ -217,7 +248,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
-        doc: "SoC/HBM address of the core's HBM scratch region (defined by start_exit.o).",
+        doc: sym_doc!(hbm_scratch),
     },
 ];
 

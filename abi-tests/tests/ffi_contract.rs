@@ -6,7 +6,7 @@ use core::ptr::null_mut;
 
 use abi_tests::guard::{page, Mapping};
 use abi_tests::in_child;
-use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup};
+use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span};
 use neuron_translate::{MapRecord, TranslationCtx};
 
 /// A table of five disjoint 1 MiB windows at SoC 0x40_0000_0000 + k MiB (local
@@ -187,4 +187,28 @@ fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
         assert_eq!(after.next_alloc, ((v + 1) % 3) as u8);
         assert_eq!(after.records[v].ptr, 0x77_0000_0000);
     }
+}
+
+#[test]
+fn a_register_block_inside_the_table_itself_is_written_like_any_other() {
+    // Any table contents are allowed, including a victim whose register block is the
+    // table's own memory: the refill then overwrites those bytes, in the contract's order
+    // (record tag, register hi, register lo, cursor), through raw places only.
+    let mut t = table([0; 5]);
+    let base = &mut t as *mut TranslationCtx as u64;
+    // Slot 0's register block is slot 2's tag (+64): hi then lo of the new tag land there.
+    t.records[0].reg_location = base + 64;
+    let addr = 0x0123_4567_89AB_CDEFu64;
+    // SAFETY: the register block is 8 writable bytes of the table itself.
+    let p = unsafe { neuron_translate(as_ctx(&mut t), addr) };
+    let tag = addr & !0xF_FFFF;
+    assert_eq!(p as usize, 0x10_0000 + 0xB_CDEF);
+    assert_eq!(t.records[0].ptr, tag);
+    assert_eq!(t.records[2].ptr, tag, "slot 2's tag bytes were the register block");
+    assert_eq!(t.next_alloc, 1);
+    // The span still answers: addr hits slot 0 (first match) after the refill.
+    let mut span = 0u64;
+    // SAFETY: a valid table; a hit, so no register is written.
+    let q = unsafe { neuron_translate_span(as_ctx(&mut t), addr, 64, &mut span) };
+    assert_eq!((q as usize, span), (0x10_0000 + 0xB_CDEF, 64));
 }
