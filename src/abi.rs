@@ -101,12 +101,8 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     // SAFETY: non-null, and valid and aligned by the caller's contract.
     let next_alloc = {
         let table = unsafe { &*ctx };
-        // `TranslationCtx::hit`, written as one early return per record: each hit leaves
-        // from its own block instead of joining a shared tail that re-derives the record.
-        for k in 0..RECORDS {
-            if let Some(local) = table.records[k].try_local(addr) {
-                return local as usize as *mut c_void;
-            }
+        if let Some(local) = table.hit(addr) {
+            return local as usize as *mut c_void;
         }
         table.next_alloc
     };
@@ -211,22 +207,17 @@ pub unsafe extern "C" fn neuron_translate_mapping_lookup(
 ) -> c_int {
     // SAFETY: NULL or valid and aligned by the caller's contract.
     let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else { return -1 };
-    // `TranslationCtx::lookup`, one early return per record (as in neuron_translate).
-    for k in 0..RECORDS {
-        if let Some((window, local)) = table.records[k].try_mapping(addr) {
-            // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
-            unsafe {
-                if !out_window.is_null() {
-                    out_window.write(u64::from(window));
-                }
-                if !out_local.is_null() {
-                    out_local.write(local);
-                }
-            }
-            return 0;
+    let Some(m) = table.lookup(addr) else { return -1 };
+    // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
+    unsafe {
+        if !out_window.is_null() {
+            out_window.write(u64::from(m.window));
+        }
+        if !out_local.is_null() {
+            out_local.write(m.local);
         }
     }
-    -1
+    0
 }
 
 /// `void _init_translate_ctx()`:

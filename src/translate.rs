@@ -6,7 +6,7 @@
 //! * The first matching record wins (the unrolled scan runs 0..5 in order).
 //! * A miss refills the round-robin victim among slots `0..3` (seed §6, the `% 3`).
 
-use crate::layout::{MapRecord, TranslationCtx, REUSABLE_SLOTS};
+use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
 use crate::window_reg::{RegisterAddress, WindowRegisters};
 
 impl MapRecord {
@@ -180,15 +180,26 @@ impl TranslationCtx {
     /// The local address of `addr` in the first window it matches.
     #[inline(always)]
     pub fn hit(&self, addr: u64) -> Option<u32> {
-        self.records.iter().find_map(|r| r.try_local(addr))
+        // One early return per record (not `find_map`): on the device each hit then leaves
+        // from its own block instead of joining a shared tail that re-derives the record.
+        for k in 0..RECORDS {
+            if let Some(local) = self.records[k].try_local(addr) {
+                return Some(local);
+            }
+        }
+        None
     }
 
     /// Side-effect-free lookup (`neuron_translate_mapping_lookup`): never refills.
     #[inline]
     pub fn lookup(&self, addr: u64) -> Option<Mapping> {
-        let slot = self.find(addr)?;
-        let r = &self.records[slot];
-        Some(Mapping { slot, window: r.window, local: r.local_wide(addr) })
+        // One early return per record, as in `hit`.
+        for k in 0..RECORDS {
+            if let Some((window, local)) = self.records[k].try_mapping(addr) {
+                return Some(Mapping { slot: k, window, local });
+            }
+        }
+        None
     }
 
     /// The record a refill would take: `next_alloc % 3` (contract §4: the original indexes
