@@ -167,7 +167,12 @@ asan-test:
 	  --target-dir target/asan -p neuron-translate -p abi-tests --features neuron-translate/std \
 	  $(ASAN_TESTS) -- --skip ntx_
 
-test: bootstrap all abi-check header-check bench-check fuzz-smoke asan-test
+.PHONY: fmt-check
+fmt-check:
+	$(CARGO) fmt --all --check
+	cd fuzz && $(CARGO) fmt --check
+
+test: bootstrap fmt-check all abi-check header-check bench-check fuzz-smoke asan-test
 	$(CARGO) test --locked --workspace --all-features
 
 clean:

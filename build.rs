@@ -34,7 +34,8 @@ fn main() {
         return;
     }
     let root = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
-    let config = cbindgen::Config::from_file(Path::new(&root).join("cbindgen.toml")).expect("cbindgen.toml");
+    let config =
+        cbindgen::Config::from_file(Path::new(&root).join("cbindgen.toml")).expect("cbindgen.toml");
     let mut types = Vec::new();
     cbindgen::Builder::new()
         .with_config(config)
@@ -80,7 +81,9 @@ fn assemble(types: &str) -> String {
     use layout::offsets as o;
     // cbindgen's own text is the file comment, then the includes and the types: the include
     // guard goes around all of it but the comment.
-    let (comment, body) = types.split_once("*/").expect("cbindgen writes the header comment first");
+    let (comment, body) = types
+        .split_once("*/")
+        .expect("cbindgen writes the header comment first");
     let mut h = format!("{comment}*/\n\n#ifndef NEURON_TRANSLATE_H\n#define NEURON_TRANSLATE_H\n");
     h.push_str(body.trim_end());
     h.push_str("\n\n");
@@ -92,31 +95,51 @@ fn assemble(types: &str) -> String {
         ("offsetof(_map_record_t, ptr)".into(), o::PTR),
         ("offsetof(_map_record_t, window)".into(), o::WINDOW),
         ("offsetof(_map_record_t, mask)".into(), o::MASK),
-        ("offsetof(_map_record_t, reg_location)".into(), o::REG_LOCATION),
-        ("offsetof(_translation_ctx_t, records)".into(), o::RECORD_ARRAY),
-        ("offsetof(_translation_ctx_t, next_alloc)".into(), o::NEXT_ALLOC),
+        (
+            "offsetof(_map_record_t, reg_location)".into(),
+            o::REG_LOCATION,
+        ),
+        (
+            "offsetof(_translation_ctx_t, records)".into(),
+            o::RECORD_ARRAY,
+        ),
+        (
+            "offsetof(_translation_ctx_t, next_alloc)".into(),
+            o::NEXT_ALLOC,
+        ),
     ];
-    h.push_str("/* The layout the device code addresses (seed §2, DWARF); checked by your compiler. */\n");
+    h.push_str(
+        "/* The layout the device code addresses (seed §2, DWARF); checked by your compiler. */\n",
+    );
     h.push_str("#if defined(__cplusplus) && __cplusplus >= 201103L\n");
     for (e, v) in &pins {
         let _ = writeln!(h, "static_assert({e} == {v}, \"{e} must be {v}\");");
     }
-    h.push_str("#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n");
+    h.push_str(
+        "#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n",
+    );
     for (e, v) in &pins {
         let _ = writeln!(h, "_Static_assert({e} == {v}, \"{e} must be {v}\");");
     }
     h.push_str("#else\n");
     for (i, (e, v)) in pins.iter().enumerate() {
-        let _ = writeln!(h, "typedef char neuron_translate_layout_pin_{i}[({e} == {v}) ? 1 : -1];");
+        let _ = writeln!(
+            h,
+            "typedef char neuron_translate_layout_pin_{i}[({e} == {v}) ? 1 : -1];"
+        );
     }
     h.push_str("#endif\n\n");
 
     // Declarations, from src/symbols.rs.
-    let exports: Vec<&symbols::Symbol> =
-        symbols::SYMBOLS.iter().filter(|s| s.direction == symbols::Direction::Export).collect();
+    let exports: Vec<&symbols::Symbol> = symbols::SYMBOLS
+        .iter()
+        .filter(|s| s.direction == symbols::Direction::Export)
+        .collect();
     h.push_str("/*\n * The functions and _ctx, by their original names. In C++ they have C++ linkage and\n");
     h.push_str(" * mangle to the original's ELF names; in C, asm labels give the same names.\n");
-    h.push_str(" * neuron_translate_span is this library's addition, with C linkage in both.\n */\n");
+    h.push_str(
+        " * neuron_translate_span is this library's addition, with C linkage in both.\n */\n",
+    );
     for (lang, cxx) in [("#ifdef __cplusplus", true), ("#else", false)] {
         h.push_str(lang);
         h.push('\n');
@@ -126,12 +149,22 @@ fn assemble(types: &str) -> String {
             let c_linkage = s.linkage == symbols::Linkage::C;
             // C: an asm label where the ELF name is not the plain name. C++: C++ linkage
             // mangles to the original's names; this library's additions are extern "C".
-            let label = if cxx || c_linkage { String::new() } else { format!(" __asm__(\"{}\")", s.elf_name) };
-            let linkage = if cxx && c_linkage { "extern \"C\" " } else { "" };
+            let label = if cxx || c_linkage {
+                String::new()
+            } else {
+                format!(" __asm__(\"{}\")", s.elf_name)
+            };
+            let linkage = if cxx && c_linkage {
+                "extern \"C\" "
+            } else {
+                ""
+            };
             let sep = if s.c_type.ends_with('*') { "" } else { " " };
             let decl = format!("{}{sep}{}", s.c_type, s.cxx_name);
             let _ = match s.kind {
-                symbols::SymbolKind::Function => writeln!(h, "{linkage}{decl}({}){label};", s.c_params),
+                symbols::SymbolKind::Function => {
+                    writeln!(h, "{linkage}{decl}({}){label};", s.c_params)
+                }
                 symbols::SymbolKind::Object { .. } => writeln!(h, "{linkage}extern {decl}{label};"),
             };
         }

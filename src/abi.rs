@@ -30,7 +30,13 @@ pub static mut CTX: *mut TranslationCtx = core::ptr::null_mut();
 
 /// The storage `_init_translate_ctx` fills: a local `.bss` object (contract §1, DECIDED).
 static mut TABLE: TranslationCtx = TranslationCtx {
-    records: [MapRecord { ptr: 0, window: 0, _pad: 0, mask: 0, reg_location: 0 }; RECORDS],
+    records: [MapRecord {
+        ptr: 0,
+        window: 0,
+        _pad: 0,
+        mask: 0,
+        reg_location: 0,
+    }; RECORDS],
     next_alloc: 0,
     _pad: [0; 7],
 };
@@ -69,7 +75,11 @@ pub(crate) fn trap() -> ! {
     unsafe {
         core::arch::asm!("udf #0", options(noreturn, nomem, nostack))
     }
-    #[cfg(not(any(target_arch = "xtensa", target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(not(any(
+        target_arch = "xtensa",
+        target_arch = "x86_64",
+        target_arch = "aarch64"
+    )))]
     loop {
         // No trap instruction known for this architecture: stop here, storing nothing.
         core::hint::spin_loop()
@@ -123,13 +133,17 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
 #[inline(always)]
 unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_void {
     // SAFETY: valid by the caller's contract; the reference ends before the stores.
-    let Ok(plan) = (unsafe { &*ctx }).plan_refill_at(addr, slot) else { trap() };
+    let Ok(plan) = (unsafe { &*ctx }).plan_refill_at(addr, slot) else {
+        trap()
+    };
     // The refill writes through raw places only: a register block may alias the table
     // itself (any contents are allowed), so no reference may be live across the stores.
     // SAFETY: `plan.slot < 3`; the table is writable by the caller's contract; the
     // register address was checked and is valid by the caller's contract.
     unsafe {
-        let victim = addr_of_mut!((*ctx).records).cast::<MapRecord>().add(plan.slot);
+        let victim = addr_of_mut!((*ctx).records)
+            .cast::<MapRecord>()
+            .add(plan.slot);
         addr_of_mut!((*victim).ptr).write(plan.tag);
         Mmio::new().program(plan.register, plan.tag);
         addr_of_mut!((*ctx).next_alloc).write(plan.next_alloc);
@@ -206,8 +220,12 @@ pub unsafe extern "C" fn neuron_translate_mapping_lookup(
     out_local: *mut u64,
 ) -> c_int {
     // SAFETY: NULL or valid and aligned by the caller's contract.
-    let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else { return -1 };
-    let Some(m) = table.lookup(addr) else { return -1 };
+    let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else {
+        return -1;
+    };
+    let Some(m) = table.lookup(addr) else {
+        return -1;
+    };
     // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
     unsafe {
         if !out_window.is_null() {

@@ -159,7 +159,13 @@ impl Aperture {
             }
             TagSource::HbmScratch => inputs.hbm_scratch & mask,
         };
-        MapRecord { ptr, window, _pad: 0, mask, reg_location: self.reg_location }
+        MapRecord {
+            ptr,
+            window,
+            _pad: 0,
+            mask,
+            reg_location: self.reg_location,
+        }
     }
 }
 

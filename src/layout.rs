@@ -57,7 +57,11 @@ pub struct TranslationCtx {
 /// table that matches nothing.
 impl Default for TranslationCtx {
     fn default() -> Self {
-        TranslationCtx { records: [MapRecord::default(); RECORDS], next_alloc: 0, _pad: [0; 7] }
+        TranslationCtx {
+            records: [MapRecord::default(); RECORDS],
+            next_alloc: 0,
+            _pad: [0; 7],
+        }
     }
 }
 
@@ -90,9 +94,18 @@ const_assert_eq!(core::mem::align_of::<TranslationCtx>(), offsets::ALIGN);
 const_assert_eq!(core::mem::offset_of!(MapRecord, ptr), offsets::PTR);
 const_assert_eq!(core::mem::offset_of!(MapRecord, window), offsets::WINDOW);
 const_assert_eq!(core::mem::offset_of!(MapRecord, mask), offsets::MASK);
-const_assert_eq!(core::mem::offset_of!(MapRecord, reg_location), offsets::REG_LOCATION);
-const_assert_eq!(core::mem::offset_of!(TranslationCtx, records), offsets::RECORD_ARRAY);
-const_assert_eq!(core::mem::offset_of!(TranslationCtx, next_alloc), offsets::NEXT_ALLOC);
+const_assert_eq!(
+    core::mem::offset_of!(MapRecord, reg_location),
+    offsets::REG_LOCATION
+);
+const_assert_eq!(
+    core::mem::offset_of!(TranslationCtx, records),
+    offsets::RECORD_ARRAY
+);
+const_assert_eq!(
+    core::mem::offset_of!(TranslationCtx, next_alloc),
+    offsets::NEXT_ALLOC
+);
 
 impl MapRecord {
     /// A record that no address matches: its tag has a bit outside its mask, which a
@@ -100,7 +113,13 @@ impl MapRecord {
     /// which matches address 0 only.)
     #[inline]
     pub const fn empty(window: u32, mask: u64, reg_location: u64) -> Self {
-        MapRecord { ptr: !mask & mask.wrapping_add(1), window, _pad: 0, mask, reg_location }
+        MapRecord {
+            ptr: !mask & mask.wrapping_add(1),
+            window,
+            _pad: 0,
+            mask,
+            reg_location,
+        }
     }
 }
 
@@ -108,7 +127,11 @@ impl TranslationCtx {
     /// A table whose five records match nothing (mask `!0xFFF`, window 0, no register).
     #[inline]
     pub const fn empty() -> Self {
-        TranslationCtx { records: [MapRecord::empty(0, !0xFFF, 0); RECORDS], next_alloc: 0, _pad: [0; 7] }
+        TranslationCtx {
+            records: [MapRecord::empty(0, !0xFFF, 0); RECORDS],
+            next_alloc: 0,
+            _pad: [0; 7],
+        }
     }
 
     /// The exact little-endian image the device reads (168 bytes).

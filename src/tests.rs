@@ -60,11 +60,17 @@ fn first_match_wins_on_overlap() {
     let mut log = Log::default();
     assert_eq!(t.translate(0x40_0010_0004, &mut log), Ok(0x20_0004));
     // Where only record 3 matches, it is record 3.
-    assert_eq!(t.translate(0x40_0090_0004, &mut log), Ok(0x40_0000 + 0x90_0004));
+    assert_eq!(
+        t.translate(0x40_0090_0004, &mut log),
+        Ok(0x40_0000 + 0x90_0004)
+    );
     // And the earliest of several: move record 3 in front by making record 0 cover all.
     t.records[0].mask = REFILL_MASK;
     t.records[0].ptr = 0x40_0000_0000;
-    assert_eq!(t.translate(0x40_0010_0004, &mut log), Ok(0x10_0000 + 0x10_0004));
+    assert_eq!(
+        t.translate(0x40_0010_0004, &mut log),
+        Ok(0x10_0000 + 0x10_0004)
+    );
     assert!(log.0.is_empty());
 }
 
@@ -85,14 +91,24 @@ fn local_address_wraps_at_32_bits() {
     t.records[2].window = 0xFFFF_FFF0;
     let mut log = Log::default();
     assert_eq!(t.translate(0x40_0020_0020, &mut log), Ok(0x10));
-    assert_eq!(t.lookup(0x40_0020_0020).unwrap().local, 0x1_0000_0010, "lookup keeps the carry");
+    assert_eq!(
+        t.lookup(0x40_0020_0020).unwrap().local,
+        0x1_0000_0010,
+        "lookup keeps the carry"
+    );
 }
 
 #[test]
 fn only_the_low_word_of_the_offset_counts() {
     let mut t = table();
     // A 2^40-byte window: offset bits reach into the high word.
-    t.records[4] = MapRecord { ptr: 0, window: 0x100, _pad: 0, mask: !((1u64 << 40) - 1), reg_location: REG };
+    t.records[4] = MapRecord {
+        ptr: 0,
+        window: 0x100,
+        _pad: 0,
+        mask: !((1u64 << 40) - 1),
+        reg_location: REG,
+    };
     let mut log = Log::default();
     let a = 0x12_3456_789Au64; // not in records 0..3 (they are at 0x40_xxxx_xxxx)
     assert_eq!(t.translate(a, &mut log), Ok(0x100 + 0x3456_789A));
@@ -149,7 +165,11 @@ fn next_alloc_out_of_range_is_taken_modulo_3() {
         let mut log = Log::default();
         t.translate(0x99_0000_0000, &mut log).unwrap();
         let v = usize::from(n % 3);
-        assert_eq!(log.0, [((REG + 8 * v as u64) as usize, 0x99_0000_0000)], "next_alloc {n}");
+        assert_eq!(
+            log.0,
+            [((REG + 8 * v as u64) as usize, 0x99_0000_0000)],
+            "next_alloc {n}"
+        );
         assert_eq!(t.next_alloc, ((v + 1) % 3) as u8, "next_alloc {n}");
         assert_eq!(t.records[v].ptr, 0x99_0000_0000);
     }
@@ -165,7 +185,10 @@ fn refill_with_a_null_or_misaligned_register_changes_nothing() {
         let mut log = Log::default();
         assert_eq!(
             t.translate(0x99_0000_0000, &mut log),
-            Err(RefillError::BadRegister { slot: 1, reg_location: bad })
+            Err(RefillError::BadRegister {
+                slot: 1,
+                reg_location: bad
+            })
         );
         assert_eq!(t, before);
         assert!(log.0.is_empty());
@@ -173,14 +196,20 @@ fn refill_with_a_null_or_misaligned_register_changes_nothing() {
     // Only the victim's register matters: a hit never looks at it.
     let mut t = table();
     t.records[0].reg_location = 0;
-    assert_eq!(t.translate(0x40_0000_0001, &mut Log::default()), Ok(0x10_0001));
+    assert_eq!(
+        t.translate(0x40_0000_0001, &mut Log::default()),
+        Ok(0x10_0001)
+    );
 }
 
 #[cfg(target_pointer_width = "64")]
 #[test]
 fn register_address_is_pointer_width() {
     // On a 64-bit host all 64 bits form the address; the device uses the low 32.
-    assert_eq!(RegisterAddress::new(0x1_0000_0000).map(|r| r.get()), Some(0x1_0000_0000));
+    assert_eq!(
+        RegisterAddress::new(0x1_0000_0000).map(|r| r.get()),
+        Some(0x1_0000_0000)
+    );
 }
 
 #[test]
@@ -189,7 +218,11 @@ fn lookup_reports_window_and_wide_local_without_side_effects() {
     let before = t;
     assert_eq!(
         t.lookup(0x40_0030_0007),
-        Some(Mapping { slot: 3, window: 0x40_0000, local: 0x40_0007 })
+        Some(Mapping {
+            slot: 3,
+            window: 0x40_0000,
+            local: 0x40_0007
+        })
     );
     assert_eq!(t.lookup(0x50_0000_0000), None);
     assert_eq!(t, before);
@@ -201,10 +234,22 @@ fn byte_image_round_trips_at_the_contract_offsets() {
     t.next_alloc = 0xA5;
     let b = t.to_bytes();
     assert_eq!(b.len(), offsets::CTX_SIZE);
-    assert_eq!(u64::from_le_bytes(b[32..40].try_into().unwrap()), t.records[1].ptr);
-    assert_eq!(u32::from_le_bytes(b[40..44].try_into().unwrap()), t.records[1].window);
-    assert_eq!(u64::from_le_bytes(b[48..56].try_into().unwrap()), t.records[1].mask);
-    assert_eq!(u64::from_le_bytes(b[56..64].try_into().unwrap()), t.records[1].reg_location);
+    assert_eq!(
+        u64::from_le_bytes(b[32..40].try_into().unwrap()),
+        t.records[1].ptr
+    );
+    assert_eq!(
+        u32::from_le_bytes(b[40..44].try_into().unwrap()),
+        t.records[1].window
+    );
+    assert_eq!(
+        u64::from_le_bytes(b[48..56].try_into().unwrap()),
+        t.records[1].mask
+    );
+    assert_eq!(
+        u64::from_le_bytes(b[56..64].try_into().unwrap()),
+        t.records[1].reg_location
+    );
     assert_eq!(b[160], 0xA5);
     assert_eq!(TranslationCtx::from_bytes(&b), t);
 }
@@ -214,13 +259,21 @@ fn empty_tags_never_match() {
     for a in &APERTURES {
         let m = a.mask();
         let tag = empty_tag(m);
-        assert_ne!(tag & !m, 0, "{}: the empty tag has a bit outside the mask", a.name);
+        assert_ne!(
+            tag & !m,
+            0,
+            "{}: the empty tag has a bit outside the mask",
+            a.name
+        );
     }
 }
 
 #[test]
 fn initial_table_follows_the_aperture_rows() {
-    let inputs = InitInputs { data_scratch_map: 0x0012_3400, hbm_scratch: 0x44_5566_7788 };
+    let inputs = InitInputs {
+        data_scratch_map: 0x0012_3400,
+        hbm_scratch: 0x44_5566_7788,
+    };
     let t = initial_table(&inputs);
     assert_eq!(t.next_alloc, 0);
     for (k, (r, a)) in t.records.iter().zip(APERTURES.iter()).enumerate() {
@@ -234,26 +287,45 @@ fn initial_table_follows_the_aperture_rows() {
     assert_eq!(!t.records[tcm].mask + 1, 0x1_0000);
     // Slots 0..2 start empty: nothing matches them before a refill.
     for k in 0..3 {
-        assert_ne!(t.records[k].ptr & !t.records[k].mask, 0, "slot {k} starts empty");
+        assert_ne!(
+            t.records[k].ptr & !t.records[k].mask,
+            0,
+            "slot {k} starts empty"
+        );
     }
     // The HBM scratch address translates through slot 4.
     assert_eq!(t.find(inputs.hbm_scratch), Some(4));
-    assert_eq!(t.lookup(inputs.hbm_scratch).unwrap().local, 0x0300_0000 + 0x66_7788);
+    assert_eq!(
+        t.lookup(inputs.hbm_scratch).unwrap().local,
+        0x0300_0000 + 0x66_7788
+    );
     // The data scratch map's SoC view translates back to its own local address.
     let soc = u64::from(inputs.data_scratch_map) + crate::init::DATA_SCRATCH_SOC_DELTA;
     assert_eq!(t.find(soc + 0x10), Some(3));
-    assert_eq!(t.records[3].local(soc + 0x10), inputs.data_scratch_map + 0x10);
+    assert_eq!(
+        t.records[3].local(soc + 0x10),
+        inputs.data_scratch_map + 0x10
+    );
 }
 
 #[test]
 fn initial_table_windows_do_not_overlap_locally() {
-    let t = initial_table(&InitInputs { data_scratch_map: 0x0040_0000, hbm_scratch: 0 });
-    let ranges: Vec<(u64, u64)> =
-        t.records.iter().map(|r| (u64::from(r.window), u64::from(r.window) + (!r.mask + 1))).collect();
+    let t = initial_table(&InitInputs {
+        data_scratch_map: 0x0040_0000,
+        hbm_scratch: 0,
+    });
+    let ranges: Vec<(u64, u64)> = t
+        .records
+        .iter()
+        .map(|r| (u64::from(r.window), u64::from(r.window) + (!r.mask + 1)))
+        .collect();
     for i in 0..5 {
         for j in i + 1..5 {
             let (a, b) = (ranges[i], ranges[j]);
-            assert!(a.1 <= b.0 || b.1 <= a.0, "slots {i} and {j} overlap: {a:x?} {b:x?}");
+            assert!(
+                a.1 <= b.0 || b.1 <= a.0,
+                "slots {i} and {j} overlap: {a:x?} {b:x?}"
+            );
         }
     }
 }

@@ -37,7 +37,8 @@ impl MapRecord {
     /// The 32-bit NX-local address of `addr` in this window (wrapping, low word only).
     #[inline(always)]
     pub fn local(&self, addr: u64) -> u32 {
-        self.window.wrapping_add((addr as u32) & !(self.mask as u32))
+        self.window
+            .wrapping_add((addr as u32) & !(self.mask as u32))
     }
 
     /// `local(addr)` if `addr` belongs to this window: the hit path in one step.
@@ -50,7 +51,10 @@ impl MapRecord {
         if !self.matches_fast(addr) {
             return None;
         }
-        Some(self.window.wrapping_add((addr as u32).wrapping_sub(self.ptr as u32)))
+        Some(
+            self.window
+                .wrapping_add((addr as u32).wrapping_sub(self.ptr as u32)),
+        )
     }
 
     /// `(window, local_wide(addr))` if `addr` belongs to this window: the lookup's hit in
@@ -66,7 +70,8 @@ impl MapRecord {
         // than a 64-bit subtraction on the 32-bit device.
         let (lo, hi) = (addr as u32, (addr >> 32) as u32);
         let (tag_lo, tag_hi) = (self.ptr as u32, (self.ptr >> 32) as u32);
-        let offset = (u64::from(hi.wrapping_sub(tag_hi)) << 32) | u64::from(lo.wrapping_sub(tag_lo));
+        let offset =
+            (u64::from(hi.wrapping_sub(tag_hi)) << 32) | u64::from(lo.wrapping_sub(tag_lo));
         Some((self.window, u64::from(self.window).wrapping_add(offset)))
     }
 
@@ -196,7 +201,11 @@ impl TranslationCtx {
         // One early return per record, as in `hit`.
         for k in 0..RECORDS {
             if let Some((window, local)) = self.records[k].try_mapping(addr) {
-                return Some(Mapping { slot: k, window, local });
+                return Some(Mapping {
+                    slot: k,
+                    window,
+                    local,
+                });
             }
         }
         None
@@ -219,17 +228,29 @@ impl TranslationCtx {
     #[inline(always)]
     pub(crate) fn plan_refill_at(&self, addr: u64, slot: usize) -> Result<Refill, RefillError> {
         let r = &self.records[slot];
-        let register = RegisterAddress::new(r.reg_location)
-            .ok_or(RefillError::BadRegister { slot, reg_location: r.reg_location })?;
+        let register = RegisterAddress::new(r.reg_location).ok_or(RefillError::BadRegister {
+            slot,
+            reg_location: r.reg_location,
+        })?;
         let tag = addr & r.mask;
         // (v + 1) % 3 for v in 0..3, without a division.
         let next = slot + 1;
-        let next_alloc = if next == usize::from(REUSABLE_SLOTS) { 0 } else { next as u8 };
+        let next_alloc = if next == usize::from(REUSABLE_SLOTS) {
+            0
+        } else {
+            next as u8
+        };
         // local(r, addr), with the offset as `lo - (lo & mask)`: the low word of the tag
         // is already at hand, and `!mask` would cost two more instructions.
         let lo = addr as u32;
         let local = r.window.wrapping_add(lo.wrapping_sub(tag as u32));
-        Ok(Refill { slot, tag, register, local, next_alloc })
+        Ok(Refill {
+            slot,
+            tag,
+            register,
+            local,
+            next_alloc,
+        })
     }
 
     /// Performs a planned refill: the record's tag, then the register (through `regs`),
@@ -249,7 +270,9 @@ impl TranslationCtx {
     /// and before the first address an earlier record matches (it would win there).
     #[inline]
     pub fn span_at(&self, slot: usize, addr: u64, local: u32, len: u64) -> u64 {
-        let Some(r) = self.records.get(slot) else { return 0 };
+        let Some(r) = self.records.get(slot) else {
+            return 0;
+        };
         let local_room = (1u128 << 32) - u128::from(local);
         let mut span = u128::from(len).min(run_in_record(r, addr)).min(local_room);
         for earlier in self.records.iter().take(slot) {

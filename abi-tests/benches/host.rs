@@ -35,8 +35,10 @@ fn main() {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1))
         .configure_from_args();
-    let impls: [(&str, Translate, Lookup); 2] =
-        [("rust", neuron_translate, neuron_translate_mapping_lookup), ("reference", ref_translate, ref_mapping_lookup)];
+    let impls: [(&str, Translate, Lookup); 2] = [
+        ("rust", neuron_translate, neuron_translate_mapping_lookup),
+        ("reference", ref_translate, ref_mapping_lookup),
+    ];
     let paths: Vec<(String, u64, bool)> = vec![
         ("translate-hit-0".into(), 0x40_0000_0345, false),
         ("translate-hit-4".into(), 0x44_0000_0345, false),
@@ -76,7 +78,8 @@ fn main() {
     // Ratios from this run's estimates.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let mean = |path: &str, name: &str| -> Option<f64> {
-        let text = std::fs::read_to_string(dir.join(path).join(name).join("new/estimates.json")).ok()?;
+        let text =
+            std::fs::read_to_string(dir.join(path).join(name).join("new/estimates.json")).ok()?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
         v["mean"]["point_estimate"].as_f64()
     };

@@ -26,16 +26,26 @@ pub struct Member {
 /// Reads every member of an archive, in order. The symbol index and long-name table are
 /// not members.
 pub fn read_members(data: &[u8], source: &str) -> Result<Vec<Member>, InputError> {
-    let archive = ArchiveFile::parse(data).map_err(|e| InputError::new(source, format!("not a valid ar archive: {e}")))?;
+    let archive = ArchiveFile::parse(data)
+        .map_err(|e| InputError::new(source, format!("not a valid ar archive: {e}")))?;
     if archive.is_thin() {
-        return Err(InputError::new(source, "a thin archive (members are outside it): not supported"));
+        return Err(InputError::new(
+            source,
+            "a thin archive (members are outside it): not supported",
+        ));
     }
     let mut out = Vec::new();
     for m in archive.members() {
         let m = m.map_err(|e| InputError::new(source, format!("corrupt archive member: {e}")))?;
-        let bytes = m
-            .data(data)
-            .map_err(|e| InputError::new(source, format!("corrupt archive member {}: {e}", String::from_utf8_lossy(m.name()))))?;
+        let bytes = m.data(data).map_err(|e| {
+            InputError::new(
+                source,
+                format!(
+                    "corrupt archive member {}: {e}",
+                    String::from_utf8_lossy(m.name())
+                ),
+            )
+        })?;
         out.push(Member {
             name: m.name().to_vec(),
             data: bytes.to_vec(),
@@ -49,17 +59,39 @@ pub fn read_members(data: &[u8], source: &str) -> Result<Vec<Member>, InputError
 }
 
 /// The bytes of the member called `name`, or an error listing the members there are.
-pub fn member<'a>(members: &'a [Member], name: &str, source: &str) -> Result<&'a Member, InputError> {
-    members.iter().find(|m| m.name == name.as_bytes()).ok_or_else(|| {
-        let names: Vec<String> = members.iter().map(|m| String::from_utf8_lossy(&m.name).into_owned()).collect();
-        InputError::new(source, format!("no member named {name} (members: {})", if names.is_empty() { "none".into() } else { names.join(", ") }))
-    })
+pub fn member<'a>(
+    members: &'a [Member],
+    name: &str,
+    source: &str,
+) -> Result<&'a Member, InputError> {
+    members
+        .iter()
+        .find(|m| m.name == name.as_bytes())
+        .ok_or_else(|| {
+            let names: Vec<String> = members
+                .iter()
+                .map(|m| String::from_utf8_lossy(&m.name).into_owned())
+                .collect();
+            InputError::new(
+                source,
+                format!(
+                    "no member named {name} (members: {})",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )
+        })
 }
 
 /// The global symbols a member defines, for the archive's symbol index (none for a member
 /// that is not an object file).
 pub fn defined_globals(data: &[u8]) -> Vec<String> {
-    let Ok(file) = object::File::parse(data) else { return Vec::new() };
+    let Ok(file) = object::File::parse(data) else {
+        return Vec::new();
+    };
     file.symbols()
         .filter(|s| s.is_global() && !s.is_undefined() && s.kind() != object::SymbolKind::Section)
         .filter_map(|s| s.name().ok().map(String::from))

@@ -73,7 +73,11 @@ impl Report {
     pub fn summary(&self) -> String {
         format!(
             "{}: {} break(s), {} addition(s), {} note(s): {} against {}",
-            if self.compatible() { "COMPATIBLE" } else { "INCOMPATIBLE" },
+            if self.compatible() {
+                "COMPATIBLE"
+            } else {
+                "INCOMPATIBLE"
+            },
             self.breaks,
             self.additions,
             self.notes,
@@ -133,7 +137,10 @@ impl Findings {
 }
 
 fn mechanisms(set: &std::collections::BTreeSet<Mechanism>) -> String {
-    set.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")
+    set.iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn abi_name(v: &str) -> String {
@@ -167,48 +174,94 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
     let mut f = Findings(Vec::new());
     if let (Some(r), Some(c)) = (&reference.xtensa_abi, &candidate.xtensa_abi) {
         if r != c {
-            f.add(Class::Break, "xtensa-abi", None, Some(abi_name(r)), Some(abi_name(c)),
-                "the objects use different Xtensa calling conventions (.xtensa.info ABI)".into());
+            f.add(
+                Class::Break,
+                "xtensa-abi",
+                None,
+                Some(abi_name(r)),
+                Some(abi_name(c)),
+                "the objects use different Xtensa calling conventions (.xtensa.info ABI)".into(),
+            );
         }
     }
     if let (Some(r), Some(c)) = (reference.flags, candidate.flags) {
         if r != c {
-            f.add(Class::Note, "e_flags", None, Some(format!("{r:#x}")), Some(format!("{c:#x}")),
-                "e_flags differ".into());
+            f.add(
+                Class::Note,
+                "e_flags",
+                None,
+                Some(format!("{r:#x}")),
+                Some(format!("{c:#x}")),
+                "e_flags differ".into(),
+            );
         }
     }
 
     for (name, r) in &reference.defined {
         let Some(c) = candidate.defined.get(name) else {
-            f.add(Class::Break, "symbol-missing", Some(name), Some(format!("{} {} in {}", r.binding, r.kind, r.section)),
-                None, format!("{name} is not defined by the candidate"));
+            f.add(
+                Class::Break,
+                "symbol-missing",
+                Some(name),
+                Some(format!("{} {} in {}", r.binding, r.kind, r.section)),
+                None,
+                format!("{name} is not defined by the candidate"),
+            );
             continue;
         };
         for (kind, what, rv, cv) in [
             ("symbol-binding", "binding", &r.binding, &c.binding),
             ("symbol-type", "type", &r.kind, &c.kind),
-            ("symbol-visibility", "visibility", &r.visibility, &c.visibility),
+            (
+                "symbol-visibility",
+                "visibility",
+                &r.visibility,
+                &c.visibility,
+            ),
             ("symbol-section", "section", &r.section, &c.section),
         ] {
             if rv != cv {
-                f.add(Class::Break, kind, Some(name), Some(rv.clone()), Some(cv.clone()),
-                    format!("{what} of {name} differs"));
+                f.add(
+                    Class::Break,
+                    kind,
+                    Some(name),
+                    Some(rv.clone()),
+                    Some(cv.clone()),
+                    format!("{what} of {name} differs"),
+                );
             }
         }
         if r.kind == "OBJECT" && c.kind == "OBJECT" && r.size != c.size {
-            f.add(Class::Break, "symbol-size", Some(name), Some(r.size.to_string()), Some(c.size.to_string()),
-                format!("size of data object {name} differs"));
+            f.add(
+                Class::Break,
+                "symbol-size",
+                Some(name),
+                Some(r.size.to_string()),
+                Some(c.size.to_string()),
+                format!("size of data object {name} differs"),
+            );
         }
     }
     for (name, c) in &candidate.defined {
         if !reference.defined.contains_key(name) {
-            let class = if reference.undefined.contains(name) { Class::Break } else { Class::Addition };
+            let class = if reference.undefined.contains(name) {
+                Class::Break
+            } else {
+                Class::Addition
+            };
             let msg = if class == Class::Break {
                 format!("{name} is an import of the reference but defined by the candidate (duplicate definition at link time)")
             } else {
                 format!("{name} is a new global symbol")
             };
-            f.add(class, "symbol-added", Some(name), None, Some(format!("{} {} in {}", c.binding, c.kind, c.section)), msg);
+            f.add(
+                class,
+                "symbol-added",
+                Some(name),
+                None,
+                Some(format!("{} {} in {}", c.binding, c.kind, c.section)),
+                msg,
+            );
         }
     }
 
@@ -220,46 +273,94 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
     }
     for name in &reference.undefined {
         if !candidate.undefined.contains(name) && !candidate.defined.contains_key(name) {
-            f.add(Class::Note, "import-unused", Some(name), Some("undefined".into()), None,
-                format!("the candidate no longer needs {name}"));
+            f.add(
+                Class::Note,
+                "import-unused",
+                Some(name),
+                Some("undefined".into()),
+                None,
+                format!("the candidate no longer needs {name}"),
+            );
         }
     }
 
     for ((from, to), r) in &reference.references {
         match candidate.references.get(&(from.clone(), to.clone())) {
-            None => f.add(Class::Break, "reference-missing", Some(from), Some(format!("{from} -> {to}")), None,
-                format!("{from} no longer references {to}")),
+            None => f.add(
+                Class::Break,
+                "reference-missing",
+                Some(from),
+                Some(format!("{from} -> {to}")),
+                None,
+                format!("{from} no longer references {to}"),
+            ),
             Some(c) => {
                 let recorded = !r.mechanisms.contains(&Mechanism::Unrecorded);
                 if recorded && r.mechanisms != c.mechanisms {
-                    f.add(Class::Note, "reference-mechanism", Some(from), Some(mechanisms(&r.mechanisms)),
+                    f.add(
+                        Class::Note,
+                        "reference-mechanism",
+                        Some(from),
+                        Some(mechanisms(&r.mechanisms)),
                         Some(mechanisms(&c.mechanisms)),
-                        format!("{from} -> {to}: same reference, different relocation mechanism"));
+                        format!("{from} -> {to}: same reference, different relocation mechanism"),
+                    );
                 }
             }
         }
     }
     for (from, to) in candidate.references.keys() {
-        if !reference.references.contains_key(&(from.clone(), to.clone())) {
+        if !reference
+            .references
+            .contains_key(&(from.clone(), to.clone()))
+        {
             // A new reference to an import the reference lacks is already a break above.
-            f.add(Class::Note, "reference-added", Some(from), None, Some(format!("{from} -> {to}")),
-                format!("{from} references {to}, which the reference's {from} does not (as recorded)"));
+            f.add(
+                Class::Note,
+                "reference-added",
+                Some(from),
+                None,
+                Some(format!("{from} -> {to}")),
+                format!(
+                    "{from} references {to}, which the reference's {from} does not (as recorded)"
+                ),
+            );
         }
     }
 
     match (&reference.notable_sections, &candidate.notable_sections) {
         (Some(r), Some(c)) => {
             for s in r.difference(c) {
-                f.add(Class::Note, "section-missing", None, Some(s.clone()), None, format!("no {s} section in the candidate"));
+                f.add(
+                    Class::Note,
+                    "section-missing",
+                    None,
+                    Some(s.clone()),
+                    None,
+                    format!("no {s} section in the candidate"),
+                );
             }
             for s in c.difference(r) {
-                f.add(Class::Note, "section-added", None, None, Some(s.clone()), format!("the candidate has {s}"));
+                f.add(
+                    Class::Note,
+                    "section-added",
+                    None,
+                    None,
+                    Some(s.clone()),
+                    format!("the candidate has {s}"),
+                );
             }
         }
         (None, Some(c)) => {
             for s in c {
-                f.add(Class::Note, "section-present", None, None, Some(s.clone()),
-                    format!("the candidate has {s} (the reference records no sections)"));
+                f.add(
+                    Class::Note,
+                    "section-present",
+                    None,
+                    None,
+                    Some(s.clone()),
+                    format!("the candidate has {s} (the reference records no sections)"),
+                );
             }
         }
         _ => {}

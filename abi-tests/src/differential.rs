@@ -18,7 +18,9 @@
 use crate::gen::Op;
 use crate::reference::{ref_mapping_lookup, ref_translate};
 use crate::RegisterBank;
-use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span};
+use neuron_translate::abi::{
+    neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span,
+};
 use neuron_translate::init::REFILL_MASK;
 use neuron_translate::TranslationCtx;
 
@@ -56,7 +58,13 @@ impl Pair {
         let mut bank_c = RegisterBank::default();
         let rust = bank_r.bind(table);
         let model = bank_c.bind(table);
-        Pair { bank_r, bank_c, rust, model, counts: Counts::default() }
+        Pair {
+            bank_r,
+            bank_c,
+            rust,
+            model,
+            counts: Counts::default(),
+        }
     }
 
     /// Runs `op` on both and compares; `Err` describes the first difference.
@@ -75,7 +83,11 @@ impl Pair {
                     )
                 };
                 if (rr, wr, lr) != (rc, wc, lc) {
-                    return Err(format!("lookup({a:#x}): library {:?}, model {:?}", (rr, wr, lr), (rc, wc, lc)));
+                    return Err(format!(
+                        "lookup({a:#x}): library {:?}, model {:?}",
+                        (rr, wr, lr),
+                        (rc, wc, lc)
+                    ));
                 }
             }
             Op::Translate(a) => {
@@ -95,7 +107,10 @@ impl Pair {
                     // SAFETY: valid tables; every register points into a bank.
                     let (xr, xc) = unsafe { (neuron_translate(ctx_r, a), ref_translate(ctx_c, a)) };
                     if !core::ptr::eq(xr, xc) {
-                        return Err(format!("translate({a:#x}): library {:#x}, model {:#x}", xr as usize, xc as usize));
+                        return Err(format!(
+                            "translate({a:#x}): library {:#x}, model {:#x}",
+                            xr as usize, xc as usize
+                        ));
                     }
                 } else {
                     // D1_REFILL_MASK: the contract's refill with the record's own mask.
@@ -112,11 +127,18 @@ impl Pair {
                     expect.records[victim].ptr = tag;
                     expect.next_alloc = ((victim + 1) % 3) as u8;
                     if self.rust != expect {
-                        return Err(format!("D1 refill translate({a:#x}): table {:?}, expected {expect:?}", self.rust));
+                        return Err(format!(
+                            "D1 refill translate({a:#x}): table {:?}, expected {expect:?}",
+                            self.rust
+                        ));
                     }
                     let blk = 2 * victim;
-                    if [self.bank_r.0[blk], self.bank_r.0[blk + 1]] != [tag as u32, (tag >> 32) as u32] {
-                        return Err(format!("D1 refill translate({a:#x}): register block {victim}"));
+                    if [self.bank_r.0[blk], self.bank_r.0[blk + 1]]
+                        != [tag as u32, (tag >> 32) as u32]
+                    {
+                        return Err(format!(
+                            "D1 refill translate({a:#x}): register block {victim}"
+                        ));
                     }
                     // Bring the model to the same state.
                     self.model = self.bank_c.bind(&self.bank_r.unbind(&self.rust));
@@ -133,16 +155,23 @@ impl Pair {
     pub fn step_span(&mut self, addr: u64, len: u64) -> Result<(), String> {
         let mut expect = self.rust;
         let mut log = crate::RegisterLog::default();
-        let want = expect.translate_span(addr, len, &mut log).map_err(|e| format!("span: {e}"))?;
+        let want = expect
+            .translate_span(addr, len, &mut log)
+            .map_err(|e| format!("span: {e}"))?;
         let mut span = 0u64;
         let ctx_r = (&mut self.rust as *mut TranslationCtx).cast::<core::ffi::c_void>();
         // SAFETY: a valid table; every register points into a bank.
         let local = unsafe { neuron_translate_span(ctx_r, addr, len, &mut span) } as usize as u32;
         if (local, span) != want {
-            return Err(format!("span({addr:#x}, {len:#x}): library {:?}, safe API {want:?}", (local, span)));
+            return Err(format!(
+                "span({addr:#x}, {len:#x}): library {:?}, safe API {want:?}",
+                (local, span)
+            ));
         }
         if self.rust != expect {
-            return Err(format!("span({addr:#x}, {len:#x}): table differs from the safe API's"));
+            return Err(format!(
+                "span({addr:#x}, {len:#x}): table differs from the safe API's"
+            ));
         }
         if span > len {
             return Err(format!("span({addr:#x}, {len:#x}) = {span:#x} > len"));
@@ -168,7 +197,10 @@ impl Pair {
             return Err(format!("tables differ after {op}"));
         }
         if *self.bank_r.0 != *self.bank_c.0 {
-            return Err(format!("registers differ after {op}: {:x?} vs {:x?}", self.bank_r.0, self.bank_c.0));
+            return Err(format!(
+                "registers differ after {op}: {:x?} vs {:x?}",
+                self.bank_r.0, self.bank_c.0
+            ));
         }
         Ok(())
     }

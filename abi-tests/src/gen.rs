@@ -99,12 +99,22 @@ pub fn table(rng: &mut Rng, shape: Shape) -> TranslationCtx {
             Shape::HighWordOnly => (hi_base + ((k as u64 + 1) << 32)) | 0x1234_5000,
             Shape::Wild => rng.next_u64(),
         };
-        let ptr = if shape == Shape::Wild && rng.chance(1, 8) { rng.next_u64() } else { base & mask };
+        let ptr = if shape == Shape::Wild && rng.chance(1, 8) {
+            rng.next_u64()
+        } else {
+            base & mask
+        };
         let window = match shape {
             Shape::Wild => rng.next_u64() as u32,
             _ => 0x0010_0000u32.wrapping_mul(k as u32 + 1) | (rng.next_u64() as u32 & 0xF000_0000),
         };
-        *r = MapRecord { ptr, window, _pad: 0, mask, reg_location: k as u64 };
+        *r = MapRecord {
+            ptr,
+            window,
+            _pad: 0,
+            mask,
+            reg_location: k as u64,
+        };
     }
     t.next_alloc = match shape {
         Shape::Wild => rng.next_u64() as u8,
@@ -131,7 +141,11 @@ pub fn vector(rng: &mut Rng, shape: Shape, n: usize) -> TableVector {
     let ops = (0..n)
         .map(|_| {
             let a = address(rng, &table);
-            if rng.chance(1, 4) { Op::Lookup(a) } else { Op::Translate(a) }
+            if rng.chance(1, 4) {
+                Op::Lookup(a)
+            } else {
+                Op::Translate(a)
+            }
         })
         .collect();
     TableVector { table, ops }

@@ -21,12 +21,17 @@ pub mod tables;
 /// (`member`, default `translation.o`), or a reference manifest (TOML).
 pub fn load(path: &std::path::Path, member: &str) -> Result<model::AbiModel, model::InputError> {
     let source = path.display().to_string();
-    let data = std::fs::read(path).map_err(|e| model::InputError::new(&source, format!("cannot read: {e}")))?;
+    let data = std::fs::read(path)
+        .map_err(|e| model::InputError::new(&source, format!("cannot read: {e}")))?;
     load_bytes(&data, &source, member)
 }
 
 /// [`load`] on bytes already read.
-pub fn load_bytes(data: &[u8], source: &str, member: &str) -> Result<model::AbiModel, model::InputError> {
+pub fn load_bytes(
+    data: &[u8],
+    source: &str,
+    member: &str,
+) -> Result<model::AbiModel, model::InputError> {
     if data.is_empty() {
         return Err(model::InputError::new(source, "empty file"));
     }
@@ -42,7 +47,10 @@ pub fn load_bytes(data: &[u8], source: &str, member: &str) -> Result<model::AbiM
         Ok(text) if text.contains("[object]") => {
             Ok(manifest::Manifest::parse(text, source)?.to_model(source))
         }
-        _ => Err(model::InputError::new(source, "not an ELF object, an ar archive or an ABI manifest")),
+        _ => Err(model::InputError::new(
+            source,
+            "not an ELF object, an ar archive or an ABI manifest",
+        )),
     }
 }
 
@@ -62,7 +70,8 @@ pub mod start_exit {
 
     /// The definition the library's `_init_translate_ctx` links against.
     #[export_name = neuron_translate::sym!(data_scratch_map)]
-    pub static DATA_SCRATCH_MAP: Cell<DataScratchMap> = Cell(UnsafeCell::new(DataScratchMap([0; 4096])));
+    pub static DATA_SCRATCH_MAP: Cell<DataScratchMap> =
+        Cell(UnsafeCell::new(DataScratchMap([0; 4096])));
 
     /// `extended_isa::sdk::hbm_scratch`.
     #[export_name = neuron_translate::sym!(hbm_scratch)]
@@ -128,7 +137,10 @@ impl RegisterBank {
     }
 
     /// `t` with every bank index in `reg_location` replaced by that block's address.
-    pub fn bind(&mut self, t: &neuron_translate::TranslationCtx) -> neuron_translate::TranslationCtx {
+    pub fn bind(
+        &mut self,
+        t: &neuron_translate::TranslationCtx,
+    ) -> neuron_translate::TranslationCtx {
         let mut out = *t;
         for r in out.records.iter_mut() {
             r.reg_location = self.block(r.reg_location);
@@ -137,7 +149,10 @@ impl RegisterBank {
     }
 
     /// The inverse of [`RegisterBank::bind`], for comparing tables bound to different banks.
-    pub fn unbind(&mut self, t: &neuron_translate::TranslationCtx) -> neuron_translate::TranslationCtx {
+    pub fn unbind(
+        &mut self,
+        t: &neuron_translate::TranslationCtx,
+    ) -> neuron_translate::TranslationCtx {
         let base = self.block(0);
         let mut out = *t;
         for r in out.records.iter_mut() {
@@ -180,7 +195,10 @@ pub mod guard {
                 )
             };
             assert_ne!(base, libc::MAP_FAILED, "mmap failed");
-            Mapping { base: base.cast(), len }
+            Mapping {
+                base: base.cast(),
+                len,
+            }
         }
 
         /// Makes page `i` inaccessible.
@@ -244,13 +262,19 @@ pub mod tools {
     /// A product path the Makefile exports, which must exist.
     pub fn product(var: &str) -> PathBuf {
         let p = PathBuf::from(tool(var));
-        assert!(p.exists(), "{} ({var}) does not exist: `make` builds it", p.display());
+        assert!(
+            p.exists(),
+            "{} ({var}) does not exist: `make` builds it",
+            p.display()
+        );
         p
     }
 
     /// Runs a command, returning its output; panics with everything it printed if it fails.
     pub fn run_ok(cmd: &mut Command) -> Output {
-        let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
         assert!(
             out.status.success(),
             "{cmd:?} failed ({}):\n{}\n{}",
@@ -263,7 +287,9 @@ pub mod tools {
 
     /// A fresh scratch directory under the target directory, named for the test.
     pub fn scratch(name: &str) -> PathBuf {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-scratch").join(name);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/test-scratch")
+            .join(name);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir

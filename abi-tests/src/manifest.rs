@@ -104,7 +104,8 @@ pub struct ReferenceEntry {
 impl Manifest {
     /// Parses a manifest.
     pub fn parse(text: &str, source: &str) -> Result<Manifest, InputError> {
-        toml::from_str(text).map_err(|e| InputError::new(source, format!("not a valid manifest: {e}")))
+        toml::from_str(text)
+            .map_err(|e| InputError::new(source, format!("not a valid manifest: {e}")))
     }
 
     /// The model the manifest describes.
@@ -128,7 +129,9 @@ impl Manifest {
         let undefined: BTreeSet<String> = self.imports.iter().map(|i| i.name.clone()).collect();
         let mut references: BTreeMap<(String, String), Reference> = BTreeMap::new();
         for r in &self.references {
-            let e = references.entry((r.from.clone(), r.to.clone())).or_default();
+            let e = references
+                .entry((r.from.clone(), r.to.clone()))
+                .or_default();
             let alt = r.relocations.iter().any(|n| n.contains("_ALT"));
             let op = r.relocations.iter().any(|n| n.contains("_OP"));
             let word = r.relocations.iter().any(|n| n == "R_XTENSA_32");

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use object::elf;
-use object::read::elf::{FileHeader, ElfFile};
+use object::read::elf::{ElfFile, FileHeader};
 use object::{
     Endianness, FileKind, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget,
     SymbolIndex, SymbolSection,
@@ -33,7 +33,10 @@ impl std::error::Error for InputError {}
 impl InputError {
     /// An error about `file`.
     pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError { file: file.into(), message: message.into() }
+        InputError {
+            file: file.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -210,7 +213,16 @@ fn notable(name: &str) -> Option<String> {
     if name.starts_with(".literal") {
         return Some(".literal*".into());
     }
-    for n in [".xt.prop", ".xt.lit", ".xtensa.info", ".eh_frame", ".init_array", ".fini_array", ".ctors", ".dtors"] {
+    for n in [
+        ".xt.prop",
+        ".xt.lit",
+        ".xtensa.info",
+        ".eh_frame",
+        ".init_array",
+        ".fini_array",
+        ".ctors",
+        ".dtors",
+    ] {
         if name == n || name.starts_with(&format!("{n}.")) {
             return Some(n.into());
         }
@@ -252,13 +264,20 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
     let endian = f.endian();
     let header = f.elf_header();
     if header.e_type(endian) != elf::ET_REL {
-        return Err(err(format!("not a relocatable object (e_type {})", header.e_type(endian))));
+        return Err(err(format!(
+            "not a relocatable object (e_type {})",
+            header.e_type(endian)
+        )));
     }
     let machine = header.e_machine(endian);
     let mut model = AbiModel {
         source: source.into(),
         class: class.into(),
-        endian: if f.is_little_endian() { "little".into() } else { "big".into() },
+        endian: if f.is_little_endian() {
+            "little".into()
+        } else {
+            "big".into()
+        },
         machine: machine_name(machine),
         flags: Some(header.e_flags(endian)),
         defined: BTreeMap::new(),
@@ -270,12 +289,17 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
 
     let mut section_names = BTreeMap::new();
     for s in f.sections() {
-        let name = s.name().map_err(|e| err(format!("bad section name: {e}")))?.to_string();
+        let name = s
+            .name()
+            .map_err(|e| err(format!("bad section name: {e}")))?
+            .to_string();
         if let (Some(n), Some(set)) = (notable(&name), model.notable_sections.as_mut()) {
             set.insert(n);
         }
         if name == ".xtensa.info" {
-            let data = s.data().map_err(|e| err(format!("bad .xtensa.info: {e}")))?;
+            let data = s
+                .data()
+                .map_err(|e| err(format!("bad .xtensa.info: {e}")))?;
             let text = String::from_utf8_lossy(data);
             model.xtensa_abi = text
                 .split(['\n', '\0'])
@@ -290,7 +314,10 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
     let mut symbols: BTreeMap<usize, (String, bool)> = BTreeMap::new(); // name, external
     let mut by_address: BTreeMap<(usize, u64), String> = BTreeMap::new();
     for sym in f.symbols() {
-        let name = sym.name().map_err(|e| err(format!("bad symbol name: {e}")))?.to_string();
+        let name = sym
+            .name()
+            .map_err(|e| err(format!("bad symbol name: {e}")))?
+            .to_string();
         let (st_info, st_other) = match sym.flags() {
             object::SymbolFlags::Elf { st_info, st_other } => (st_info, st_other),
             _ => (0, 0),
@@ -317,7 +344,9 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                 });
             }
             if stype != elf::STT_SECTION && !name.is_empty() {
-                by_address.entry((i.0, sym.address())).or_insert_with(|| name.clone());
+                by_address
+                    .entry((i.0, sym.address()))
+                    .or_insert_with(|| name.clone());
             }
         }
         if !external || name.is_empty() {
@@ -329,7 +358,9 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
             }
             s => {
                 let section = match s {
-                    SymbolSection::Section(i) => section_kind(section_names.get(&i.0).map_or("", |n| n)),
+                    SymbolSection::Section(i) => {
+                        section_kind(section_names.get(&i.0).map_or("", |n| n))
+                    }
                     SymbolSection::Common => "common".into(),
                     SymbolSection::Absolute => "abs".into(),
                     _ => "unknown".into(),
@@ -362,12 +393,22 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                 RelocationTarget::Symbol(i) => Some(i),
                 _ => None,
             };
-            relocs.entry(s.index().0).or_default().push((off, rtype, target, r.addend()));
+            relocs
+                .entry(s.index().0)
+                .or_default()
+                .push((off, rtype, target, r.addend()));
         }
     }
-    let symbol_section = |i: SymbolIndex| f.symbol_by_index(i).ok().and_then(|s| s.section_index()).map(|s| s.0);
+    let symbol_section = |i: SymbolIndex| {
+        f.symbol_by_index(i)
+            .ok()
+            .and_then(|s| s.section_index())
+            .map(|s| s.0)
+    };
     let is_section_sym = |i: SymbolIndex| {
-        f.symbol_by_index(i).map(|s| s.kind() == object::SymbolKind::Section).unwrap_or(false)
+        f.symbol_by_index(i)
+            .map(|s| s.kind() == object::SymbolKind::Section)
+            .unwrap_or(false)
     };
     let symbol_value = |i: SymbolIndex| f.symbol_by_index(i).map(|s| s.address()).unwrap_or(0);
     // The named symbol a relocation target stands for: itself, or, for a section symbol plus
@@ -388,7 +429,8 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
     let is_xtensa = machine == elf::EM_XTENSA;
     for (sec, list) in &relocs {
         let sec_name = section_names.get(sec).cloned().unwrap_or_default();
-        if sec_name.starts_with(".literal") || notable(&sec_name).is_some_and(|n| n != ".literal*") {
+        if sec_name.starts_with(".literal") || notable(&sec_name).is_some_and(|n| n != ".literal*")
+        {
             continue; // literal words are reached through the l32r that loads them
         }
         if !section_kind(&sec_name).eq("text") {
@@ -401,28 +443,44 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                 .and_then(|v| v.iter().find(|r| r.start <= off && off < r.end))
                 .map_or_else(|| sec_name.clone(), |r| r.name.clone());
             // An l32r of a literal: follow the literal word's own relocation.
-            let literal_section = symbol_section(target)
-                .filter(|s| section_names.get(s).is_some_and(|n| n.starts_with(".literal")));
-            let (to, mechanism, names) = if let (true, Some(lit)) = (is_xtensa && is_slot_op(rtype), literal_section) {
-                let at = symbol_value(target).wrapping_add(addend as u64);
-                let word = relocs.get(&lit).and_then(|v| v.iter().find(|r| r.0 == at && r.1 == 1));
-                match word {
-                    Some(&(_, wtype, Some(wt), wa)) => match resolve(wt, wa) {
-                        Some(t) => (t, Mechanism::L32rLiteral, [xtensa_reloc_name(rtype), xtensa_reloc_name(wtype)]),
-                        None => continue,
-                    },
-                    _ => continue, // a literal constant, not a symbol
-                }
-            } else {
-                let Some(t) = resolve(target, addend) else { continue };
-                let m = if is_xtensa && (is_slot_alt(rtype) || is_slot_op(rtype)) {
-                    Mechanism::Const16
+            let literal_section = symbol_section(target).filter(|s| {
+                section_names
+                    .get(s)
+                    .is_some_and(|n| n.starts_with(".literal"))
+            });
+            let (to, mechanism, names) =
+                if let (true, Some(lit)) = (is_xtensa && is_slot_op(rtype), literal_section) {
+                    let at = symbol_value(target).wrapping_add(addend as u64);
+                    let word = relocs
+                        .get(&lit)
+                        .and_then(|v| v.iter().find(|r| r.0 == at && r.1 == 1));
+                    match word {
+                        Some(&(_, wtype, Some(wt), wa)) => match resolve(wt, wa) {
+                            Some(t) => (
+                                t,
+                                Mechanism::L32rLiteral,
+                                [xtensa_reloc_name(rtype), xtensa_reloc_name(wtype)],
+                            ),
+                            None => continue,
+                        },
+                        _ => continue, // a literal constant, not a symbol
+                    }
                 } else {
-                    Mechanism::Direct
+                    let Some(t) = resolve(target, addend) else {
+                        continue;
+                    };
+                    let m = if is_xtensa && (is_slot_alt(rtype) || is_slot_op(rtype)) {
+                        Mechanism::Const16
+                    } else {
+                        Mechanism::Direct
+                    };
+                    let n = if is_xtensa {
+                        xtensa_reloc_name(rtype)
+                    } else {
+                        format!("type {rtype}")
+                    };
+                    (t, m, [n.clone(), n])
                 };
-                let n = if is_xtensa { xtensa_reloc_name(rtype) } else { format!("type {rtype}") };
-                (t, m, [n.clone(), n])
-            };
             let ((to, external), _) = (to, ());
             if !external && !model.undefined.contains(&to) {
                 continue;

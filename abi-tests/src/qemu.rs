@@ -21,13 +21,26 @@ pub fn root() -> PathBuf {
 /// clang flags for the device: the ISA options of the target specification (XTENSA_MATTR,
 /// from the Makefile), freestanding, optimised as the consumers are.
 pub fn device_cflags() -> Vec<String> {
-    let mut f: Vec<String> =
-        ["--target=xtensa", "-O2", "-ffreestanding", "-fno-builtin", "-Wall", "-Wextra", "-Werror", "-std=c11"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+    let mut f: Vec<String> = [
+        "--target=xtensa",
+        "-O2",
+        "-ffreestanding",
+        "-fno-builtin",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-std=c11",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     for feat in tool("XTENSA_MATTR").split(',').filter(|s| !s.is_empty()) {
-        f.extend(["-Xclang".into(), "-target-feature".into(), "-Xclang".into(), feat.to_string()]);
+        f.extend([
+            "-Xclang".into(),
+            "-target-feature".into(),
+            "-Xclang".into(),
+            feat.to_string(),
+        ]);
     }
     f
 }
@@ -47,7 +60,11 @@ pub fn compile_c_with(src: &Path, out: &Path, includes: &[&Path], extra: &[&str]
     }
     let asm = out.with_extension("s");
     run_ok(c.arg("-S").arg(src).arg("-o").arg(&asm));
-    run_ok(Command::new(root().join("xtensa/assemble.sh")).arg(&asm).arg(out));
+    run_ok(
+        Command::new(root().join("xtensa/assemble.sh"))
+            .arg(&asm)
+            .arg(out),
+    );
 }
 
 /// Assembles the start-up stub.
@@ -55,7 +72,11 @@ pub fn start_object(dir: &Path) -> PathBuf {
     let out = dir.join("start.o");
     run_ok(
         Command::new(tool("LLVM_MC"))
-            .args(["-triple=xtensa", &format!("-mattr={},+exception", tool("XTENSA_MATTR")), "-filetype=obj"])
+            .args([
+                "-triple=xtensa",
+                &format!("-mattr={},+exception", tool("XTENSA_MATTR")),
+                "-filetype=obj",
+            ])
             .arg(root().join("xtensa/qemu/start.S"))
             .arg("-o")
             .arg(&out),
@@ -77,7 +98,11 @@ pub fn link(objects: &[PathBuf], out: &Path) {
 
 /// Runs a program under qemu.
 pub fn run(elf: &Path) -> Output {
-    Command::new(tool("QEMU_XTENSA")).args(["-cpu", &tool("QEMU_CPU")]).arg(elf).output().expect("qemu-xtensa")
+    Command::new(tool("QEMU_XTENSA"))
+        .args(["-cpu", &tool("QEMU_CPU")])
+        .arg(elf)
+        .output()
+        .expect("qemu-xtensa")
 }
 
 /// Runs a program under qemu with one trace line per executed instruction, and returns
@@ -85,7 +110,14 @@ pub fn run(elf: &Path) -> Output {
 pub fn trace_pcs(elf: &Path, log: &Path) -> Vec<u32> {
     run_ok(
         Command::new(tool("QEMU_XTENSA"))
-            .args(["-cpu", &tool("QEMU_CPU"), "-d", "exec,nochain", "-singlestep", "-D"])
+            .args([
+                "-cpu",
+                &tool("QEMU_CPU"),
+                "-d",
+                "exec,nochain",
+                "-singlestep",
+                "-D",
+            ])
             .arg(log)
             .arg(elf),
     );
@@ -107,7 +139,12 @@ pub fn functions(elf: &Path) -> BTreeMap<String, (u32, u32)> {
     let f = object::File::parse(&*data).unwrap();
     f.symbols()
         .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
-        .map(|s| (s.name().unwrap().to_string(), (s.address() as u32, (s.address() + s.size()) as u32)))
+        .map(|s| {
+            (
+                s.name().unwrap().to_string(),
+                (s.address() as u32, (s.address() + s.size()) as u32),
+            )
+        })
         .collect()
 }
 
@@ -164,7 +201,9 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
             let mut rec = Recorder(Vec::new());
             let (kind, addr, result, window, local) = match *op {
                 Op::Translate(a) => {
-                    let r = t.translate(a, &mut rec).expect("standard vectors have valid registers");
+                    let r = t
+                        .translate(a, &mut rec)
+                        .expect("standard vectors have valid registers");
                     (0, a, i64::from(r), 0u64, 0u64)
                 }
                 Op::Lookup(a) => match t.lookup(a) {
@@ -174,7 +213,11 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
             };
             let (block, lo, hi) = match rec.0.as_slice() {
                 [] => (-1i64, 0u32, 0u32),
-                [(reg, tag)] => (((*reg as u64 - BANK) / 8) as i64, *tag as u32, (*tag >> 32) as u32),
+                [(reg, tag)] => (
+                    ((*reg as u64 - BANK) / 8) as i64,
+                    *tag as u32,
+                    (*tag >> 32) as u32,
+                ),
                 more => panic!("one call programs at most one register: {more:?}"),
             };
             let _ = writeln!(
@@ -188,7 +231,12 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
         tables.push_str(",\n");
         table_bytes(&mut finals, &unbind(&t));
         finals.push_str(",\n");
-        let _ = writeln!(index, "{{{first},{},{}}},", v.ops.len(), u8::from(*shape != Shape::Wild));
+        let _ = writeln!(
+            index,
+            "{{{first},{},{}}},",
+            v.ops.len(),
+            u8::from(*shape != Shape::Wild)
+        );
     }
     format!(
         "/* Generated by abi-tests (qemu::vectors_header) from gen::standard_vectors. */\n\

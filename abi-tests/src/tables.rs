@@ -2,7 +2,9 @@
 
 use std::fmt::Write as _;
 
-use neuron_translate::host::{describe, Extent, Severity, Shape, SlotUse, TableBuilder, TableDescription, Window};
+use neuron_translate::host::{
+    describe, Extent, Severity, Shape, SlotUse, TableBuilder, TableDescription, Window,
+};
 use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::{RegisterAddress, TranslationCtx, WindowRegisters};
 use serde::Deserialize;
@@ -36,13 +38,24 @@ pub fn sample_table() -> TableBuilder {
 /// Reads a table image: exactly 168 bytes.
 pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, InputError> {
     let bytes: &[u8; CTX_SIZE] = data.try_into().map_err(|_| {
-        InputError::new(source, format!("a window table is exactly {CTX_SIZE} bytes; this file has {}", data.len()))
+        InputError::new(
+            source,
+            format!(
+                "a window table is exactly {CTX_SIZE} bytes; this file has {}",
+                data.len()
+            ),
+        )
     })?;
     Ok(TranslationCtx::from_bytes(bytes))
 }
 
 fn size_text(size: u128) -> String {
-    const UNITS: [(u128, &str); 4] = [(1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    const UNITS: [(u128, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
     for (u, name) in UNITS {
         if size >= u && size.is_multiple_of(u) {
             return format!("{} {name}", size / u);
@@ -67,7 +80,11 @@ pub fn explain_text(d: &TableDescription) -> String {
     for r in &d.records {
         let _ = write!(s, "slot {}  {:<8}  ", r.slot, r.use_.to_string());
         match r.shape {
-            Shape::Window { soc_start, size, local_start } => {
+            Shape::Window {
+                soc_start,
+                size,
+                local_start,
+            } => {
                 let soc_end = u128::from(soc_start) + size - 1;
                 let local_end = u128::from(local_start) + size - 1;
                 let _ = write!(
@@ -77,7 +94,11 @@ pub fn explain_text(d: &TableDescription) -> String {
                 );
             }
             Shape::Empty => {
-                let _ = write!(s, "empty: matches no address (tag {:#x}, mask {:#x})", r.record.ptr, r.record.mask);
+                let _ = write!(
+                    s,
+                    "empty: matches no address (tag {:#x}, mask {:#x})",
+                    r.record.ptr, r.record.mask
+                );
             }
             Shape::Scattered => {
                 let _ = write!(
@@ -119,7 +140,11 @@ pub fn explain_json(d: &TableDescription) -> Value {
                 "reg_location": format!("{:#x}", r.record.reg_location),
             });
             match r.shape {
-                Shape::Window { soc_start, size, local_start } => {
+                Shape::Window {
+                    soc_start,
+                    size,
+                    local_start,
+                } => {
                     v["shape"] = json!("window");
                     v["soc_start"] = json!(format!("{soc_start:#x}"));
                     v["size"] = json!(format!("{size:#x}"));
@@ -175,10 +200,15 @@ impl WindowRegisters for Describe {
 /// `ntx translate`: the addresses in order, each seeing the table as the ones before left
 /// it (a refill changes the table, as on the device).
 pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
-    let mut s = String::from("Addresses in order; a refill changes the table for the ones after it.\n");
+    let mut s =
+        String::from("Addresses in order; a refill changes the table for the ones after it.\n");
     for &a in addrs {
         if let Some(k) = table.find(a) {
-            let _ = writeln!(s, "{a:#018x}: slot {k}, local {:#010x}", table.records[k].local(a));
+            let _ = writeln!(
+                s,
+                "{a:#018x}: slot {k}, local {:#010x}",
+                table.records[k].local(a)
+            );
             continue;
         }
         match table.plan_refill(a) {
@@ -201,7 +231,10 @@ pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
                 );
             }
             Err(e) => {
-                let _ = writeln!(s, "{a:#018x}: no window holds it, and the refill would trap: {e}");
+                let _ = writeln!(
+                    s,
+                    "{a:#018x}: no window holds it, and the refill would trap: {e}"
+                );
             }
         }
     }
@@ -255,14 +288,17 @@ impl Num {
         match self {
             Num::Int(i) if *i >= 0 => Ok(*i as u64),
             Num::Int(i) => Err(format!("window {slot}: {what} = {i} is negative")),
-            Num::Text(t) => parse_u64(t).ok_or_else(|| format!("window {slot}: {what} = {t:?} is not a number")),
+            Num::Text(t) => {
+                parse_u64(t).ok_or_else(|| format!("window {slot}: {what} = {t:?} is not a number"))
+            }
         }
     }
 }
 
 /// `ntx build`: spec text to the 168-byte image, or every reason it cannot be built.
 pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
-    let spec: Spec = toml::from_str(text).map_err(|e| InputError::new(source, format!("not a valid table spec: {e}")))?;
+    let spec: Spec = toml::from_str(text)
+        .map_err(|e| InputError::new(source, format!("not a valid table spec: {e}")))?;
     let mut b = TableBuilder::new().next_alloc(spec.next_alloc);
     let mut errors = Vec::new();
     for w in &spec.windows {
@@ -270,14 +306,20 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
             "reusable" => SlotUse::Reusable,
             "pinned" => SlotUse::Pinned,
             other => {
-                errors.push(format!("window {}: kind {other:?} is neither \"reusable\" nor \"pinned\"", w.slot));
+                errors.push(format!(
+                    "window {}: kind {other:?} is neither \"reusable\" nor \"pinned\"",
+                    w.slot
+                ));
                 continue;
             }
         };
         let extent = match (&w.size, &w.mask) {
             (Some(s), None) => s.get("size", w.slot).map(Extent::Size),
             (None, Some(m)) => m.get("mask", w.slot).map(Extent::Mask),
-            _ => Err(format!("window {}: give exactly one of size and mask", w.slot)),
+            _ => Err(format!(
+                "window {}: give exactly one of size and mask",
+                w.slot
+            )),
         };
         let fields = (|| -> Result<Window, String> {
             Ok(Window {
@@ -298,5 +340,6 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
     if !errors.is_empty() {
         return Err(InputError::new(source, errors.join("; ")));
     }
-    b.build_image().map_err(|e| InputError::new(source, format!("the table cannot be built:\n{e}")))
+    b.build_image()
+        .map_err(|e| InputError::new(source, format!("the table cannot be built:\n{e}")))
 }

@@ -18,7 +18,11 @@ fn root() -> PathBuf {
 fn undefined_symbols(obj: &Path) -> BTreeSet<String> {
     let data = std::fs::read(obj).unwrap();
     let f = object::File::parse(&*data).unwrap();
-    f.symbols().filter(|s| s.is_undefined()).map(|s| s.name().unwrap().to_string()).filter(|n| !n.is_empty()).collect()
+    f.symbols()
+        .filter(|s| s.is_undefined())
+        .map(|s| s.name().unwrap().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 fn contract_exports() -> BTreeSet<String> {
@@ -28,17 +32,35 @@ fn contract_exports() -> BTreeSet<String> {
 /// Runs `exe` under valgrind's memcheck: no invalid access, no uninitialised use, no leak.
 fn valgrind_clean(exe: &Path, name: &str) {
     let out = Command::new(tool("VALGRIND"))
-        .args(["--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=all", "-q"])
+        .args([
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=all",
+            "-q",
+        ])
         .arg(exe)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{name} under valgrind:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{name} under valgrind:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn compile(compiler: &str, std: &str, src: &str, out: &Path, extra: &[&str]) {
     run_ok(
         Command::new(compiler)
-            .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-c"])
+            .args([
+                &format!("-std={std}"),
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-O1",
+                "-c",
+            ])
             .args(extra)
             .arg("-I")
             .arg(root().join("include"))
@@ -64,11 +86,20 @@ fn c_and_cxx_consumers_link_to_the_original_names_and_pass_their_checks() {
             let name = format!("{var}-{std}").replace('+', "x");
             let obj = dir.join(format!("{name}.o"));
             compile(&cc, std, &format!("consumer.{lang}"), &obj, &[]);
-            assert_eq!(undefined_symbols(&obj), contract_exports(), "{name}: what the consumer references");
+            assert_eq!(
+                undefined_symbols(&obj),
+                contract_exports(),
+                "{name}: what the consumer references"
+            );
             let exe = dir.join(&name);
             run_ok(Command::new(&cc).arg(&obj).arg(&lib).arg("-o").arg(&exe));
             let status = Command::new(&exe).status().unwrap();
-            assert_eq!(status.code(), Some(0), "{name}: check number {:?} failed", status.code());
+            assert_eq!(
+                status.code(),
+                Some(0),
+                "{name}: check number {:?} failed",
+                status.code()
+            );
             valgrind_clean(&exe, &name);
             runs += 1;
         }
@@ -85,9 +116,21 @@ fn the_tensor_loops_read_the_same_elements_on_the_host() {
         // -fno-pie: the tensor buffer's address must fit the 32-bit local address space.
         compile(&cc, "c11", "tensor_main.c", &obj, &["-fno-pie"]);
         let exe = dir.join(format!("tensor-{var}"));
-        run_ok(Command::new(&cc).arg("-no-pie").arg(&obj).arg(product("NT_HOST_LIB")).arg("-o").arg(&exe));
+        run_ok(
+            Command::new(&cc)
+                .arg("-no-pie")
+                .arg(&obj)
+                .arg(product("NT_HOST_LIB"))
+                .arg("-o")
+                .arg(&exe),
+        );
         let status = Command::new(&exe).status().unwrap();
-        assert_eq!(status.code(), Some(0), "{var}: check {:?} failed", status.code());
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "{var}: check {:?} failed",
+            status.code()
+        );
         valgrind_clean(&exe, var);
     }
 }
@@ -98,7 +141,14 @@ fn the_header_compiles_for_the_device_with_32_bit_pointers() {
     let clang = tool("XTENSA_CLANG");
     // Freestanding: the device has no C library here, and the header needs only
     // <stddef.h> and <stdint.h>, which the compiler itself provides.
-    let device = ["--target=xtensa", "-ffreestanding", "-Xclang", "-target-feature", "-Xclang", "+windowed"];
+    let device = [
+        "--target=xtensa",
+        "-ffreestanding",
+        "-Xclang",
+        "-target-feature",
+        "-Xclang",
+        "+windowed",
+    ];
     for std in ["c99", "c11"] {
         let obj = dir.join(format!("consumer-{std}.o"));
         // The header's own static asserts check sizeof and every offset on this target.
@@ -115,8 +165,16 @@ fn the_header_compiles_for_the_device_with_32_bit_pointers() {
     assert_ne!(broken, header);
     std::fs::create_dir_all(dir.join("broken")).unwrap();
     std::fs::write(dir.join("broken/neuron_translate.h"), broken).unwrap();
-    std::fs::copy(root().join("abi-tests/consumers/consumer_checks.h"), dir.join("broken/consumer_checks.h")).unwrap();
-    std::fs::copy(root().join("abi-tests/consumers/consumer.c"), dir.join("broken/consumer.c")).unwrap();
+    std::fs::copy(
+        root().join("abi-tests/consumers/consumer_checks.h"),
+        dir.join("broken/consumer_checks.h"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("abi-tests/consumers/consumer.c"),
+        dir.join("broken/consumer.c"),
+    )
+    .unwrap();
     let out = Command::new(&clang)
         .args(device)
         .args(["-std=c11", "-c"])
@@ -125,7 +183,13 @@ fn the_header_compiles_for_the_device_with_32_bit_pointers() {
         .arg(dir.join("broken.o"))
         .output()
         .unwrap();
-    assert!(!out.status.success(), "a wrong layout pin must fail the build");
+    assert!(
+        !out.status.success(),
+        "a wrong layout pin must fail the build"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("static assertion failed") && err.contains("sizeof(_translation_ctx_t)"), "{err}");
+    assert!(
+        err.contains("static assertion failed") && err.contains("sizeof(_translation_ctx_t)"),
+        "{err}"
+    );
 }

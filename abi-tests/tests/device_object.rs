@@ -23,13 +23,24 @@ fn is_an_elf32_little_endian_xtensa_relocatable_with_the_windowed_abi() {
     assert_eq!(h.e_machine.get(e), elf::EM_XTENSA);
     assert_eq!(h.e_type.get(e), elf::ET_REL);
     let m = abi_tests::model::from_elf(&data, "translation.o").unwrap();
-    assert_eq!(m.xtensa_abi.as_deref(), Some("0"), ".xtensa.info says ABI=0 (windowed)");
+    assert_eq!(
+        m.xtensa_abi.as_deref(),
+        Some("0"),
+        ".xtensa.info says ABI=0 (windowed)"
+    );
     // Windowed code: every exported function starts with `entry`.
-    let lst = std::fs::read_to_string(product("NT_DEVICE_OBJ").with_file_name("translation.lst")).unwrap();
+    let lst = std::fs::read_to_string(product("NT_DEVICE_OBJ").with_file_name("translation.lst"))
+        .unwrap();
     for s in exports().filter(|s| s.kind == SymbolKind::Function) {
-        let at = lst.find(&format!("<{}>:", s.elf_name)).unwrap_or_else(|| panic!("{} not in the listing", s.elf_name));
+        let at = lst
+            .find(&format!("<{}>:", s.elf_name))
+            .unwrap_or_else(|| panic!("{} not in the listing", s.elf_name));
         let first = lst[at..].lines().nth(1).unwrap_or("");
-        assert!(first.contains("entry"), "{}: first instruction is `{first}`", s.elf_name);
+        assert!(
+            first.contains("entry"),
+            "{}: first instruction is `{first}`",
+            s.elf_name
+        );
     }
 }
 
@@ -54,11 +65,16 @@ fn global_symbols_are_exactly_the_contracts_exports() {
             SymbolSection::Section(i) => f.section_by_index(i).unwrap().name().unwrap().to_string(),
             other => panic!("{name}: defined in {other:?}"),
         };
-        let c = exports().find(|c| c.elf_name == name).unwrap_or_else(|| panic!("stray global symbol {name}"));
+        let c = exports()
+            .find(|c| c.elf_name == name)
+            .unwrap_or_else(|| panic!("stray global symbol {name}"));
         match c.kind {
             SymbolKind::Function => {
                 assert_eq!(s.kind(), object::SymbolKind::Text, "{name} is a function");
-                assert!(sec == ".text" || sec.starts_with(".text."), "{name} in {sec}");
+                assert!(
+                    sec == ".text" || sec.starts_with(".text."),
+                    "{name} in {sec}"
+                );
             }
             SymbolKind::Object { device_size } => {
                 assert_eq!(s.kind(), object::SymbolKind::Data, "{name} is an object");
@@ -66,7 +82,9 @@ fn global_symbols_are_exactly_the_contracts_exports() {
                 assert_eq!(s.size(), u64::from(device_size), "{name} size");
             }
         }
-        let object::SymbolFlags::Elf { st_info, st_other } = s.flags() else { unreachable!() };
+        let object::SymbolFlags::Elf { st_info, st_other } = s.flags() else {
+            unreachable!()
+        };
         assert_eq!(st_info >> 4, elf::STB_GLOBAL, "{name} binding");
         assert_eq!(st_other & 3, elf::STV_DEFAULT, "{name} visibility");
         globals.insert(name);
@@ -74,7 +92,11 @@ fn global_symbols_are_exactly_the_contracts_exports() {
     let want: BTreeSet<String> = exports().map(|s| s.elf_name.to_string()).collect();
     assert_eq!(globals, want, "every export present");
     let allowed: BTreeSet<String> = imports().map(|s| s.elf_name.to_string()).collect();
-    assert!(undefined.is_subset(&allowed), "imports outside the contract: {:?}", undefined.difference(&allowed));
+    assert!(
+        undefined.is_subset(&allowed),
+        "imports outside the contract: {:?}",
+        undefined.difference(&allowed)
+    );
 }
 
 #[test]
@@ -83,13 +105,28 @@ fn carries_no_rust_runtime_no_libc_calls_and_no_unwind_tables() {
     let f = object::File::parse(&*data).unwrap();
     for s in f.symbols() {
         let n = s.name().unwrap();
-        for bad in ["core", "compiler_builtins", "memcpy", "memset", "memmove", "abort", "rust_begin_unwind", "panic"] {
-            assert!(!n.contains(bad), "symbol {n} looks like runtime code ({bad})");
+        for bad in [
+            "core",
+            "compiler_builtins",
+            "memcpy",
+            "memset",
+            "memmove",
+            "abort",
+            "rust_begin_unwind",
+            "panic",
+        ] {
+            assert!(
+                !n.contains(bad),
+                "symbol {n} looks like runtime code ({bad})"
+            );
         }
     }
     for s in f.sections() {
         let n = s.name().unwrap();
-        assert!(!n.contains("eh_frame") && !n.contains("gcc_except") && !n.contains(".debug"), "section {n}");
+        assert!(
+            !n.contains("eh_frame") && !n.contains("gcc_except") && !n.contains(".debug"),
+            "section {n}"
+        );
     }
 }
 
@@ -100,9 +137,17 @@ fn archive_has_one_member_with_a_symbol_index() {
     let members: Vec<_> = a.members().map(|m| m.unwrap()).collect();
     assert_eq!(members.len(), 1);
     assert_eq!(members[0].name(), b"translation.o");
-    assert_eq!(members[0].data(&*data).unwrap(), &device_obj()[..], "the member is the object");
-    let index: BTreeSet<String> =
-        a.symbols().unwrap().expect("a symbol index").map(|s| String::from_utf8(s.unwrap().name().to_vec()).unwrap()).collect();
+    assert_eq!(
+        members[0].data(&*data).unwrap(),
+        &device_obj()[..],
+        "the member is the object"
+    );
+    let index: BTreeSet<String> = a
+        .symbols()
+        .unwrap()
+        .expect("a symbol index")
+        .map(|s| String::from_utf8(s.unwrap().name().to_vec()).unwrap())
+        .collect();
     let want: BTreeSet<String> = exports().map(|s| s.elf_name.to_string()).collect();
     assert_eq!(index, want);
 }
@@ -133,16 +178,40 @@ int _start(void) {
     )
     .unwrap();
     let drv = dir.join("drv.o");
-    run_ok(Command::new(tool("XTENSA_CLANG")).args(["--target=xtensa", "-O2", "-Xclang", "-target-feature", "-Xclang", "+windowed", "-c"]).arg(&c).arg("-o").arg(&drv));
+    run_ok(
+        Command::new(tool("XTENSA_CLANG"))
+            .args([
+                "--target=xtensa",
+                "-O2",
+                "-Xclang",
+                "-target-feature",
+                "-Xclang",
+                "+windowed",
+                "-c",
+            ])
+            .arg(&c)
+            .arg("-o")
+            .arg(&drv),
+    );
     let out = run_ok(
         Command::new(tool("XTENSA_LD"))
-            .args(["-static", "-e", "_start", "--fatal-warnings", "--no-warn-execstack"])
+            .args([
+                "-static",
+                "-e",
+                "_start",
+                "--fatal-warnings",
+                "--no-warn-execstack",
+            ])
             .arg(&drv)
             .arg(product("NT_DEVICE_OBJ"))
             .arg("-o")
             .arg(dir.join("linked.elf")),
     );
-    assert!(out.stderr.is_empty(), "ld said: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "ld said: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Every literal section is 4-aligned in the object itself.
     let data = device_obj();
     let f = object::File::parse(&*data).unwrap();
@@ -150,7 +219,12 @@ int _start(void) {
     for s in f.sections() {
         if s.name().unwrap().starts_with(".literal") {
             literals += 1;
-            assert!(s.align() >= 4, "{} is {}-aligned", s.name().unwrap(), s.align());
+            assert!(
+                s.align() >= 4,
+                "{} is {}-aligned",
+                s.name().unwrap(),
+                s.align()
+            );
         }
     }
     assert!(literals > 0);
@@ -168,10 +242,17 @@ fn the_librarys_symbol_table_matches_the_seed_manifest() {
     let have: BTreeSet<(String, String, u64)> = original_exports()
         .map(|s| match s.kind {
             SymbolKind::Function => (s.elf_name.to_string(), "FUNC".to_string(), 0),
-            SymbolKind::Object { device_size } => (s.elf_name.to_string(), "OBJECT".to_string(), u64::from(device_size)),
+            SymbolKind::Object { device_size } => (
+                s.elf_name.to_string(),
+                "OBJECT".to_string(),
+                u64::from(device_size),
+            ),
         })
         .collect();
-    assert_eq!(have, want, "src/symbols.rs exports vs abi-tests/reference/translation.toml");
+    assert_eq!(
+        have, want,
+        "src/symbols.rs exports vs abi-tests/reference/translation.toml"
+    );
     let want_imports: BTreeSet<&str> = m.imports.iter().map(|i| i.name.as_str()).collect();
     let have_imports: BTreeSet<&str> = imports().map(|s| s.elf_name).collect();
     assert_eq!(have_imports, want_imports);

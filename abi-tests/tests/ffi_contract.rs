@@ -6,7 +6,9 @@ use core::ptr::null_mut;
 
 use abi_tests::guard::{page, Mapping};
 use abi_tests::in_child;
-use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span};
+use neuron_translate::abi::{
+    neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span,
+};
 use neuron_translate::{MapRecord, TranslationCtx};
 
 /// A table of five disjoint 1 MiB windows at SoC 0x40_0000_0000 + k MiB (local
@@ -35,7 +37,10 @@ fn null_ctx_translate_returns_null_and_lookup_returns_minus_one() {
     // SAFETY: NULL is allowed; outputs valid.
     unsafe {
         assert!(neuron_translate(null_mut(), 0x1234).is_null());
-        assert_eq!(neuron_translate_mapping_lookup(null_mut(), 0x1234, &mut w, &mut l), -1);
+        assert_eq!(
+            neuron_translate_mapping_lookup(null_mut(), 0x1234, &mut w, &mut l),
+            -1
+        );
     }
     assert_eq!((w, l), (7, 9), "outputs untouched");
 }
@@ -45,7 +50,8 @@ fn lookup_hit_writes_both_outputs_and_returns_0() {
     let mut t = table([0; 5]);
     let (mut w, mut l) = (0u64, 0u64);
     // SAFETY: valid table and outputs.
-    let rc = unsafe { neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0020_0042, &mut w, &mut l) };
+    let rc =
+        unsafe { neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0020_0042, &mut w, &mut l) };
     assert_eq!((rc, w, l), (0, 0x30_0000, 0x30_0042));
 }
 
@@ -57,10 +63,19 @@ fn lookup_skips_null_outputs() {
     let mut l = 0u64;
     // SAFETY: valid table; NULL outputs are allowed.
     unsafe {
-        assert_eq!(neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, null_mut(), null_mut()), 0);
-        assert_eq!(neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, &mut w, null_mut()), 0);
+        assert_eq!(
+            neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, null_mut(), null_mut()),
+            0
+        );
+        assert_eq!(
+            neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, &mut w, null_mut()),
+            0
+        );
         assert_eq!(w, 0x10_0000);
-        assert_eq!(neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, null_mut(), &mut l), 0);
+        assert_eq!(
+            neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, null_mut(), &mut l),
+            0
+        );
         assert_eq!(l, 0x10_0005);
     }
     assert_eq!(t, before);
@@ -114,11 +129,21 @@ fn refill_stores_hi_then_lo_after_the_record_and_before_the_cursor() {
     let tag = addr & !0xF_FFFF;
     // SAFETY: page 2 is readable.
     let hi = unsafe { m.page_ptr(2).cast::<u32>().read() };
-    assert_eq!(hi, (tag >> 32) as u32, "the high word is stored first, at +4");
+    assert_eq!(
+        hi,
+        (tag >> 32) as u32,
+        "the high word is stored first, at +4"
+    );
     // SAFETY: page 0 holds the table.
     let t = unsafe { ctx.read() };
-    assert_eq!(t.records[0].ptr, tag, "the record's tag is written before the register");
-    assert_eq!(t.next_alloc, 0, "the cursor moves after the register is programmed");
+    assert_eq!(
+        t.records[0].ptr, tag,
+        "the record's tag is written before the register"
+    );
+    assert_eq!(
+        t.next_alloc, 0,
+        "the cursor moves after the register is programmed"
+    );
 }
 
 #[test]
@@ -149,9 +174,17 @@ fn traps_without_storing(bad: u64) {
         unsafe { neuron_translate(ctx.cast(), 0x99_0000_0000) };
         0
     });
-    assert_eq!(end, Err(libc::SIGILL), "reg_location {bad:#x}: a deterministic trap");
+    assert_eq!(
+        end,
+        Err(libc::SIGILL),
+        "reg_location {bad:#x}: a deterministic trap"
+    );
     // SAFETY: the page holds the table.
-    assert_eq!(unsafe { ctx.read() }, t, "reg_location {bad:#x}: nothing was written");
+    assert_eq!(
+        unsafe { ctx.read() },
+        t,
+        "reg_location {bad:#x}: nothing was written"
+    );
 }
 
 #[test]
@@ -172,7 +205,10 @@ fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
     m.protect(1);
     let mut regs = [0u32; 6];
     let base = regs.as_mut_ptr() as u64;
-    let ctx = m.page_ptr(1).wrapping_sub(core::mem::size_of::<TranslationCtx>()).cast::<TranslationCtx>();
+    let ctx = m
+        .page_ptr(1)
+        .wrapping_sub(core::mem::size_of::<TranslationCtx>())
+        .cast::<TranslationCtx>();
     for n in 0..=255u8 {
         let mut t = table([base, base + 8, base + 16, 0, 0]);
         t.next_alloc = n;
@@ -181,7 +217,11 @@ fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
         // SAFETY: as above; the victims' blocks are valid.
         let p = unsafe { neuron_translate(ctx.cast(), 0x77_0000_0000 + u64::from(n)) };
         let v = usize::from(n % 3);
-        assert_eq!(p as usize, 0x10_0000 * (v + 1) + usize::from(n), "next_alloc {n}");
+        assert_eq!(
+            p as usize,
+            0x10_0000 * (v + 1) + usize::from(n),
+            "next_alloc {n}"
+        );
         // SAFETY: as above.
         let after = unsafe { ctx.read() };
         assert_eq!(after.next_alloc, ((v + 1) % 3) as u8);
@@ -204,7 +244,10 @@ fn a_register_block_inside_the_table_itself_is_written_like_any_other() {
     let tag = addr & !0xF_FFFF;
     assert_eq!(p as usize, 0x10_0000 + 0xB_CDEF);
     assert_eq!(t.records[0].ptr, tag);
-    assert_eq!(t.records[2].ptr, tag, "slot 2's tag bytes were the register block");
+    assert_eq!(
+        t.records[2].ptr, tag,
+        "slot 2's tag bytes were the register block"
+    );
     assert_eq!(t.next_alloc, 1);
     // The span still answers: addr hits slot 0 (first match) after the refill.
     let mut span = 0u64;

@@ -14,8 +14,14 @@ fn random_tables_with_every_next_alloc_never_touch_outside() {
     for g in [1, 3, 5, 7] {
         m.protect(g);
     }
-    let ctx = m.page_ptr(1).wrapping_sub(core::mem::size_of::<TranslationCtx>()).cast::<TranslationCtx>();
-    let regs: Vec<u64> = [3, 5, 7].iter().map(|&g| m.page_ptr(g) as u64 - 8).collect();
+    let ctx = m
+        .page_ptr(1)
+        .wrapping_sub(core::mem::size_of::<TranslationCtx>())
+        .cast::<TranslationCtx>();
+    let regs: Vec<u64> = [3, 5, 7]
+        .iter()
+        .map(|&g| m.page_ptr(g) as u64 - 8)
+        .collect();
     let mut rng = Rng(0x6775_6172_64);
     let mut refills = 0usize;
     for n in 0..=255u8 {

@@ -23,9 +23,17 @@ fn clang_layout(extra: &[&str]) -> BTreeMap<String, usize> {
     // [ "Size of _map_record_t" ] [ :: std :: mem :: size_of :: < _map_record_t > () - 32usize ] ;
     // (token spacing varies with the formatter, so split on the literals themselves)
     for chunk in text.split("[\"").skip(1) {
-        let Some((what, tail)) = chunk.split_once('"') else { continue };
-        let Some(end) = tail.find("usize") else { continue };
-        let digits: String = tail[..end].chars().rev().take_while(|c| c.is_ascii_digit()).collect();
+        let Some((what, tail)) = chunk.split_once('"') else {
+            continue;
+        };
+        let Some(end) = tail.find("usize") else {
+            continue;
+        };
+        let digits: String = tail[..end]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
         let value: String = digits.chars().rev().collect();
         if let Ok(v) = value.parse() {
             out.insert(what.to_string(), v);
@@ -42,12 +50,24 @@ fn expected() -> BTreeMap<String, usize> {
         ("Offset of field: _map_record_t::window", o::WINDOW),
         ("Offset of field: _map_record_t::_pad", o::WINDOW + 4),
         ("Offset of field: _map_record_t::mask", o::MASK),
-        ("Offset of field: _map_record_t::reg_location", o::REG_LOCATION),
+        (
+            "Offset of field: _map_record_t::reg_location",
+            o::REG_LOCATION,
+        ),
         ("Size of _translation_ctx_t", o::CTX_SIZE),
         ("Alignment of _translation_ctx_t", o::ALIGN),
-        ("Offset of field: _translation_ctx_t::records", o::RECORD_ARRAY),
-        ("Offset of field: _translation_ctx_t::next_alloc", o::NEXT_ALLOC),
-        ("Offset of field: _translation_ctx_t::_pad", o::NEXT_ALLOC + 1),
+        (
+            "Offset of field: _translation_ctx_t::records",
+            o::RECORD_ARRAY,
+        ),
+        (
+            "Offset of field: _translation_ctx_t::next_alloc",
+            o::NEXT_ALLOC,
+        ),
+        (
+            "Offset of field: _translation_ctx_t::_pad",
+            o::NEXT_ALLOC + 1,
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -57,10 +77,16 @@ fn expected() -> BTreeMap<String, usize> {
 #[test]
 fn clang_sees_the_rust_layout_on_the_host() {
     assert_eq!(clang_layout(&[]), expected());
-    assert_eq!(core::mem::size_of::<neuron_translate::TranslationCtx>(), o::CTX_SIZE);
+    assert_eq!(
+        core::mem::size_of::<neuron_translate::TranslationCtx>(),
+        o::CTX_SIZE
+    );
 }
 
 #[test]
 fn clang_sees_the_rust_layout_on_the_device() {
-    assert_eq!(clang_layout(&["--target=xtensa", "-ffreestanding"]), expected());
+    assert_eq!(
+        clang_layout(&["--target=xtensa", "-ffreestanding"]),
+        expected()
+    );
 }

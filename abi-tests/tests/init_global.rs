@@ -15,18 +15,32 @@ fn read_ctx_symbol() -> *mut TranslationCtx {
 #[test]
 fn ctx_is_null_before_init_then_points_at_a_reset_table() {
     let _g = GLOBAL_LOCK.lock().unwrap();
-    assert!(neuron_translate_ctx().is_null(), "NULL before _init_translate_ctx");
+    assert!(
+        neuron_translate_ctx().is_null(),
+        "NULL before _init_translate_ctx"
+    );
     assert!(read_ctx_symbol().is_null());
 
     set_hbm_scratch(0x0000_0042_1234_5678);
     _init_translate_ctx();
     let ctx = neuron_translate_ctx();
     assert!(!ctx.is_null());
-    assert_eq!(ctx, read_ctx_symbol(), "neuron_translate_ctx() returns _ctx");
+    assert_eq!(
+        ctx,
+        read_ctx_symbol(),
+        "neuron_translate_ctx() returns _ctx"
+    );
     assert_eq!(ctx as usize % 8, 0, "the table is 8-aligned");
-    let inputs = InitInputs { data_scratch_map: data_scratch_map_addr(), hbm_scratch: 0x0000_0042_1234_5678 };
+    let inputs = InitInputs {
+        data_scratch_map: data_scratch_map_addr(),
+        hbm_scratch: 0x0000_0042_1234_5678,
+    };
     // SAFETY: _ctx points at the library's table.
-    assert_eq!(unsafe { ctx.read() }, initial_table(&inputs), "init builds the documented table");
+    assert_eq!(
+        unsafe { ctx.read() },
+        initial_table(&inputs),
+        "init builds the documented table"
+    );
 
     // The HBM scratch address translates through the table init built.
     // SAFETY: a hit needs no register.
@@ -42,7 +56,14 @@ fn ctx_is_null_before_init_then_points_at_a_reset_table() {
     set_hbm_scratch(0x0000_0077_0000_0000);
     _init_translate_ctx();
     assert_eq!(neuron_translate_ctx(), ctx, "same storage");
-    let inputs = InitInputs { hbm_scratch: 0x0000_0077_0000_0000, ..inputs };
+    let inputs = InitInputs {
+        hbm_scratch: 0x0000_0077_0000_0000,
+        ..inputs
+    };
     // SAFETY: as above.
-    assert_eq!(unsafe { ctx.read() }, initial_table(&inputs), "init resets the table");
+    assert_eq!(
+        unsafe { ctx.read() },
+        initial_table(&inputs),
+        "init resets the table"
+    );
 }

@@ -22,7 +22,13 @@ fn assemble(dir: &Path, name: &str, source: &str) -> PathBuf {
     let o = dir.join(format!("{name}.o"));
     std::fs::write(&s, source).unwrap();
     // --abi-windowed: the original is windowed code (seed §3: entry/retw).
-    run_ok(Command::new(tool("XTENSA_AS")).arg("--abi-windowed").arg(&s).arg("-o").arg(&o));
+    run_ok(
+        Command::new(tool("XTENSA_AS"))
+            .arg("--abi-windowed")
+            .arg(&s)
+            .arg("-o")
+            .arg(&o),
+    );
     o
 }
 
@@ -51,7 +57,11 @@ fn mutate_with(marker: &str, f: impl Fn(&str) -> String) -> String {
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("not JSON ({e}): {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
     })
 }
 
@@ -77,10 +87,27 @@ fn the_fixture_matches_the_manifest_and_the_device_object_matches_both() {
         .map(|s| s.elf_name.to_string())
         .collect();
     assert!(!added.is_empty());
-    for (r, c, additions) in [(&manifest, &orig, 0), (&orig, &dev, added.len()), (&manifest, &dev, added.len())] {
-        let out = ntx(&[&"abi-diff", &"--reference", r, &"--candidate", c, &"--format", &"json"]);
+    for (r, c, additions) in [
+        (&manifest, &orig, 0),
+        (&orig, &dev, added.len()),
+        (&manifest, &dev, added.len()),
+    ] {
+        let out = ntx(&[
+            &"abi-diff",
+            &"--reference",
+            r,
+            &"--candidate",
+            c,
+            &"--format",
+            &"json",
+        ]);
         let v = json(&out);
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert_eq!(v["breaks"], 0);
         assert_eq!(v["additions"], additions, "{v:#}");
         let symbols: Vec<String> = v["findings"]
@@ -90,14 +117,27 @@ fn the_fixture_matches_the_manifest_and_the_device_object_matches_both() {
             .filter(|f| f["class"] == "addition")
             .map(|f| f["symbol"].as_str().unwrap().to_string())
             .collect();
-        assert_eq!(symbols, if additions == 0 { vec![] } else { added.clone() });
+        assert_eq!(
+            symbols,
+            if additions == 0 {
+                vec![]
+            } else {
+                added.clone()
+            }
+        );
     }
     // Against the fixture, the device object's l32r references are reported as such.
     let out = ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &dev]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("COMPATIBLE: 0 break(s)"), "{text}");
-    assert!(text.contains("reference-mechanism: _Z20neuron_translate_ctxv -> _ctx"), "{text}");
-    assert!(text.contains("CONST16 pair") && text.contains("l32r literal"), "{text}");
+    assert!(
+        text.contains("reference-mechanism: _Z20neuron_translate_ctxv -> _ctx"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CONST16 pair") && text.contains("l32r literal"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -117,26 +157,79 @@ fn every_mutant_is_caught_with_the_right_class() {
     ];
     for &(name, marker, repl, class, kind, code) in cases {
         let m = assemble(&dir, name, &mutate(marker, repl));
-        let out = ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &m, &"--format", &"json"]);
+        let out = ntx(&[
+            &"abi-diff",
+            &"--reference",
+            &orig,
+            &"--candidate",
+            &m,
+            &"--format",
+            &"json",
+        ]);
         let v = json(&out);
-        assert_eq!(out.status.code(), Some(code), "{name}: {}", serde_json::to_string_pretty(&v).unwrap());
-        assert!(kinds(&v, class).contains(&kind.to_string()), "{name}: expected {class} {kind}: {v:#}");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{name}: {}",
+            serde_json::to_string_pretty(&v).unwrap()
+        );
+        assert!(
+            kinds(&v, class).contains(&kind.to_string()),
+            "{name}: expected {class} {kind}: {v:#}"
+        );
         if class == "addition" {
             assert_eq!(v["breaks"], 0, "{name}: {v:#}");
         }
     }
     // neuron_translate_ctx's CONST16 pair now loads data_scratch_map instead of _ctx.
-    let moved = assemble(&dir, "moved", &mutate_with("@MUTATE-CTX-REF", |l| l.replace(", _ctx", ", data_scratch_map")));
-    let v = json(&ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &moved, &"--format", &"json"]));
-    assert!(kinds(&v, "break").contains(&"reference-missing".to_string()), "{v:#}");
-    assert!(kinds(&v, "note").contains(&"reference-added".to_string()), "{v:#}");
+    let moved = assemble(
+        &dir,
+        "moved",
+        &mutate_with("@MUTATE-CTX-REF", |l| {
+            l.replace(", _ctx", ", data_scratch_map")
+        }),
+    );
+    let v = json(&ntx(&[
+        &"abi-diff",
+        &"--reference",
+        &orig,
+        &"--candidate",
+        &moved,
+        &"--format",
+        &"json",
+    ]));
+    assert!(
+        kinds(&v, "break").contains(&"reference-missing".to_string()),
+        "{v:#}"
+    );
+    assert!(
+        kinds(&v, "note").contains(&"reference-added".to_string()),
+        "{v:#}"
+    );
     // A call0 object (the lx106 default) against the windowed original: a break.
     let s = dir.join("call0.S");
     std::fs::write(&s, FIXTURE).unwrap();
     let call0 = dir.join("call0.o");
-    run_ok(Command::new(tool("XTENSA_AS")).arg("--abi-call0").arg(&s).arg("-o").arg(&call0));
-    let v = json(&ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &call0, &"--format", &"json"]));
-    assert!(kinds(&v, "break").contains(&"xtensa-abi".to_string()), "{v:#}");
+    run_ok(
+        Command::new(tool("XTENSA_AS"))
+            .arg("--abi-call0")
+            .arg(&s)
+            .arg("-o")
+            .arg(&call0),
+    );
+    let v = json(&ntx(&[
+        &"abi-diff",
+        &"--reference",
+        &orig,
+        &"--candidate",
+        &call0,
+        &"--format",
+        &"json",
+    ]));
+    assert!(
+        kinds(&v, "break").contains(&"xtensa-abi".to_string()),
+        "{v:#}"
+    );
 }
 
 #[test]
@@ -151,27 +244,53 @@ fn malformed_inputs_exit_2_with_a_message_naming_the_file() {
     };
     let host_c = write("host.c", b"int x;\n");
     let host_o = dir.join("host.o");
-    run_ok(Command::new("cc").arg("-c").arg(&host_c).arg("-o").arg(&host_o));
+    run_ok(
+        Command::new("cc")
+            .arg("-c")
+            .arg(&host_c)
+            .arg("-o")
+            .arg(&host_o),
+    );
     let ar_without = dir.join("without.a");
-    run_ok(Command::new(tool("LLVM_AR")).arg("rcs").arg(&ar_without).arg(&host_o));
+    run_ok(
+        Command::new(tool("LLVM_AR"))
+            .arg("rcs")
+            .arg(&ar_without)
+            .arg(&host_o),
+    );
     let mut corrupt_ar = b"!<arch>\n".to_vec();
-    corrupt_ar.extend_from_slice(b"translation.o/  0           0     0     644     99999     `\n\x7fELF");
+    corrupt_ar
+        .extend_from_slice(b"translation.o/  0           0     0     644     99999     `\n\x7fELF");
     let cases: Vec<(PathBuf, &str)> = vec![
         (write("empty.o", b""), "empty file"),
         (write("truncated.o", &bytes[..100]), "not a valid ELF32"),
-        (write("text.o", b"hello, world\n"), "not an ELF object, an ar archive or an ABI manifest"),
+        (
+            write("text.o", b"hello, world\n"),
+            "not an ELF object, an ar archive or an ABI manifest",
+        ),
         (host_o.clone(), "not comparable"),
         (ar_without.clone(), "no member named translation.o"),
         (write("corrupt.a", &corrupt_ar), "archive"),
-        (write("bad.toml", b"[object]\nname = 1\n"), "not a valid manifest"),
+        (
+            write("bad.toml", b"[object]\nname = 1\n"),
+            "not a valid manifest",
+        ),
         (dir.join("does-not-exist.o"), "cannot read"),
     ];
     for (path, needle) in &cases {
         let out = ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", path]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
-        assert!(err.contains(&path.display().to_string()), "{}: message must name the file: {err}", path.display());
-        assert!(err.contains(needle), "{}: expected '{needle}' in: {err}", path.display());
+        assert!(
+            err.contains(&path.display().to_string()),
+            "{}: message must name the file: {err}",
+            path.display()
+        );
+        assert!(
+            err.contains(needle),
+            "{}: expected '{needle}' in: {err}",
+            path.display()
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
     // Usage errors are 2 as well.
@@ -186,60 +305,164 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
     let dir = scratch("ntx_relink");
     let orig = assemble(&dir, "translation", FIXTURE);
     let other_a = assemble(&dir, "start_exit", "\t.data\n\t.global data_scratch_map\n\t.p2align 2\ndata_scratch_map:\n\t.space 64\n\t.global _ZN12extended_isa3sdk11hbm_scratchE\n\t.p2align 3\n_ZN12extended_isa3sdk11hbm_scratchE:\n\t.space 8\n");
-    let other_b = assemble(&dir, "a_member_with_a_long_name", "\t.data\n\t.global some_other_symbol\nsome_other_symbol:\n\t.byte 1\n");
+    let other_b = assemble(
+        &dir,
+        "a_member_with_a_long_name",
+        "\t.data\n\t.global some_other_symbol\nsome_other_symbol:\n\t.byte 1\n",
+    );
     let vendor = dir.join("libneuroncustomop.a");
-    run_ok(Command::new(tool("LLVM_AR")).arg("rcs").arg(&vendor).args([&other_a, &orig, &other_b]).current_dir(&dir));
+    run_ok(
+        Command::new(tool("LLVM_AR"))
+            .arg("rcs")
+            .arg(&vendor)
+            .args([&other_a, &orig, &other_b])
+            .current_dir(&dir),
+    );
     let vendor_bytes = std::fs::read(&vendor).unwrap();
     let patched = dir.join("patched.a");
     let dev = product("NT_DEVICE_OBJ");
-    let out = ntx(&[&"relink", &"--archive", &vendor, &"--object", &dev, &"--out", &patched]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert_eq!(std::fs::read(&vendor).unwrap(), vendor_bytes, "the vendor archive is untouched");
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &dev,
+        &"--out",
+        &patched,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&vendor).unwrap(),
+        vendor_bytes,
+        "the vendor archive is untouched"
+    );
 
     let before = abi_tests::archive::read_members(&vendor_bytes, "vendor").unwrap();
     let after_bytes = std::fs::read(&patched).unwrap();
     let after = abi_tests::archive::read_members(&after_bytes, "patched").unwrap();
-    let names = |v: &[abi_tests::archive::Member]| v.iter().map(|m| String::from_utf8_lossy(&m.name).into_owned()).collect::<Vec<_>>();
+    let names = |v: &[abi_tests::archive::Member]| {
+        v.iter()
+            .map(|m| String::from_utf8_lossy(&m.name).into_owned())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&after), names(&before), "same members, same order");
     for (b, a) in before.iter().zip(&after) {
         if a.name == b"translation.o" {
-            assert_eq!(a.data, std::fs::read(&dev).unwrap(), "the new member is the object");
+            assert_eq!(
+                a.data,
+                std::fs::read(&dev).unwrap(),
+                "the new member is the object"
+            );
         } else {
-            assert_eq!(a.data, b.data, "{} byte-identical", String::from_utf8_lossy(&a.name));
+            assert_eq!(
+                a.data,
+                b.data,
+                "{} byte-identical",
+                String::from_utf8_lossy(&a.name)
+            );
         }
     }
     // The symbol index lists the new member's globals and the others'.
-    let nm = run_ok(Command::new(tool("XTENSA_NM")).arg("--print-armap").arg(&patched));
+    let nm = run_ok(
+        Command::new(tool("XTENSA_NM"))
+            .arg("--print-armap")
+            .arg(&patched),
+    );
     let nm = String::from_utf8_lossy(&nm.stdout);
-    for s in ["_Z16neuron_translatePvy in translation.o", "_ctx in translation.o", "data_scratch_map in start_exit.o", "some_other_symbol in a_member_with_a_long_name.o"] {
+    for s in [
+        "_Z16neuron_translatePvy in translation.o",
+        "_ctx in translation.o",
+        "data_scratch_map in start_exit.o",
+        "some_other_symbol in a_member_with_a_long_name.o",
+    ] {
         assert!(nm.contains(s), "armap lacks '{s}':\n{nm}");
     }
     // GNU ld resolves a consumer against the patched archive through its index.
     let literal_consumer = dir.join("consumer2.S");
     std::fs::write(&literal_consumer, "\t.text\n\t.literal_position\n\t.literal .L1, _Z16neuron_translatePvy\n\t.literal .L2, _Z19_init_translate_ctxv\n\t.global _start\n\t.p2align 2\n_start:\n\tl32r a8, .L1\n\tl32r a9, .L2\n\tret\n").unwrap();
     let c2 = dir.join("consumer2.o");
-    run_ok(Command::new(tool("XTENSA_AS")).arg(&literal_consumer).arg("-o").arg(&c2));
-    run_ok(Command::new(tool("XTENSA_LD")).args(["-static", "-e", "_start", "--no-warn-mismatch"]).arg(&c2).arg(&patched).arg("-o").arg(dir.join("linked.elf")));
+    run_ok(
+        Command::new(tool("XTENSA_AS"))
+            .arg(&literal_consumer)
+            .arg("-o")
+            .arg(&c2),
+    );
+    run_ok(
+        Command::new(tool("XTENSA_LD"))
+            .args(["-static", "-e", "_start", "--no-warn-mismatch"])
+            .arg(&c2)
+            .arg(&patched)
+            .arg("-o")
+            .arg(dir.join("linked.elf")),
+    );
     let syms = run_ok(Command::new(tool("XTENSA_NM")).arg(dir.join("linked.elf")));
     let syms = String::from_utf8_lossy(&syms.stdout);
-    assert!(syms.contains("_Z16neuron_translatePvy") && syms.contains("data_scratch_map"), "{syms}");
+    assert!(
+        syms.contains("_Z16neuron_translatePvy") && syms.contains("data_scratch_map"),
+        "{syms}"
+    );
 
     // A breaking object is refused (exit 1, nothing written) unless --force.
     let bad = assemble(&dir, "bad", &mutate("@MUTATE-TRANSLATE-BINDING", ""));
     let refused = dir.join("refused.a");
-    let out = ntx(&[&"relink", &"--archive", &vendor, &"--object", &bad, &"--out", &refused]);
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &bad,
+        &"--out",
+        &refused,
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to relink"));
     assert!(!refused.exists());
-    let out = ntx(&[&"relink", &"--archive", &vendor, &"--object", &bad, &"--out", &refused, &"--force"]);
-    assert_eq!(out.status.code(), Some(1), "forced, but still reports the break");
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &bad,
+        &"--out",
+        &refused,
+        &"--force",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "forced, but still reports the break"
+    );
     assert!(refused.exists());
     // The vendor archive is never the output.
-    let out = ntx(&[&"relink", &"--archive", &vendor, &"--object", &dev, &"--out", &vendor]);
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &dev,
+        &"--out",
+        &vendor,
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(&vendor).unwrap(), vendor_bytes);
     // A missing member is an input error.
-    let out = ntx(&[&"relink", &"--archive", &vendor, &"--object", &dev, &"--out", &refused, &"--member", &"nope.o"]);
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &dev,
+        &"--out",
+        &refused,
+        &"--member",
+        &"nope.o",
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -249,17 +472,48 @@ fn abidiff_agrees_about_added_and_removed_symbols() {
     let orig = assemble(&dir, "original", FIXTURE);
     let removed = assemble(&dir, "removed", &mutate("@MUTATE-TRANSLATE-BINDING", ""));
     let added = assemble(&dir, "added", &mutate("@MUTATE-EXTRA-TEXT", "\t.global extra\n\t.type extra, @function\nextra:\n\t.byte 0x36,0x41,0\n\t.size extra, 3"));
-    let abidiff = |a: &Path, b: &Path| Command::new(tool("ABIDIFF")).arg(a).arg(b).output().expect("abidiff").status.code().unwrap();
+    let abidiff = |a: &Path, b: &Path| {
+        Command::new(tool("ABIDIFF"))
+            .arg(a)
+            .arg(b)
+            .output()
+            .expect("abidiff")
+            .status
+            .code()
+            .unwrap()
+    };
     // abidiff's exit status is a bit set: 4 = ABI change, 8 = incompatible change.
     let same = abidiff(&orig, &orig);
     let rem = abidiff(&orig, &removed);
     let add = abidiff(&orig, &added);
     assert_eq!(same, 0);
-    assert!(rem & 8 != 0, "abidiff sees the removal as incompatible ({rem})");
-    assert!(add & 4 != 0 && add & 8 == 0, "abidiff sees the addition as compatible ({add})");
-    let v = json(&ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &removed, &"--format", &"json"]));
+    assert!(
+        rem & 8 != 0,
+        "abidiff sees the removal as incompatible ({rem})"
+    );
+    assert!(
+        add & 4 != 0 && add & 8 == 0,
+        "abidiff sees the addition as compatible ({add})"
+    );
+    let v = json(&ntx(&[
+        &"abi-diff",
+        &"--reference",
+        &orig,
+        &"--candidate",
+        &removed,
+        &"--format",
+        &"json",
+    ]));
     assert!(kinds(&v, "break").contains(&"symbol-missing".to_string()));
-    let v = json(&ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", &added, &"--format", &"json"]));
+    let v = json(&ntx(&[
+        &"abi-diff",
+        &"--reference",
+        &orig,
+        &"--candidate",
+        &added,
+        &"--format",
+        &"json",
+    ]));
     assert_eq!(v["breaks"], 0);
     assert!(kinds(&v, "addition").contains(&"symbol-added".to_string()));
 }

@@ -6,13 +6,40 @@ use proptest::prelude::*;
 
 /// Arbitrary records; reusable slots get a non-null, 4-aligned register so refills happen.
 fn arb_table() -> impl Strategy<Value = TranslationCtx> {
-    let rec = (any::<u64>(), any::<u32>(), 0u32..=64, any::<u64>(), any::<bool>(), any::<u32>());
+    let rec = (
+        any::<u64>(),
+        any::<u32>(),
+        0u32..=64,
+        any::<u64>(),
+        any::<bool>(),
+        any::<u32>(),
+    );
     (proptest::array::uniform5(rec), any::<u8>()).prop_map(|(recs, next_alloc)| {
         let mut t = TranslationCtx::default();
-        for (k, (r, (base, window, bits, rnd, contiguous, reg))) in t.records.iter_mut().zip(recs).enumerate() {
-            let mask = if contiguous { if bits == 64 { 0 } else { !((1u64 << bits) - 1) } } else { rnd };
-            let reg_location = if k < 3 { u64::from(reg | 4) & !3 } else { u64::from(reg) };
-            *r = MapRecord { ptr: base & mask, window, _pad: 0, mask, reg_location };
+        for (k, (r, (base, window, bits, rnd, contiguous, reg))) in
+            t.records.iter_mut().zip(recs).enumerate()
+        {
+            let mask = if contiguous {
+                if bits == 64 {
+                    0
+                } else {
+                    !((1u64 << bits) - 1)
+                }
+            } else {
+                rnd
+            };
+            let reg_location = if k < 3 {
+                u64::from(reg | 4) & !3
+            } else {
+                u64::from(reg)
+            };
+            *r = MapRecord {
+                ptr: base & mask,
+                window,
+                _pad: 0,
+                mask,
+                reg_location,
+            };
         }
         t.next_alloc = next_alloc;
         t

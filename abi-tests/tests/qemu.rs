@@ -12,11 +12,19 @@ fn program(name: &str, main_src: &str, with_vectors: bool) -> PathBuf {
     let dir = scratch(&format!("qemu_{name}"));
     let q = root().join("abi-tests/qemu");
     if with_vectors {
-        std::fs::write(dir.join("vectors.h"), vectors_header(&standard_vectors(STANDARD.0, STANDARD.1))).unwrap();
+        std::fs::write(
+            dir.join("vectors.h"),
+            vectors_header(&standard_vectors(STANDARD.0, STANDARD.1)),
+        )
+        .unwrap();
     }
     let include = root().join("include");
     let mut objs = vec![start_object(&dir)];
-    for (src, out) in [(q.join(main_src), "main.o"), (q.join("support.c"), "support.o"), (root().join("abi-tests/csrc/reference.c"), "reference.o")] {
+    for (src, out) in [
+        (q.join(main_src), "main.o"),
+        (q.join("support.c"), "support.o"),
+        (root().join("abi-tests/csrc/reference.c"), "reference.o"),
+    ] {
         let o = dir.join(out);
         compile_c(&src, &o, &[&include, &q, &dir]);
         objs.push(o);
@@ -32,12 +40,26 @@ fn device_object_and_reference_c_agree_with_the_host_library_on_every_vector() {
     let out = run(&elf);
     let text = String::from_utf8_lossy(&out.stdout);
     println!("{text}");
-    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    let n_ops: usize = standard_vectors(STANDARD.0, STANDARD.1).iter().map(|(_, v)| v.ops.len()).sum();
-    assert!(text.contains(&format!("device object agreed on {n_ops} calls")), "{text}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n_ops: usize = standard_vectors(STANDARD.0, STANDARD.1)
+        .iter()
+        .map(|(_, v)| v.ops.len())
+        .sum();
+    assert!(
+        text.contains(&format!("device object agreed on {n_ops} calls")),
+        "{text}"
+    );
     assert!(text.contains("; failures 0"), "{text}");
     // The reference C ran on the two deviation-free shapes: two thirds of the calls.
-    assert!(text.contains(&format!("reference C on {} calls", n_ops * 2 / 3)), "{text}");
+    assert!(
+        text.contains(&format!("reference C on {} calls", n_ops * 2 / 3)),
+        "{text}"
+    );
 }
 
 #[test]
@@ -47,13 +69,24 @@ fn the_tensor_loops_read_the_same_elements_on_the_device() {
     let consumers = root().join("abi-tests/consumers");
     let include = root().join("include");
     let main = dir.join("main.o");
-    abi_tests::qemu::compile_c_with(&consumers.join("tensor_main.c"), &main, &[&include, &q, &consumers], &["-DNT_QEMU"]);
+    abi_tests::qemu::compile_c_with(
+        &consumers.join("tensor_main.c"),
+        &main,
+        &[&include, &q, &consumers],
+        &["-DNT_QEMU"],
+    );
     let support = dir.join("support.o");
     compile_c(&q.join("support.c"), &support, &[&q]);
     let elf = dir.join("tensor.elf");
     link(&[start_object(&dir), main, support], &elf);
     let out = run(&elf);
-    assert_eq!(out.status.code(), Some(0), "check {:?} failed: {}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "check {:?} failed: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -65,5 +98,11 @@ fn a_refill_with_a_null_register_traps_on_the_device() {
     assert!(!text.contains("returned"), "the call returned: {text}");
     // qemu-user re-raises the guest's SIGILL on itself.
     use std::os::unix::process::ExitStatusExt;
-    assert_eq!(out.status.signal(), Some(libc::SIGILL), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGILL),
+        "{:?} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

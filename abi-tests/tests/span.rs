@@ -20,7 +20,11 @@ fn check_span(t: &TranslationCtx, addr: u64, len: u64, local: u32, span: u64) {
     assert_eq!(t.records[k].local(addr), local);
     // Every address of the span translates, without a refill, to local + i.
     let probe = |i: u64| {
-        assert_eq!(translate_hit(t, addr + i), Some(local.wrapping_add(i as u32)), "addr {addr:#x} + {i:#x}, span {span:#x}");
+        assert_eq!(
+            translate_hit(t, addr + i),
+            Some(local.wrapping_add(i as u32)),
+            "addr {addr:#x} + {i:#x}, span {span:#x}"
+        );
         assert_eq!(t.find(addr + i), Some(k), "same window at +{i:#x}");
     };
     if span <= 4096 {
@@ -34,7 +38,11 @@ fn check_span(t: &TranslationCtx, addr: u64, len: u64, local: u32, span: u64) {
     let top = (1u64 << 32) - u64::from(local);
     if span < len && span < top && addr.checked_add(span).is_some() {
         let next = addr + span;
-        assert_ne!(t.find(next), Some(k), "span {span:#x} from {addr:#x} could have been longer");
+        assert_ne!(
+            t.find(next),
+            Some(k),
+            "span {span:#x} from {addr:#x} could have been longer"
+        );
     }
 }
 
@@ -69,8 +77,20 @@ fn spans_of_random_tables_are_exact() {
 #[test]
 fn an_earlier_window_inside_a_later_one_ends_the_span() {
     let mut t = TranslationCtx::empty();
-    t.records[0] = MapRecord { ptr: 0x40_0010_0000, window: 0x10_0000, _pad: 0, mask: !0xFFF, reg_location: 0 };
-    t.records[3] = MapRecord { ptr: 0x40_0000_0000, window: 0x100_0000, _pad: 0, mask: !0xFF_FFFF, reg_location: 0 };
+    t.records[0] = MapRecord {
+        ptr: 0x40_0010_0000,
+        window: 0x10_0000,
+        _pad: 0,
+        mask: !0xFFF,
+        reg_location: 0,
+    };
+    t.records[3] = MapRecord {
+        ptr: 0x40_0000_0000,
+        window: 0x100_0000,
+        _pad: 0,
+        mask: !0xFF_FFFF,
+        reg_location: 0,
+    };
     let mut log = RegisterLog::default();
     let (local, span) = t.translate_span(0x40_000F_F000, 1 << 30, &mut log).unwrap();
     assert_eq!(local, 0x100_0000 + 0xF_F000);
@@ -84,7 +104,13 @@ fn an_earlier_window_inside_a_later_one_ends_the_span() {
 #[test]
 fn a_window_ending_at_the_32_bit_top() {
     let mut t = TranslationCtx::empty();
-    t.records[2] = MapRecord { ptr: 0x7_0000_0000, window: 0xFFFF_0000, _pad: 0, mask: !0xFFFF, reg_location: 0 };
+    t.records[2] = MapRecord {
+        ptr: 0x7_0000_0000,
+        window: 0xFFFF_0000,
+        _pad: 0,
+        mask: !0xFFFF,
+        reg_location: 0,
+    };
     let mut log = RegisterLog::default();
     let (local, span) = t.translate_span(0x7_0000_0100, u64::MAX, &mut log).unwrap();
     assert_eq!(local, 0xFFFF_0100);
@@ -92,7 +118,13 @@ fn a_window_ending_at_the_32_bit_top() {
     let (local, span) = t.translate_span(0x7_0000_FFFF, u64::MAX, &mut log).unwrap();
     assert_eq!((local, span), (0xFFFF_FFFF, 1));
     // A window larger than what is left of the local space stops at the top.
-    t.records[2] = MapRecord { ptr: 0x7_0000_0000, window: 0xFFFF_0000, _pad: 0, mask: !0xFF_FFFF, reg_location: 0 };
+    t.records[2] = MapRecord {
+        ptr: 0x7_0000_0000,
+        window: 0xFFFF_0000,
+        _pad: 0,
+        mask: !0xFF_FFFF,
+        reg_location: 0,
+    };
     let (_, span) = t.translate_span(0x7_0000_0000, u64::MAX, &mut log).unwrap();
     assert_eq!(span, 0x1_0000);
 }
@@ -105,9 +137,20 @@ fn len_zero_translates_as_usual() {
     let before = t;
     let mut out = 99u64;
     // SAFETY: valid table; slot 0's register is `regs`.
-    let p = unsafe { neuron_translate_span((&mut t as *mut TranslationCtx).cast(), 0x1234_5678, 0, &mut out) };
+    let p = unsafe {
+        neuron_translate_span(
+            (&mut t as *mut TranslationCtx).cast(),
+            0x1234_5678,
+            0,
+            &mut out,
+        )
+    };
     assert_eq!(out, 0);
-    assert_eq!(p as usize as u32, before.records[0].window.wrapping_add(0x678), "a refill, as translate does");
+    assert_eq!(
+        p as usize as u32,
+        before.records[0].window.wrapping_add(0x678),
+        "a refill, as translate does"
+    );
     assert_eq!(t.next_alloc, 1);
 }
 
@@ -121,14 +164,25 @@ fn the_c_entry_point_agrees_with_the_safe_api_and_handles_null() {
         let len = rng.next_u64() >> rng.below(64);
         let mut a = base;
         let mut b = base;
-        let want = a.translate_span(addr, len, &mut RegisterLog::default()).unwrap();
+        let want = a
+            .translate_span(addr, len, &mut RegisterLog::default())
+            .unwrap();
         let mut span = 0u64;
         // SAFETY: valid table, registers in `bank`.
-        let p = unsafe { neuron_translate_span((&mut b as *mut TranslationCtx).cast(), addr, len, &mut span) };
+        let p = unsafe {
+            neuron_translate_span((&mut b as *mut TranslationCtx).cast(), addr, len, &mut span)
+        };
         assert_eq!((p as usize as u32, span), want);
         // NULL out_span: skipped.
         // SAFETY: as above.
-        unsafe { neuron_translate_span((&mut b as *mut TranslationCtx).cast(), addr, len, core::ptr::null_mut()) };
+        unsafe {
+            neuron_translate_span(
+                (&mut b as *mut TranslationCtx).cast(),
+                addr,
+                len,
+                core::ptr::null_mut(),
+            )
+        };
     }
     let mut span = 5u64;
     // SAFETY: NULL ctx is allowed.

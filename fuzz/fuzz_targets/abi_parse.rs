@@ -9,7 +9,9 @@ use abi_tests::{diff, load_bytes};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((len, rest)) = data.split_first_chunk::<4>() else { return };
+    let Some((len, rest)) = data.split_first_chunk::<4>() else {
+        return;
+    };
     let cut = (u32::from_le_bytes(*len) as usize).min(rest.len());
     let (r, c) = rest.split_at(cut);
     let reference = load_bytes(r, "reference", "translation.o");
@@ -24,13 +26,17 @@ fuzz_target!(|data: &[u8]| {
             let report = diff::diff(&r, &c);
             let _ = report.to_text();
             let _ = serde_json::to_string(&report);
-            assert_eq!(report.breaks + report.additions + report.notes, report.findings.len());
+            assert_eq!(
+                report.breaks + report.additions + report.notes,
+                report.findings.len()
+            );
         }
     }
     // Every member of an archive, through the archive writer and back.
     if let Ok(members) = abi_tests::archive::read_members(rest, "archive") {
         let bytes = abi_tests::archive::write_gnu(&members);
-        let back = abi_tests::archive::read_members(&bytes, "rewritten").expect("our archives read back");
+        let back =
+            abi_tests::archive::read_members(&bytes, "rewritten").expect("our archives read back");
         assert_eq!(back.len(), members.len());
         for (a, b) in members.iter().zip(&back) {
             assert_eq!(a.data, b.data);

@@ -15,7 +15,9 @@ use libfuzzer_sys::fuzz_target;
 use neuron_translate::TranslationCtx;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((head, calls)) = data.split_first_chunk::<168>() else { return };
+    let Some((head, calls)) = data.split_first_chunk::<168>() else {
+        return;
+    };
     let mut table = TranslationCtx::from_bytes(head);
     for (k, r) in table.records.iter_mut().enumerate() {
         r.reg_location = k as u64; // bank index: Pair binds it to a real block

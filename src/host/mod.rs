@@ -79,11 +79,23 @@ pub enum BuildError {
     /// A mask that is not `!(2^k - 1)`.
     MaskNotContiguous { slot: usize, mask: u64 },
     /// The SoC base is not a multiple of the size.
-    SocBaseMisaligned { slot: usize, soc_base: u64, size: u128 },
+    SocBaseMisaligned {
+        slot: usize,
+        soc_base: u64,
+        size: u128,
+    },
     /// The local base is not a multiple of the size.
-    LocalBaseMisaligned { slot: usize, local_base: u32, size: u128 },
+    LocalBaseMisaligned {
+        slot: usize,
+        local_base: u32,
+        size: u128,
+    },
     /// The local range ends past 2^32.
-    LocalRangePast32Bits { slot: usize, local_base: u32, size: u128 },
+    LocalRangePast32Bits {
+        slot: usize,
+        local_base: u32,
+        size: u128,
+    },
     /// Two windows share SoC addresses.
     SocOverlap { first: usize, second: usize },
     /// A window meant to be pinned in a reusable slot (a refill would evict it).
@@ -225,14 +237,26 @@ impl TableBuilder {
             }
             described[slot] = true;
             match (w.kind, SlotUse::of(slot)) {
-                (SlotUse::Pinned, SlotUse::Reusable) => errors.push(BuildError::PinnedInReusableSlot { slot }),
-                (SlotUse::Reusable, SlotUse::Pinned) => errors.push(BuildError::ReusableInPinnedSlot { slot }),
+                (SlotUse::Pinned, SlotUse::Reusable) => {
+                    errors.push(BuildError::PinnedInReusableSlot { slot })
+                }
+                (SlotUse::Reusable, SlotUse::Pinned) => {
+                    errors.push(BuildError::ReusableInPinnedSlot { slot })
+                }
                 _ => {}
             }
             if w.reg_location > u64::from(u32::MAX) {
-                errors.push(BuildError::RegisterPast32Bits { slot, reg_location: w.reg_location });
-            } else if SlotUse::of(slot) == SlotUse::Reusable && device_register(w.reg_location).is_none() {
-                errors.push(BuildError::RegisterUnusable { slot, reg_location: w.reg_location });
+                errors.push(BuildError::RegisterPast32Bits {
+                    slot,
+                    reg_location: w.reg_location,
+                });
+            } else if SlotUse::of(slot) == SlotUse::Reusable
+                && device_register(w.reg_location).is_none()
+            {
+                errors.push(BuildError::RegisterUnusable {
+                    slot,
+                    reg_location: w.reg_location,
+                });
             }
             let mask = match w.extent {
                 Extent::Size(size) if size == 0 || !size.is_power_of_two() => {
@@ -248,30 +272,57 @@ impl TableBuilder {
             };
             let size = size_of_mask(mask);
             if w.soc_base & !mask != 0 {
-                errors.push(BuildError::SocBaseMisaligned { slot, soc_base: w.soc_base, size });
+                errors.push(BuildError::SocBaseMisaligned {
+                    slot,
+                    soc_base: w.soc_base,
+                    size,
+                });
             }
             if u64::from(w.local_base) & !mask != 0 {
-                errors.push(BuildError::LocalBaseMisaligned { slot, local_base: w.local_base, size });
+                errors.push(BuildError::LocalBaseMisaligned {
+                    slot,
+                    local_base: w.local_base,
+                    size,
+                });
             }
             if u128::from(w.local_base) + size > 1u128 << 32 {
-                errors.push(BuildError::LocalRangePast32Bits { slot, local_base: w.local_base, size });
+                errors.push(BuildError::LocalRangePast32Bits {
+                    slot,
+                    local_base: w.local_base,
+                    size,
+                });
             }
             let tag = w.soc_base & mask;
             for &(other, m2, p2) in &ranges {
                 if (tag ^ p2) & mask & m2 == 0 {
-                    errors.push(BuildError::SocOverlap { first: other.min(slot), second: other.max(slot) });
+                    errors.push(BuildError::SocOverlap {
+                        first: other.min(slot),
+                        second: other.max(slot),
+                    });
                 }
             }
             ranges.push((slot, mask, tag));
-            t.records[slot] = MapRecord { ptr: tag, window: w.local_base, _pad: 0, mask, reg_location: w.reg_location };
+            t.records[slot] = MapRecord {
+                ptr: tag,
+                window: w.local_base,
+                _pad: 0,
+                mask,
+                reg_location: w.reg_location,
+            };
         }
-        for (slot, d) in described.iter().enumerate().take(usize::from(REUSABLE_SLOTS)) {
+        for (slot, d) in described
+            .iter()
+            .enumerate()
+            .take(usize::from(REUSABLE_SLOTS))
+        {
             if !d {
                 errors.push(BuildError::ReusableSlotMissing { slot });
             }
         }
         if self.next_alloc >= REUSABLE_SLOTS {
-            errors.push(BuildError::NextAllocOutOfRange { next_alloc: self.next_alloc });
+            errors.push(BuildError::NextAllocOutOfRange {
+                next_alloc: self.next_alloc,
+            });
         }
         t.next_alloc = self.next_alloc;
         if errors.is_empty() {
@@ -358,7 +409,14 @@ pub struct TableDescription {
 pub fn describe(t: &TranslationCtx) -> TableDescription {
     let mut problems = Vec::new();
     let mut records = Vec::new();
-    let mut push = |severity, slot, kind, message: String| problems.push(Problem { severity, slot, kind, message });
+    let mut push = |severity, slot, kind, message: String| {
+        problems.push(Problem {
+            severity,
+            slot,
+            kind,
+            message,
+        })
+    };
     for (slot, r) in t.records.iter().enumerate() {
         let use_ = SlotUse::of(slot);
         let shape = if r.ptr & !r.mask != 0 {
@@ -366,7 +424,11 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
         } else if !contiguous(r.mask) {
             Shape::Scattered
         } else {
-            Shape::Window { soc_start: r.ptr, size: size_of_mask(r.mask), local_start: r.window }
+            Shape::Window {
+                soc_start: r.ptr,
+                size: size_of_mask(r.mask),
+                local_start: r.window,
+            }
         };
         match shape {
             Shape::Empty if use_ == SlotUse::Pinned => push(
@@ -424,9 +486,19 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
             );
         }
         if r._pad != 0 {
-            push(Severity::Warning, Some(slot), "padding-nonzero", format!("slot {slot}: padding bytes 12..16 are {:#x}, not 0", r._pad));
+            push(
+                Severity::Warning,
+                Some(slot),
+                "padding-nonzero",
+                format!("slot {slot}: padding bytes 12..16 are {:#x}, not 0", r._pad),
+            );
         }
-        records.push(RecordDescription { slot, use_, record: *r, shape });
+        records.push(RecordDescription {
+            slot,
+            use_,
+            record: *r,
+            shape,
+        });
     }
     // Overlaps: two records share an address iff both match something and their tags
     // agree on the bits both masks fix.
@@ -457,10 +529,20 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
         );
     }
     if t._pad != [0; 7] {
-        push(Severity::Warning, None, "padding-nonzero", "tail padding bytes 161..168 are not 0".to_string());
+        push(
+            Severity::Warning,
+            None,
+            "padding-nonzero",
+            "tail padding bytes 161..168 are not 0".to_string(),
+        );
     }
     problems.sort_by_key(|p| p.severity);
-    TableDescription { records, next_alloc: t.next_alloc, victim: t.victim(), problems }
+    TableDescription {
+        records,
+        next_alloc: t.next_alloc,
+        victim: t.victim(),
+        problems,
+    }
 }
 
 /// Describes a 168-byte image; never fails.

@@ -61,7 +61,13 @@ fn table(shape: &str) -> TranslationCtx {
             "low" => 0x40_0000_0000 + ((k as u64) << 24),
             _ => ((0x40 + k as u64) << 32) | 0x1200_0000,
         };
-        *r = MapRecord { ptr, window: 0x0100_0000 * (k as u32 + 1), _pad: 0, mask: REFILL_MASK, reg_location: k as u64 };
+        *r = MapRecord {
+            ptr,
+            window: 0x0100_0000 * (k as u32 + 1),
+            _pad: 0,
+            mask: REFILL_MASK,
+            reg_location: k as u64,
+        };
     }
     t
 }
@@ -72,22 +78,75 @@ fn scenarios() -> Vec<Scenario> {
         let t = table(shape);
         // An address that matches no window: its low word differs from every tag in the
         // low-word shape, its high word from every tag in the high-word shape.
-        let miss = if shape == "low" { 0x40_7700_0123 } else { 0x50_1200_0123 };
+        let miss = if shape == "low" {
+            0x40_7700_0123
+        } else {
+            0x50_1200_0123
+        };
         for imp in [Impl::Rust, Impl::Reference] {
-            let mut add = |path: String, func, addr| out.push(Scenario { path, shape, imp, func, table: ti, addr });
+            let mut add = |path: String, func, addr| {
+                out.push(Scenario {
+                    path,
+                    shape,
+                    imp,
+                    func,
+                    table: ti,
+                    addr,
+                })
+            };
             for k in 0..5 {
-                add(format!("translate-hit-{k}"), Func::Translate, t.records[k].ptr + 0x345);
+                add(
+                    format!("translate-hit-{k}"),
+                    Func::Translate,
+                    t.records[k].ptr + 0x345,
+                );
             }
             add("translate-refill".into(), Func::Translate, miss);
-            add("lookup-hit-0".into(), Func::Lookup, t.records[0].ptr + 0x345);
-            add("lookup-hit-4".into(), Func::Lookup, t.records[4].ptr + 0x345);
+            add(
+                "lookup-hit-0".into(),
+                Func::Lookup,
+                t.records[0].ptr + 0x345,
+            );
+            add(
+                "lookup-hit-4".into(),
+                Func::Lookup,
+                t.records[4].ptr + 0x345,
+            );
             add("lookup-miss".into(), Func::Lookup, miss);
         }
     }
-    out.push(Scenario { path: "ctx".into(), shape: "-", imp: Impl::Rust, func: Func::Ctx, table: 0, addr: 0 });
-    out.push(Scenario { path: "init".into(), shape: "-", imp: Impl::Rust, func: Func::Init, table: 0, addr: 0 });
-    out.push(Scenario { path: "tensor-per-element".into(), shape: "-", imp: Impl::Rust, func: Func::TensorPerElement, table: 0, addr: 0 });
-    out.push(Scenario { path: "tensor-spans".into(), shape: "-", imp: Impl::Rust, func: Func::TensorSpans, table: 0, addr: 0 });
+    out.push(Scenario {
+        path: "ctx".into(),
+        shape: "-",
+        imp: Impl::Rust,
+        func: Func::Ctx,
+        table: 0,
+        addr: 0,
+    });
+    out.push(Scenario {
+        path: "init".into(),
+        shape: "-",
+        imp: Impl::Rust,
+        func: Func::Init,
+        table: 0,
+        addr: 0,
+    });
+    out.push(Scenario {
+        path: "tensor-per-element".into(),
+        shape: "-",
+        imp: Impl::Rust,
+        func: Func::TensorPerElement,
+        table: 0,
+        addr: 0,
+    });
+    out.push(Scenario {
+        path: "tensor-spans".into(),
+        shape: "-",
+        imp: Impl::Rust,
+        func: Func::TensorSpans,
+        table: 0,
+        addr: 0,
+    });
     out
 }
 
@@ -105,7 +164,11 @@ fn header(sc: &[Scenario]) -> String {
     }
     s.push_str("};\nstatic const struct nb nb_scenarios[NB_SCENARIOS] = {\n");
     for x in sc {
-        let _ = writeln!(s, "{{{},{},{},{:#x}ull}},", x.imp as u32, x.func as u32, x.table, x.addr);
+        let _ = writeln!(
+            s,
+            "{{{},{},{},{:#x}ull}},",
+            x.imp as u32, x.func as u32, x.table, x.addr
+        );
     }
     s.push_str("};\n");
     s
@@ -113,10 +176,13 @@ fn header(sc: &[Scenario]) -> String {
 
 fn read_toml(path: &Path) -> BTreeMap<String, u64> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let v: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let v: toml::Table =
+        toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     v.into_iter()
         .map(|(k, v)| {
-            let n = v.as_integer().unwrap_or_else(|| panic!("{}: {k} is not a number", path.display()));
+            let n = v
+                .as_integer()
+                .unwrap_or_else(|| panic!("{}: {k} is not a number", path.display()));
             (k, n as u64)
         })
         .collect()
@@ -139,7 +205,11 @@ fn main() {
     let include = root().join("include");
     let consumers = root().join("abi-tests/consumers");
     let mut objs = vec![start_object(&out_dir)];
-    for (src, o) in [(q.join("bench.c"), "bench.o"), (q.join("support.c"), "support.o"), (root().join("abi-tests/csrc/reference.c"), "reference.o")] {
+    for (src, o) in [
+        (q.join("bench.c"), "bench.o"),
+        (q.join("support.c"), "support.o"),
+        (root().join("abi-tests/csrc/reference.c"), "reference.o"),
+    ] {
         let obj = out_dir.join(o);
         compile_c(&src, &obj, &[&include, &q, &out_dir, &consumers]);
         objs.push(obj);
@@ -154,7 +224,10 @@ fn main() {
         use object::{Object, ObjectSymbol};
         let data = std::fs::read(abi_tests::tools::product("NT_DEVICE_OBJ")).unwrap();
         let f = object::File::parse(&*data).unwrap();
-        f.symbols().filter(|s| s.kind() == object::SymbolKind::Text).map(|s| s.name().unwrap().to_string()).collect()
+        f.symbols()
+            .filter(|s| s.kind() == object::SymbolKind::Text)
+            .map(|s| s.name().unwrap().to_string())
+            .collect()
     };
     let ranges = |imp: Impl| -> Vec<(u32, u32)> {
         funcs
@@ -180,7 +253,11 @@ fn main() {
         if let Some(i) = cur {
             if i < sc.len() {
                 let whole_loop = matches!(sc[i].func, Func::TensorPerElement | Func::TensorSpans);
-                let r = if sc[i].imp == Impl::Rust { &rust } else { &reference };
+                let r = if sc[i].imp == Impl::Rust {
+                    &rust
+                } else {
+                    &reference
+                };
                 // The accessor loops count everything: the loop's own code, the calls,
                 // the library.
                 if whole_loop || r.iter().any(|&(a, b)| a <= pc && pc < b) {
@@ -189,14 +266,22 @@ fn main() {
             }
         }
     }
-    assert_eq!(marks, sc.len() + 1, "every scenario ran once (and a closing mark)");
+    assert_eq!(
+        marks,
+        sc.len() + 1,
+        "every scenario ran once (and a closing mark)"
+    );
 
     let original = read_toml(&root().join("bench/original.toml"));
     let budget = read_toml(&root().join("bench/budget.toml"));
     let mut ours: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut refc: BTreeMap<(String, String), u64> = BTreeMap::new();
     for (s, c) in sc.iter().zip(&counts) {
-        let m = if s.imp == Impl::Rust { &mut ours } else { &mut refc };
+        let m = if s.imp == Impl::Rust {
+            &mut ours
+        } else {
+            &mut refc
+        };
         m.insert((s.path.clone(), s.shape.to_string()), *c);
     }
     let mut report = String::from(
@@ -212,7 +297,11 @@ fn main() {
         }
         seen.push(key.clone());
         let n = ours[&key];
-        let bkey = if s.shape == "-" { s.path.clone() } else { format!("{}.{}", s.path, s.shape) };
+        let bkey = if s.shape == "-" {
+            s.path.clone()
+        } else {
+            format!("{}.{}", s.path, s.shape)
+        };
         let b = budget.get(&bkey).copied();
         let show = |v: Option<u64>| v.map_or("n/a".to_string(), |v| v.to_string());
         let _ = writeln!(
@@ -244,7 +333,10 @@ fn main() {
         per_element as f64 / spans as f64
     );
     if spans * SPAN_SPEEDUP_TARGET > per_element {
-        over.push(format!("the span loop is only {:.1}x cheaper than the per-element loop", per_element as f64 / spans as f64));
+        over.push(format!(
+            "the span loop is only {:.1}x cheaper than the per-element loop",
+            per_element as f64 / spans as f64
+        ));
     }
     print!("{report}");
     std::fs::write(out_dir.join("counts.md"), &report).unwrap();

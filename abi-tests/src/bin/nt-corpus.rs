@@ -50,13 +50,33 @@ fn main() {
     let scratch = std::env::temp_dir().join("nt-corpus");
     std::fs::create_dir_all(&scratch).unwrap();
     let fixture = scratch.join("original.o");
-    run_ok(Command::new(tool("XTENSA_AS")).arg("--abi-windowed").arg(root.join("abi-tests/fixtures/original.S")).arg("-o").arg(&fixture));
+    run_ok(
+        Command::new(tool("XTENSA_AS"))
+            .arg("--abi-windowed")
+            .arg(root.join("abi-tests/fixtures/original.S"))
+            .arg("-o")
+            .arg(&fixture),
+    );
     let fixture = std::fs::read(&fixture).unwrap();
     let device = std::fs::read(product("NT_DEVICE_OBJ")).unwrap();
     let manifest = std::fs::read(root.join("abi-tests/reference/translation.toml")).unwrap();
     let members = vec![
-        abi_tests::archive::Member { name: b"translation.o".to_vec(), data: device.clone(), date: 0, uid: 0, gid: 0, mode: 0o644 },
-        abi_tests::archive::Member { name: b"a_long_member_name.o".to_vec(), data: fixture.clone(), date: 0, uid: 0, gid: 0, mode: 0o644 },
+        abi_tests::archive::Member {
+            name: b"translation.o".to_vec(),
+            data: device.clone(),
+            date: 0,
+            uid: 0,
+            gid: 0,
+            mode: 0o644,
+        },
+        abi_tests::archive::Member {
+            name: b"a_long_member_name.o".to_vec(),
+            data: fixture.clone(),
+            date: 0,
+            uid: 0,
+            gid: 0,
+            mode: 0o644,
+        },
     ];
     let archive = abi_tests::archive::write_gnu(&members);
     let pair = |a: &[u8], b: &[u8]| {

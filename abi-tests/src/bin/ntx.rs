@@ -123,26 +123,44 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<u8, Failure> {
     match command {
-        Command::AbiDiff { reference, candidate, member, format } => {
+        Command::AbiDiff {
+            reference,
+            candidate,
+            member,
+            format,
+        } => {
             let r = load(&reference, &member)?;
             let c = load(&candidate, &member)?;
-            diff::comparable(&r, &c).map_err(|m| InputError::new(candidate.display().to_string(), m))?;
+            diff::comparable(&r, &c)
+                .map_err(|m| InputError::new(candidate.display().to_string(), m))?;
             let report = diff::diff(&r, &c);
             match format {
                 Format::Text => print!("{}", report.to_text()),
                 Format::Json => println!(
                     "{}",
-                    serde_json::to_string_pretty(&report).map_err(|e| InputError::new("-", e.to_string()))?
+                    serde_json::to_string_pretty(&report)
+                        .map_err(|e| InputError::new("-", e.to_string()))?
                 ),
             }
             Ok(if report.compatible() { 0 } else { 1 })
         }
-        Command::Relink { archive: vendor, object, out, member, force } => {
-            relink(&vendor, &object, &out, &member, force)
-        }
+        Command::Relink {
+            archive: vendor,
+            object,
+            out,
+            member,
+            force,
+        } => relink(&vendor, &object, &out, &member, force),
         Command::Explain { table, format } => {
             let data = read(&table)?;
-            print!("{}", tables::explain(&data, &table.display().to_string(), matches!(format, Format::Json))?);
+            print!(
+                "{}",
+                tables::explain(
+                    &data,
+                    &table.display().to_string(),
+                    matches!(format, Format::Json)
+                )?
+            );
             Ok(0)
         }
         Command::Translate { table, addrs } => {
@@ -150,17 +168,21 @@ fn run(command: Command) -> Result<u8, Failure> {
             let mut t = tables::parse_table(&read(&table)?, &src)?;
             let mut parsed = Vec::new();
             for a in &addrs {
-                parsed.push(tables::parse_u64(a).ok_or_else(|| InputError::new("command line", format!("{a:?} is not an address")))?);
+                parsed.push(tables::parse_u64(a).ok_or_else(|| {
+                    InputError::new("command line", format!("{a:?} is not an address"))
+                })?);
             }
             print!("{}", tables::translate(&mut t, &parsed));
             Ok(0)
         }
         Command::Build { spec, out } => {
             let src = spec.display().to_string();
-            let text = String::from_utf8(read(&spec)?).map_err(|_| InputError::new(&src, "not UTF-8 text"))?;
+            let text = String::from_utf8(read(&spec)?)
+                .map_err(|_| InputError::new(&src, "not UTF-8 text"))?;
             let image = tables::build(&text, &src)?;
             let o = out.display().to_string();
-            std::fs::write(&out, image).map_err(|e| InputError::new(o, format!("cannot write: {e}")))?;
+            std::fs::write(&out, image)
+                .map_err(|e| InputError::new(o, format!("cannot write: {e}")))?;
             println!("wrote {} ({} bytes)", out.display(), image.len());
             Ok(0)
         }
@@ -168,13 +190,24 @@ fn run(command: Command) -> Result<u8, Failure> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|e| InputError::new(path.display().to_string(), format!("cannot read: {e}")))
+    std::fs::read(path)
+        .map_err(|e| InputError::new(path.display().to_string(), format!("cannot read: {e}")))
 }
 
-fn relink(vendor: &Path, object: &Path, out: &Path, member: &str, force: bool) -> Result<u8, Failure> {
+fn relink(
+    vendor: &Path,
+    object: &Path,
+    out: &Path,
+    member: &str,
+    force: bool,
+) -> Result<u8, Failure> {
     let vsrc = vendor.display().to_string();
     if same_file(vendor, out) {
-        return Err(InputError::new(out.display().to_string(), "--out is the vendor archive itself; it is never overwritten").into());
+        return Err(InputError::new(
+            out.display().to_string(),
+            "--out is the vendor archive itself; it is never overwritten",
+        )
+        .into());
     }
     let vdata = read(vendor)?;
     let mut members = archive::read_members(&vdata, &vsrc)?;
@@ -204,12 +237,17 @@ fn relink(vendor: &Path, object: &Path, out: &Path, member: &str, force: bool) -
     // Write next to the destination, then rename: a failed write leaves nothing half-done.
     let tmp = out.with_extension("ntx-tmp");
     let osrc_out = out.display().to_string();
-    std::fs::write(&tmp, &bytes).map_err(|e| InputError::new(&osrc_out, format!("cannot write: {e}")))?;
+    std::fs::write(&tmp, &bytes)
+        .map_err(|e| InputError::new(&osrc_out, format!("cannot write: {e}")))?;
     std::fs::rename(&tmp, out).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         InputError::new(&osrc_out, format!("cannot write: {e}"))
     })?;
-    println!("wrote {} ({} members, {member} replaced)", out.display(), members.len());
+    println!(
+        "wrote {} ({} members, {member} replaced)",
+        out.display(),
+        members.len()
+    );
     Ok(if report.compatible() { 0 } else { 1 })
 }
 
