@@ -65,6 +65,22 @@ fn json(out: &Output) -> serde_json::Value {
     })
 }
 
+/// `ntx abi-diff --format json` of `candidate` against `reference`: the process output and
+/// the parsed report.
+fn diff_json(reference: &Path, candidate: &Path) -> (Output, serde_json::Value) {
+    let out = ntx(&[
+        &"abi-diff",
+        &"--reference",
+        &reference,
+        &"--candidate",
+        &candidate,
+        &"--format",
+        &"json",
+    ]);
+    let v = json(&out);
+    (out, v)
+}
+
 fn kinds(v: &serde_json::Value, class: &str) -> Vec<String> {
     v["findings"]
         .as_array()
@@ -92,16 +108,7 @@ fn the_fixture_matches_the_manifest_and_the_device_object_matches_both() {
         (&orig, &dev, added.len()),
         (&manifest, &dev, added.len()),
     ] {
-        let out = ntx(&[
-            &"abi-diff",
-            &"--reference",
-            r,
-            &"--candidate",
-            c,
-            &"--format",
-            &"json",
-        ]);
-        let v = json(&out);
+        let (out, v) = diff_json(r, c);
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -157,16 +164,7 @@ fn every_mutant_is_caught_with_the_right_class() {
     ];
     for &(name, marker, repl, class, kind, code) in cases {
         let m = assemble(&dir, name, &mutate(marker, repl));
-        let out = ntx(&[
-            &"abi-diff",
-            &"--reference",
-            &orig,
-            &"--candidate",
-            &m,
-            &"--format",
-            &"json",
-        ]);
-        let v = json(&out);
+        let (out, v) = diff_json(&orig, &m);
         assert_eq!(
             out.status.code(),
             Some(code),
@@ -189,15 +187,7 @@ fn every_mutant_is_caught_with_the_right_class() {
             l.replace(", _ctx", ", data_scratch_map")
         }),
     );
-    let v = json(&ntx(&[
-        &"abi-diff",
-        &"--reference",
-        &orig,
-        &"--candidate",
-        &moved,
-        &"--format",
-        &"json",
-    ]));
+    let v = diff_json(&orig, &moved).1;
     assert!(
         kinds(&v, "break").contains(&"reference-missing".to_string()),
         "{v:#}"
@@ -217,15 +207,7 @@ fn every_mutant_is_caught_with_the_right_class() {
             .arg("-o")
             .arg(&call0),
     );
-    let v = json(&ntx(&[
-        &"abi-diff",
-        &"--reference",
-        &orig,
-        &"--candidate",
-        &call0,
-        &"--format",
-        &"json",
-    ]));
+    let v = diff_json(&orig, &call0).1;
     assert!(
         kinds(&v, "break").contains(&"xtensa-abi".to_string()),
         "{v:#}"
@@ -495,25 +477,9 @@ fn abidiff_agrees_about_added_and_removed_symbols() {
         add & 4 != 0 && add & 8 == 0,
         "abidiff sees the addition as compatible ({add})"
     );
-    let v = json(&ntx(&[
-        &"abi-diff",
-        &"--reference",
-        &orig,
-        &"--candidate",
-        &removed,
-        &"--format",
-        &"json",
-    ]));
+    let v = diff_json(&orig, &removed).1;
     assert!(kinds(&v, "break").contains(&"symbol-missing".to_string()));
-    let v = json(&ntx(&[
-        &"abi-diff",
-        &"--reference",
-        &orig,
-        &"--candidate",
-        &added,
-        &"--format",
-        &"json",
-    ]));
+    let v = diff_json(&orig, &added).1;
     assert_eq!(v["breaks"], 0);
     assert!(kinds(&v, "addition").contains(&"symbol-added".to_string()));
 }
