@@ -93,16 +93,6 @@ pub(crate) fn trap() -> ! {
 /// See the module documentation.
 #[export_name = sym!(translate)]
 pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
-    // SAFETY: the caller's contract.
-    unsafe { translate(ctx, addr) }
-}
-
-/// The body of `neuron_translate`, inlined into it and into `neuron_translate_span`.
-///
-/// # Safety
-/// See the module documentation.
-#[inline(always)]
-unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     let ctx = ctx.cast::<TranslationCtx>();
     if ctx.is_null() {
         return core::ptr::null_mut();
@@ -117,6 +107,16 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
         table.next_alloc
     };
     // SAFETY: as above.
+    unsafe { miss(ctx, addr, next_alloc) }
+}
+
+/// The miss path of `neuron_translate`: refill the victim that `next_alloc` names.
+///
+/// # Safety
+/// `ctx` is valid (the module's contract).
+#[inline(always)]
+unsafe fn miss(ctx: *mut TranslationCtx, addr: u64, next_alloc: u8) -> *mut c_void {
+    // SAFETY: the caller's contract.
     unsafe {
         if next_alloc < REUSABLE_SLOTS {
             refill(ctx, addr, usize::from(next_alloc))
@@ -177,18 +177,34 @@ pub unsafe extern "C" fn neuron_translate_span(
     len: u64,
     out_span: *mut u64,
 ) -> *mut c_void {
-    // SAFETY: the caller's contract is neuron_translate's.
-    let local = unsafe { translate(ctx, addr) };
-    let span = if ctx.is_null() {
-        0
+    let table = ctx.cast::<TranslationCtx>();
+    let (local, span) = if table.is_null() {
+        (core::ptr::null_mut(), 0)
     } else {
-        // SAFETY: valid by the caller's contract; nothing writes while it is read.
-        let table = unsafe { &*ctx.cast::<TranslationCtx>() };
-        // After the translate, `addr` hits: its first matching record is the one used.
-        match table.find(addr) {
-            Some(slot) => table.span_at(slot, addr, local as usize as u32, len),
-            None => 0, // a refill whose register block aliased the victim's tag
-        }
+        // One scan: its first match (or, on a miss, the victim) is the record the span is
+        // measured in.
+        // SAFETY: valid by the caller's contract; the reference ends before any store.
+        let (hit, next_alloc, victim) = {
+            let t = unsafe { &*table };
+            let hit = t.find(addr).map(|k| (k, t.records[k].local(addr)));
+            (hit, t.next_alloc, t.victim())
+        };
+        let (slot, local) = match hit {
+            Some(h) => h,
+            // SAFETY: as neuron_translate's miss path.
+            None => (victim, unsafe { miss(table, addr, next_alloc) } as usize
+                as u32),
+        };
+        // SAFETY: as above; nothing writes while it is read.
+        let t = unsafe { &*table };
+        // A refill whose register block aliased the victim's own tag can leave `addr`
+        // unmatched: then nothing translates contiguously from it.
+        let span = if t.records[slot].matches(addr) {
+            t.span_at(slot, addr, local, len)
+        } else {
+            0
+        };
+        (local as usize as *mut c_void, span)
     };
     if !out_span.is_null() {
         // SAFETY: valid by the caller's contract.
