@@ -136,7 +136,8 @@ unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_voi
     let Ok(plan) = (unsafe { &*ctx }).plan_refill_at(addr, slot) else {
         trap()
     };
-    // The refill writes through raw places only: a register block may alias the table
+    // `TranslationCtx::apply_refill`'s three steps, in its order, but through raw places
+    // only: a register block may alias the table
     // itself (any contents are allowed), so no reference may be live across the stores.
     // SAFETY: `plan.slot < 3`; the table is writable by the caller's contract; the
     // register address was checked and is valid by the caller's contract.

@@ -254,7 +254,8 @@ impl TranslationCtx {
     }
 
     /// Performs a planned refill: the record's tag, then the register (through `regs`),
-    /// then the cursor, in the original's order (seed §6).
+    /// then the cursor, in the original's order (seed §6). The C entry point has a
+    /// raw-pointer twin of these three steps (`abi::refill`): keep the two in step.
     #[inline(always)]
     pub fn apply_refill<R: WindowRegisters + ?Sized>(&mut self, plan: &Refill, regs: &mut R) {
         if let Some(r) = self.records.get_mut(plan.slot) {
