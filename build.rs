@@ -22,11 +22,16 @@ mod symbols;
 #[path = "src/layout.rs"]
 mod layout;
 
+#[allow(dead_code)]
+#[path = "src/regs.rs"]
+mod regs;
+
 const HEADER: &str = "include/neuron_translate.h";
 
 fn main() {
     println!("cargo:rerun-if-changed=src/layout.rs");
     println!("cargo:rerun-if-changed=src/symbols.rs");
+    println!("cargo:rerun-if-changed=src/regs.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
     // The device build (target_os = "none") has no use for the header.
@@ -130,15 +135,49 @@ fn assemble(types: &str) -> String {
     }
     h.push_str("#endif\n\n");
 
+    // The NX register block, from src/regs.rs.
+    h.push_str(
+        "/* The NX register block (NX-local addresses): ENGINE_BASE_ADDR is read by\n \
+         * _init_translate_ctx; a refill of slot 0, 1, 2 programs MEM_WINDOW3, 5, 6 (_HI, then\n \
+         * _LO). A host program that calls _init_translate_ctx or refills the initial table\n \
+         * must map NEURON_TRANSLATE_NX_REG_BLOCK_SIZE bytes at NEURON_TRANSLATE_NX_REG_BASE. */\n",
+    );
+    let _ = writeln!(
+        h,
+        "#define NEURON_TRANSLATE_NX_REG_BASE {:#010x}u",
+        regs::NX_REG_BASE
+    );
+    let _ = writeln!(
+        h,
+        "#define NEURON_TRANSLATE_NX_REG_BLOCK_SIZE {:#x}u",
+        regs::NX_REG_BLOCK_SIZE
+    );
+    for r in regs::REGISTERS {
+        let _ = writeln!(
+            h,
+            "#define NEURON_TRANSLATE_{}_LO {:#010x}u",
+            r.name,
+            r.lo()
+        );
+        let _ = writeln!(
+            h,
+            "#define NEURON_TRANSLATE_{}_HI {:#010x}u",
+            r.name,
+            r.hi()
+        );
+    }
+    h.push('\n');
+
     // Declarations, from src/symbols.rs.
     let exports: Vec<&symbols::Symbol> = symbols::SYMBOLS
         .iter()
         .filter(|s| s.direction == symbols::Direction::Export)
         .collect();
-    h.push_str("/*\n * The functions and _ctx, by their original names. In C++ they have C++ linkage and\n");
-    h.push_str(" * mangle to the original's ELF names; in C, asm labels give the same names.\n");
     h.push_str(
-        " * neuron_translate_span is this library's addition, with C linkage in both.\n */\n",
+        "/*\n * The functions, _ctx and _sbuf_window, by their original names. In C++ the functions\n \
+         * have C++ linkage and mangle to the original's ELF names; in C, asm labels give the\n \
+         * same names. neuron_translate_span is this library's addition, with C linkage in both.\n \
+         */\n",
     );
     for (lang, cxx) in [("#ifdef __cplusplus", true), ("#else", false)] {
         h.push_str(lang);

@@ -103,10 +103,25 @@ typedef char neuron_translate_layout_pin_6[(offsetof(_translation_ctx_t, records
 typedef char neuron_translate_layout_pin_7[(offsetof(_translation_ctx_t, next_alloc) == 160) ? 1 : -1];
 #endif
 
+/* The NX register block (NX-local addresses): ENGINE_BASE_ADDR is read by
+ * _init_translate_ctx; a refill of slot 0, 1, 2 programs MEM_WINDOW3, 5, 6 (_HI, then
+ * _LO). A host program that calls _init_translate_ctx or refills the initial table
+ * must map NEURON_TRANSLATE_NX_REG_BLOCK_SIZE bytes at NEURON_TRANSLATE_NX_REG_BASE. */
+#define NEURON_TRANSLATE_NX_REG_BASE 0x00100000u
+#define NEURON_TRANSLATE_NX_REG_BLOCK_SIZE 0x1000u
+#define NEURON_TRANSLATE_ENGINE_BASE_ADDR_LO 0x00100028u
+#define NEURON_TRANSLATE_ENGINE_BASE_ADDR_HI 0x0010002cu
+#define NEURON_TRANSLATE_MEM_WINDOW3_LO 0x00100218u
+#define NEURON_TRANSLATE_MEM_WINDOW3_HI 0x0010021cu
+#define NEURON_TRANSLATE_MEM_WINDOW5_LO 0x00100228u
+#define NEURON_TRANSLATE_MEM_WINDOW5_HI 0x0010022cu
+#define NEURON_TRANSLATE_MEM_WINDOW6_LO 0x00100230u
+#define NEURON_TRANSLATE_MEM_WINDOW6_HI 0x00100234u
+
 /*
- * The functions and _ctx, by their original names. In C++ they have C++ linkage and
- * mangle to the original's ELF names; in C, asm labels give the same names.
- * neuron_translate_span is this library's addition, with C linkage in both.
+ * The functions, _ctx and _sbuf_window, by their original names. In C++ the functions
+ * have C++ linkage and mangle to the original's ELF names; in C, asm labels give the
+ * same names. neuron_translate_span is this library's addition, with C linkage in both.
  */
 #ifdef __cplusplus
 
@@ -123,15 +138,19 @@ void *neuron_translate(void *ctx, unsigned long long addr);
 _translation_ctx_t *neuron_translate_ctx(void);
 
 /**
- * Side-effect-free lookup: on a hit writes the window's NX-local base and the 64-bit local
- * address and returns 0; on a miss (or NULL ctx) returns -1 and writes nothing. NULL
- * outputs are skipped.
+ * Which SoC range the window holding addr maps, without side effects (never refills, never
+ * touches a register): on a hit writes the window's first SoC address to *out_start and
+ * its last (inclusive) to *out_end and returns 0; on a miss (or NULL ctx) returns -1 and
+ * writes nothing. NULL outputs are skipped.
  */
-int neuron_translate_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_window, unsigned long long *out_local);
+int neuron_translate_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_start, unsigned long long *out_end);
 
 /**
- * Build the initial window table from data_scratch_map and hbm_scratch and point _ctx at
- * it. Calling it again resets the table.
+ * Build the initial window table and point _ctx at it: reads ENGINE_BASE_ADDR from the NX
+ * register block (NX-local 0x00100028, which must be mapped), sets _sbuf_window to that
+ * base minus 41 MiB, and fills three empty reusable 16 MiB windows and two pinned 64 MiB
+ * windows (SBUF, HBM scratch). Calling it again re-reads the register and resets the
+ * table.
  */
 void _init_translate_ctx(void);
 
@@ -139,6 +158,12 @@ void _init_translate_ctx(void);
  * The window table in use (a pointer, 4 bytes on the device); NULL before init.
  */
 extern _translation_ctx_t *_ctx;
+
+/**
+ * SoC address of SBUF, ENGINE_BASE_ADDR - 41 MiB, set by _init_translate_ctx (0 before);
+ * read by wrapper_api.o to address SBUF outputs.
+ */
+extern uint64_t _sbuf_window;
 
 /**
  * neuron_translate, plus how far it reaches: returns the local address of addr (refilling
@@ -166,15 +191,19 @@ void *neuron_translate(void *ctx, unsigned long long addr) __asm__("_Z16neuron_t
 _translation_ctx_t *neuron_translate_ctx(void) __asm__("_Z20neuron_translate_ctxv");
 
 /**
- * Side-effect-free lookup: on a hit writes the window's NX-local base and the 64-bit local
- * address and returns 0; on a miss (or NULL ctx) returns -1 and writes nothing. NULL
- * outputs are skipped.
+ * Which SoC range the window holding addr maps, without side effects (never refills, never
+ * touches a register): on a hit writes the window's first SoC address to *out_start and
+ * its last (inclusive) to *out_end and returns 0; on a miss (or NULL ctx) returns -1 and
+ * writes nothing. NULL outputs are skipped.
  */
-int neuron_translate_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_window, unsigned long long *out_local) __asm__("_Z31neuron_translate_mapping_lookupPvyPyS0_");
+int neuron_translate_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_start, unsigned long long *out_end) __asm__("_Z31neuron_translate_mapping_lookupPvyPyS0_");
 
 /**
- * Build the initial window table from data_scratch_map and hbm_scratch and point _ctx at
- * it. Calling it again resets the table.
+ * Build the initial window table and point _ctx at it: reads ENGINE_BASE_ADDR from the NX
+ * register block (NX-local 0x00100028, which must be mapped), sets _sbuf_window to that
+ * base minus 41 MiB, and fills three empty reusable 16 MiB windows and two pinned 64 MiB
+ * windows (SBUF, HBM scratch). Calling it again re-reads the register and resets the
+ * table.
  */
 void _init_translate_ctx(void) __asm__("_Z19_init_translate_ctxv");
 
@@ -182,6 +211,12 @@ void _init_translate_ctx(void) __asm__("_Z19_init_translate_ctxv");
  * The window table in use (a pointer, 4 bytes on the device); NULL before init.
  */
 extern _translation_ctx_t *_ctx __asm__("_ctx");
+
+/**
+ * SoC address of SBUF, ENGINE_BASE_ADDR - 41 MiB, set by _init_translate_ctx (0 before);
+ * read by wrapper_api.o to address SBUF outputs.
+ */
+extern uint64_t _sbuf_window __asm__("_sbuf_window");
 
 /**
  * neuron_translate, plus how far it reaches: returns the local address of addr (refilling

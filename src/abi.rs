@@ -17,18 +17,37 @@
 use core::ffi::{c_int, c_void};
 use core::ptr::{addr_of, addr_of_mut};
 
-use crate::init::{initial_table, InitInputs};
+use crate::init::{initial_table, sbuf_window, InitInputs};
 use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
+use crate::regs::read_engine_base;
 use crate::window_reg::{Mmio, WindowRegisters};
+
+// The object's `.bss` holds `_ctx` at offset 0 and `_sbuf_window` at offset 8, as the
+// original's does (docs/contract.md §1); the table has a `.bss.*` section of its own, so
+// that nothing else can land between or before them (rustc does not emit statics in
+// source order). abi-tests/tests/device_object.rs checks the offsets.
 
 /// `_ctx`:
 #[doc = sym_doc!(ctx)]
 ///
 /// A C object of type `_translation_ctx_t *` in `.bss` (4 bytes on the device).
 #[export_name = sym!(ctx)]
+#[cfg_attr(target_arch = "xtensa", link_section = ".bss")]
 pub static mut CTX: *mut TranslationCtx = core::ptr::null_mut();
 
-/// The storage `_init_translate_ctx` fills: a local `.bss` object (contract §1, DECIDED).
+/// `_sbuf_window`:
+#[doc = sym_doc!(sbuf_window)]
+///
+/// A C object of type `uint64_t` in `.bss`, 8 bytes, 8-aligned.
+#[export_name = sym!(sbuf_window)]
+#[cfg_attr(target_arch = "xtensa", link_section = ".bss")]
+pub static mut SBUF_WINDOW: u64 = 0;
+
+/// The storage `_init_translate_ctx` fills: a local `.bss` object. DECIDED (docs/contract.md
+/// §3): the public decode infers, with medium confidence, that the original keeps the table
+/// in the region `data_scratch_map` describes; writing through a pointer whose meaning is
+/// only inferred is the riskier choice. This is the one place to change that.
+#[cfg_attr(target_arch = "xtensa", link_section = ".bss.neuron_translate_table")]
 static mut TABLE: TranslationCtx = TranslationCtx {
     records: [MapRecord {
         ptr: 0,
@@ -42,9 +61,6 @@ static mut TABLE: TranslationCtx = TranslationCtx {
 };
 
 extern "C" {
-    /// The core's data scratch map (start_exit.o). Only its address is used.
-    #[link_name = sym!(data_scratch_map)]
-    static DATA_SCRATCH_MAP: u8;
     /// `extended_isa::sdk::hbm_scratch` (start_exit.o): SoC address of the HBM scratch.
     #[link_name = sym!(hbm_scratch)]
     static HBM_SCRATCH: u64;
@@ -224,7 +240,7 @@ pub extern "C" fn neuron_translate_ctx() -> *mut TranslationCtx {
 }
 
 /// `int neuron_translate_mapping_lookup(void* ctx, unsigned long long addr,
-/// unsigned long long* out_window, unsigned long long* out_local)`:
+/// unsigned long long* out_start, unsigned long long* out_end)`:
 #[doc = sym_doc!(mapping_lookup)]
 ///
 /// # Safety
@@ -233,8 +249,8 @@ pub extern "C" fn neuron_translate_ctx() -> *mut TranslationCtx {
 pub unsafe extern "C" fn neuron_translate_mapping_lookup(
     ctx: *mut c_void,
     addr: u64,
-    out_window: *mut u64,
-    out_local: *mut u64,
+    out_start: *mut u64,
+    out_end: *mut u64,
 ) -> c_int {
     // SAFETY: NULL or valid and aligned by the caller's contract.
     let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else {
@@ -245,11 +261,11 @@ pub unsafe extern "C" fn neuron_translate_mapping_lookup(
     };
     // SAFETY: each output is NULL (skipped) or valid by the caller's contract.
     unsafe {
-        if !out_window.is_null() {
-            out_window.write(u64::from(m.window));
+        if !out_start.is_null() {
+            out_start.write(m.start);
         }
-        if !out_local.is_null() {
-            out_local.write(m.local);
+        if !out_end.is_null() {
+            out_end.write(m.end);
         }
     }
     0
@@ -259,18 +275,19 @@ pub unsafe extern "C" fn neuron_translate_mapping_lookup(
 #[doc = sym_doc!(init_translate_ctx)]
 #[export_name = sym!(init_translate_ctx)]
 pub extern "C" fn _init_translate_ctx() {
-    // SAFETY: the imports are defined by start_exit.o; only the address of the first and
-    // the value of the second are read.
+    // SAFETY: the register block is mapped (the function's documented precondition: on
+    // the device it always is); hbm_scratch is defined by start_exit.o and only read.
     let inputs = unsafe {
         InitInputs {
-            data_scratch_map: addr_of!(DATA_SCRATCH_MAP) as usize as u32,
+            engine_base: read_engine_base(),
             hbm_scratch: addr_of!(HBM_SCRATCH).read(),
         }
     };
     let table = addr_of_mut!(TABLE);
-    // SAFETY: TABLE is only reached through `_ctx`, by callers of this single-threaded
-    // library; no reference to it is live here.
+    // SAFETY: the globals are only reached through `_ctx` and `_sbuf_window`, by callers
+    // of this single-threaded library; no reference to them is live here.
     unsafe {
+        addr_of_mut!(SBUF_WINDOW).write(sbuf_window(inputs.engine_base));
         table.write(initial_table(&inputs));
         addr_of_mut!(CTX).write(table);
     }

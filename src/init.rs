@@ -1,133 +1,136 @@
-//! The initial window table (contract §3, `_init_translate_ctx`; seed §5).
+//! The initial window table (docs/contract.md §3, `_init_translate_ctx`).
 //!
-//! The seed's table of constants was lost: only fragments of the builder survive (a
-//! `movi a7, -41; slli a7, a7, 20` base delta, stores into records 3 and 4 fed by
-//! `data_scratch_map` and `hbm_scratch`, the TCM staging range of §9, the refill's 16 MiB
-//! page of §6). Every value below is therefore tagged, and every one lives in [`APERTURES`]
-//! or in the few named constants next to it, so that a user holding the real object can
-//! correct the table in one edit.
-//!
-//! The shape that *is* known: slots 0..2 are the reusable, preloaded apertures (one of them
-//! the TCM staging window, local `[0x80000, 0x90000)`); slots 3 and 4 are pinned and built at
-//! run time from the two imports; `next_alloc` starts at 0.
+//! `_init_translate_ctx` reads the engine's SoC base from the NX register block
+//! ([`crate::regs::ENGINE_BASE_ADDR`]), derives `_sbuf_window` from it, and fills the five
+//! records from [`APERTURES`]: three reusable 16 MiB windows, each programming its own
+//! `MEM_WINDOW` register on a refill, and two pinned 64 MiB windows over SBUF and the HBM
+//! scratch region. Every value of the table is in [`APERTURES`] or in the named constants
+//! beside it, each with its tag (PUBLIC: the public decode of the same archive; DECIDED:
+//! this project's choice, with the reason): a user holding the real object corrects the
+//! table in one edit.
 
 use crate::layout::{MapRecord, TranslationCtx, RECORDS};
+use crate::regs::{RegPair, MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
 use crate::symbols::Provenance;
 
-/// What `_init_translate_ctx` reads from the rest of the image (start_exit.o).
+/// What `_init_translate_ctx` reads: one register and one global of the rest of the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct InitInputs {
-    /// NX-local address of the `data_scratch_map` object (only its address is used).
-    pub data_scratch_map: u32,
-    /// Value of `extended_isa::sdk::hbm_scratch`: SoC/HBM address of the HBM scratch region.
+    /// `ENGINE_BASE_ADDR` of the NX register block: the engine's SoC base address.
+    pub engine_base: u64,
+    /// Value of `extended_isa::sdk::hbm_scratch` (start_exit.o): SoC address of the HBM
+    /// scratch region.
     pub hbm_scratch: u64,
 }
 
-/// Where a record's SoC tag comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TagSource {
-    /// No SoC range yet: the record starts *empty* (a tag no address can match) and is
-    /// filled by the first refill that picks it.
-    Empty,
-    /// The SoC view of the data scratch map: `data_scratch_map + DATA_SCRATCH_SOC_DELTA`.
-    DataScratchMap,
-    /// The HBM scratch region: `hbm_scratch`.
-    HbmScratch,
+/// How far below the engine base SBUF starts, in the SoC address space: 41 MiB. PUBLIC /
+/// OBSERVED: the original forms it as `movi a7, -41; slli a7, a7, 20` and adds it to the
+/// base, in 64 bits (the borrow crosses into the high word).
+pub const SBUF_BELOW_ENGINE_BASE: u64 = 41 << 20;
+
+/// `_sbuf_window` for an engine base: the SoC address of SBUF, `engine_base - 41 MiB`
+/// (wrapping, 64-bit).
+#[inline(always)]
+pub const fn sbuf_window(engine_base: u64) -> u64 {
+    engine_base.wrapping_sub(SBUF_BELOW_ENGINE_BASE)
 }
 
-/// Where a record's NX-local window base comes from.
+/// 16 MiB: the size of the reusable windows, and the page the original's miss path maps
+/// (its constant refill mask). PUBLIC.
+pub const REFILL_WINDOW_SIZE: u64 = 1 << 24;
+
+/// The mask of a 16 MiB window, `0xFFFF_FFFF_FF00_0000`.
+pub const REFILL_MASK: u64 = !(REFILL_WINDOW_SIZE - 1);
+
+/// 64 MiB: the size of the pinned SBUF and HBM scratch windows. PUBLIC.
+pub const PINNED_WINDOW_SIZE: u64 = 1 << 26;
+
+/// Where a record's initial SoC tag comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WindowSource {
-    /// A fixed NX-local address.
-    Fixed(u32),
-    /// The address of `data_scratch_map`, rounded down to the window size.
-    DataScratchMap,
+pub enum TagSource {
+    /// No SoC range yet: the record starts *empty* (a tag no address matches), so the
+    /// first touch of any region refills it and programs its register. DECIDED: the
+    /// original's initial tags of the reusable slots are run-time values nobody recorded;
+    /// starting empty can cost one refill, never a wrong translation.
+    Empty,
+    /// SBUF: `_sbuf_window`, masked.
+    SbufWindow,
+    /// The HBM scratch region: `hbm_scratch`, masked.
+    HbmScratch,
 }
 
 /// One row of the initial table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Aperture {
-    /// Human name, used by diagnostics and `ntx explain`.
+    /// Name, for diagnostics and `ntx explain`.
     pub name: &'static str,
     /// Window size in bytes, a power of two; `mask = !(size - 1)`.
     pub size: u64,
     /// The NX-local base.
-    pub window: WindowSource,
-    /// The SoC tag.
+    pub window: u32,
+    /// The initial SoC tag.
     pub tag: TagSource,
-    /// The SoC window register this record programs on a refill.
-    pub reg_location: u64,
+    /// The window register a refill of this record programs; `None` for the pinned
+    /// records, whose `reg_location` is 0 (so that a refill of one, which `% 3` never
+    /// picks, would trap instead of storing: DECIDED, the original leaves it unset).
+    pub register: Option<RegPair>,
     /// How sure the row is.
     pub provenance: Provenance,
-    /// Why these values.
+    /// Where its values come from.
     pub source: &'static str,
 }
-
-/// 16 MiB: the page a refill maps. INFERRED from seed §6, where the miss path masks the
-/// address with an `0xFF000000`-like constant and forms the offset mask as `a11 >> 8`.
-pub const REFILL_WINDOW_SIZE: u64 = 1 << 24;
-
-/// The mask of a 16 MiB window, which the seed's miss path uses for every refill.
-pub const REFILL_MASK: u64 = !(REFILL_WINDOW_SIZE - 1);
-
-/// SoC address of NX-local address 0, for the data scratch window: DECIDED. The seed's
-/// builder forms a base from `-41 << 20` (`0xFD70_0000`) and adds it to a scratch base
-/// (§5, 0xb4..0xc4); read as `local = soc + 0xFD70_0000` (mod 2^32), the SoC address of a
-/// local address is `local + 0x0290_0000`. LOW confidence.
-pub const DATA_SCRATCH_SOC_DELTA: u64 = 0x0290_0000;
-
-/// Base of the window register blocks (8 bytes each, one per record): DECIDED. The real
-/// register map (`aws_neuron_isa_tpb_nx_map.h`, `regs.hpp`) is not in the seed.
-pub const WINDOW_REG_BASE: u64 = 0xFFFE_0000;
 
 /// The five rows, slot by slot.
 pub const APERTURES: [Aperture; RECORDS] = [
     Aperture {
-        name: "tcm-staging",
-        size: 0x1_0000,
-        window: WindowSource::Fixed(0x0008_0000),
-        tag: TagSource::Empty,
-        reg_location: WINDOW_REG_BASE,
-        provenance: Provenance::Inferred,
-        source: "seed §9: TensorTcmAccessor stages HBM<->TCM through local [0x80000, 0x90000), \
-                 one of the static apertures; its SoC side is chosen at run time (empty)",
-    },
-    Aperture {
-        name: "dynamic-1",
+        name: "reusable-0",
         size: REFILL_WINDOW_SIZE,
-        window: WindowSource::Fixed(0x0100_0000),
+        window: 0x0700_0000,
         tag: TagSource::Empty,
-        reg_location: WINDOW_REG_BASE + 8,
-        provenance: Provenance::Decided,
-        source: "seed §6: reusable 16 MiB refill window; local base chosen clear of the others",
+        register: Some(MEM_WINDOW3),
+        provenance: Provenance::Public,
+        source: "public decode: reusable 16 MiB window at NX 0x0700_0000 through MEM_WINDOW3; \
+                 initial tag empty (DECIDED)",
     },
     Aperture {
-        name: "dynamic-2",
+        name: "reusable-1",
         size: REFILL_WINDOW_SIZE,
-        window: WindowSource::Fixed(0x0200_0000),
+        window: 0x0900_0000,
         tag: TagSource::Empty,
-        reg_location: WINDOW_REG_BASE + 16,
-        provenance: Provenance::Decided,
-        source: "seed §6: reusable 16 MiB refill window; local base chosen clear of the others",
+        register: Some(MEM_WINDOW5),
+        provenance: Provenance::Public,
+        source: "public decode: reusable 16 MiB window at NX 0x0900_0000 through MEM_WINDOW5; \
+                 initial tag empty (DECIDED)",
     },
     Aperture {
-        name: "data-scratch",
-        size: 1 << 20,
-        window: WindowSource::DataScratchMap,
-        tag: TagSource::DataScratchMap,
-        reg_location: WINDOW_REG_BASE + 24,
-        provenance: Provenance::Decided,
-        source: "seed §5: record 3 is written from data_scratch_map (stores at +96/+100); \
-                 1 MiB matches the 1 MiB granularity of the -41<<20 delta",
+        name: "reusable-2",
+        size: REFILL_WINDOW_SIZE,
+        window: 0x0A00_0000,
+        tag: TagSource::Empty,
+        register: Some(MEM_WINDOW6),
+        provenance: Provenance::Public,
+        source: "public decode: reusable 16 MiB window at NX 0x0A00_0000 through MEM_WINDOW6; \
+                 initial tag empty (DECIDED)",
+    },
+    Aperture {
+        name: "sbuf",
+        size: PINNED_WINDOW_SIZE,
+        window: 0x8000_0000,
+        tag: TagSource::SbufWindow,
+        register: None,
+        provenance: Provenance::Public,
+        source: "public decode: pinned 64 MiB SBUF window at NX 0x8000_0000, tag \
+                 _sbuf_window = ENGINE_BASE_ADDR - 41 MiB; reg_location 0 (DECIDED)",
     },
     Aperture {
         name: "hbm-scratch",
-        size: REFILL_WINDOW_SIZE,
-        window: WindowSource::Fixed(0x0300_0000),
+        size: PINNED_WINDOW_SIZE,
+        window: 0x8400_0000,
         tag: TagSource::HbmScratch,
-        reg_location: WINDOW_REG_BASE + 32,
-        provenance: Provenance::Decided,
-        source: "seed §5: record 4 is written from hbm_scratch (store at +144)",
+        register: None,
+        provenance: Provenance::Public,
+        source: "public decode: pinned 64 MiB HBM scratch window at NX 0x8400_0000, tag \
+                 hbm_scratch & ~0x3FF_FFFF; reg_location 0 (DECIDED)",
     },
 ];
 
@@ -144,38 +147,41 @@ impl Aperture {
         !(self.size.wrapping_sub(1))
     }
 
+    /// The record's `reg_location`: its register's `_LO` address, or 0.
+    #[inline(always)]
+    pub const fn reg_location(&self) -> u64 {
+        match self.register {
+            Some(r) => r.lo() as u64,
+            None => 0,
+        }
+    }
+
     /// The record this row describes, for the given inputs.
     #[inline(always)]
-    pub fn record(&self, inputs: &InitInputs) -> MapRecord {
+    pub const fn record(&self, inputs: &InitInputs) -> MapRecord {
         let mask = self.mask();
-        let window = match self.window {
-            WindowSource::Fixed(w) => w,
-            WindowSource::DataScratchMap => inputs.data_scratch_map & (mask as u32),
-        };
         let ptr = match self.tag {
             TagSource::Empty => empty_tag(mask),
-            TagSource::DataScratchMap => {
-                (u64::from(inputs.data_scratch_map) + DATA_SCRATCH_SOC_DELTA) & mask
-            }
+            TagSource::SbufWindow => sbuf_window(inputs.engine_base) & mask,
             TagSource::HbmScratch => inputs.hbm_scratch & mask,
         };
         MapRecord {
             ptr,
-            window,
+            window: self.window,
             _pad: 0,
             mask,
-            reg_location: self.reg_location,
+            reg_location: self.reg_location(),
         }
     }
 }
 
-/// The initial table for `inputs`: a pure function.
+/// The initial table for `inputs` (a pure function): the five rows of [`APERTURES`],
+/// `next_alloc = 0`.
 #[inline(always)]
 pub fn initial_table(inputs: &InitInputs) -> TranslationCtx {
     let mut ctx = TranslationCtx::default();
     for (r, a) in ctx.records.iter_mut().zip(APERTURES.iter()) {
         *r = a.record(inputs);
     }
-    ctx.next_alloc = 0;
     ctx
 }

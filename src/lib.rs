@@ -41,10 +41,11 @@ pub mod abi;
 pub mod host;
 pub mod init;
 pub mod layout;
+pub mod regs;
 pub mod translate;
 pub mod window_reg;
 
-pub use init::{initial_table, InitInputs};
+pub use init::{initial_table, sbuf_window, InitInputs};
 pub use layout::{MapRecord, TranslationCtx};
 pub use translate::{Mapping, Refill, RefillError};
 pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};

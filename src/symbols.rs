@@ -27,6 +27,9 @@ macro_rules! sym {
     (ctx) => {
         "_ctx"
     };
+    (sbuf_window) => {
+        "_sbuf_window"
+    };
     // This library's addition (not in the original; C linkage).
     (translate_span) => {
         "neuron_translate_span"
@@ -54,16 +57,24 @@ macro_rules! sym_doc {
         "The current window table (the value of _ctx); NULL before _init_translate_ctx()."
     };
     (mapping_lookup) => {
-        "Side-effect-free lookup: on a hit writes the window's NX-local base and the \
-         64-bit local address and returns 0; on a miss (or NULL ctx) returns -1 and \
-         writes nothing. NULL outputs are skipped."
+        "Which SoC range the window holding addr maps, without side effects (never \
+         refills, never touches a register): on a hit writes the window's first SoC \
+         address to *out_start and its last (inclusive) to *out_end and returns 0; on a \
+         miss (or NULL ctx) returns -1 and writes nothing. NULL outputs are skipped."
     };
     (init_translate_ctx) => {
-        "Build the initial window table from data_scratch_map and hbm_scratch and point \
-         _ctx at it. Calling it again resets the table."
+        "Build the initial window table and point _ctx at it: reads ENGINE_BASE_ADDR from \
+         the NX register block (NX-local 0x00100028, which must be mapped), sets \
+         _sbuf_window to that base minus 41 MiB, and fills three empty reusable 16 MiB \
+         windows and two pinned 64 MiB windows (SBUF, HBM scratch). Calling it again \
+         re-reads the register and resets the table."
     };
     (ctx) => {
         "The window table in use (a pointer, 4 bytes on the device); NULL before init."
+    };
+    (sbuf_window) => {
+        "SoC address of SBUF, ENGINE_BASE_ADDR - 41 MiB, set by _init_translate_ctx (0 \
+         before); read by wrapper_api.o to address SBUF outputs."
     };
     (translate_span) => {
         "neuron_translate, plus how far it reaches: returns the local address of addr \
@@ -75,7 +86,8 @@ macro_rules! sym_doc {
          out_span is skipped; len 0 translates as usual with a span of 0."
     };
     (data_scratch_map) => {
-        "The core's data scratch map (defined by start_exit.o); only its address is used."
+        "The core's data scratch map (defined by start_exit.o). The original translation.o \
+         imports it; this library does not need it (its table lives in its own .bss)."
     };
     (hbm_scratch) => {
         "SoC/HBM address of the core's HBM scratch region (defined by start_exit.o)."
@@ -118,6 +130,9 @@ pub enum Linkage {
 pub enum Provenance {
     /// Read by the seed page from the binary.
     Observed,
+    /// From the public decode of the same archive (its symbol tables, constants and
+    /// register map).
+    Public,
     /// Derived by the seed page or by this project from observed facts.
     Inferred,
     /// This project's choice.
@@ -146,11 +161,15 @@ pub struct Symbol {
     /// In the original translation.o (false: this library's addition, which an ABI diff
     /// against the original reports as an addition).
     pub original: bool,
+    /// In this library's object (false: an import of the original that this library
+    /// does not need).
+    pub in_library: bool,
     /// One-line documentation carried into the header.
     pub doc: &'static str,
 }
 
-/// The five exports and two imports of the contract, in the contract's order.
+/// The exports and imports of the contract, in the contract's order: the original's six
+/// exports, this library's addition, the original's two imports.
 pub const SYMBOLS: &[Symbol] = &[
     Symbol {
         elf_name: sym!(translate),
@@ -162,6 +181,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: true,
         doc: sym_doc!(translate),
     },
     Symbol {
@@ -174,6 +194,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Inferred,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: true,
         doc: sym_doc!(translate_ctx),
     },
     Symbol {
@@ -182,11 +203,12 @@ pub const SYMBOLS: &[Symbol] = &[
         kind: SymbolKind::Function,
         direction: Direction::Export,
         c_type: "int",
-        c_params: "void *ctx, unsigned long long addr, unsigned long long *out_window, \
-                   unsigned long long *out_local",
+        c_params: "void *ctx, unsigned long long addr, unsigned long long *out_start, \
+                   unsigned long long *out_end",
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: true,
         doc: sym_doc!(mapping_lookup),
     },
     Symbol {
@@ -199,6 +221,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Inferred,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: true,
         doc: sym_doc!(init_translate_ctx),
     },
     Symbol {
@@ -211,7 +234,21 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: true,
         doc: sym_doc!(ctx),
+    },
+    Symbol {
+        elf_name: sym!(sbuf_window),
+        cxx_name: "_sbuf_window",
+        kind: SymbolKind::Object { device_size: 8 },
+        direction: Direction::Export,
+        c_type: "uint64_t",
+        c_params: "",
+        provenance: Provenance::Public,
+        linkage: Linkage::Cxx,
+        original: true,
+        in_library: true,
+        doc: sym_doc!(sbuf_window),
     },
     Symbol {
         elf_name: sym!(translate_span),
@@ -224,6 +261,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Decided,
         linkage: Linkage::C,
         original: false,
+        in_library: true,
         doc: sym_doc!(translate_span),
     },
     Symbol {
@@ -236,6 +274,7 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: false,
         doc: sym_doc!(data_scratch_map),
     },
     Symbol {
@@ -248,11 +287,12 @@ pub const SYMBOLS: &[Symbol] = &[
         provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
+        in_library: true,
         doc: sym_doc!(hbm_scratch),
     },
 ];
 
-/// The exports of the original translation.o (the contract's five).
+/// The exports of the original translation.o (the contract's six).
 pub fn original_exports() -> impl Iterator<Item = &'static Symbol> {
     exports().filter(|s| s.original)
 }
@@ -262,7 +302,12 @@ pub fn exports() -> impl Iterator<Item = &'static Symbol> {
     SYMBOLS.iter().filter(|s| s.direction == Direction::Export)
 }
 
-/// The imports of [`SYMBOLS`].
+/// The imports of [`SYMBOLS`] (the original's).
 pub fn imports() -> impl Iterator<Item = &'static Symbol> {
     SYMBOLS.iter().filter(|s| s.direction == Direction::Import)
+}
+
+/// The imports this library's object has: exactly its undefined symbols.
+pub fn library_imports() -> impl Iterator<Item = &'static Symbol> {
+    imports().filter(|s| s.in_library)
 }

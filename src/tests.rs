@@ -4,7 +4,7 @@
 
 use std::vec::Vec;
 
-use crate::init::{empty_tag, initial_table, InitInputs, APERTURES, REFILL_MASK};
+use crate::init::{empty_tag, initial_table, sbuf_window, InitInputs, APERTURES, REFILL_MASK};
 use crate::layout::{offsets, MapRecord, TranslationCtx};
 use crate::translate::{Mapping, RefillError};
 use crate::window_reg::{RegisterAddress, WindowRegisters};
@@ -91,11 +91,9 @@ fn local_address_wraps_at_32_bits() {
     t.records[2].window = 0xFFFF_FFF0;
     let mut log = Log::default();
     assert_eq!(t.translate(0x40_0020_0020, &mut log), Ok(0x10));
-    assert_eq!(
-        t.lookup(0x40_0020_0020).unwrap().local,
-        0x1_0000_0010,
-        "lookup keeps the carry"
-    );
+    // The lookup reports the SoC range, which the local wrap does not touch.
+    let m = t.lookup(0x40_0020_0020).unwrap();
+    assert_eq!((m.start, m.end), (0x40_0020_0000, 0x40_002F_FFFF));
 }
 
 #[test]
@@ -112,7 +110,9 @@ fn only_the_low_word_of_the_offset_counts() {
     let mut log = Log::default();
     let a = 0x12_3456_789Au64; // not in records 0..3 (they are at 0x40_xxxx_xxxx)
     assert_eq!(t.translate(a, &mut log), Ok(0x100 + 0x3456_789A));
-    assert_eq!(t.lookup(a).unwrap().local, 0x100 + 0x12_3456_789A);
+    // The SoC range spans the high word: end = tag + !mask, all 64 bits.
+    let m = t.lookup(a).unwrap();
+    assert_eq!((m.start, m.end), (0, (1u64 << 40) - 1));
 }
 
 #[test]
@@ -213,15 +213,15 @@ fn register_address_is_pointer_width() {
 }
 
 #[test]
-fn lookup_reports_window_and_wide_local_without_side_effects() {
+fn lookup_reports_the_windows_soc_range_without_side_effects() {
     let t = table();
     let before = t;
     assert_eq!(
         t.lookup(0x40_0030_0007),
         Some(Mapping {
             slot: 3,
-            window: 0x40_0000,
-            local: 0x40_0007
+            start: 0x40_0030_0000,
+            end: 0x40_003F_FFFF,
         })
     );
     assert_eq!(t.lookup(0x50_0000_0000), None);
@@ -268,23 +268,42 @@ fn empty_tags_never_match() {
     }
 }
 
+/// An engine base whose SBUF lies 41 MiB below it, across a 4 GiB boundary: the borrow of
+/// `engine_base - 41 MiB` reaches the high word.
+const ENGINE_BASE: u64 = 0x28_0100_0000;
+
 #[test]
-fn initial_table_follows_the_aperture_rows() {
+fn sbuf_window_is_41_mib_below_the_engine_base_in_64_bits() {
+    assert_eq!(sbuf_window(ENGINE_BASE), 0x27_FE70_0000);
+    assert_eq!(sbuf_window(0x1_0000_0000), 0xFD70_0000);
+    assert_eq!(sbuf_window(0), 0u64.wrapping_sub(41 << 20), "wraps");
+}
+
+#[test]
+fn initial_table_is_the_originals() {
     let inputs = InitInputs {
-        data_scratch_map: 0x0012_3400,
+        engine_base: ENGINE_BASE,
         hbm_scratch: 0x44_5566_7788,
     };
     let t = initial_table(&inputs);
     assert_eq!(t.next_alloc, 0);
-    for (k, (r, a)) in t.records.iter().zip(APERTURES.iter()).enumerate() {
-        assert_eq!(r.mask, a.mask(), "slot {k}");
-        assert_eq!(r.reg_location, a.reg_location, "slot {k}");
-        assert_eq!(*r, a.record(&inputs), "slot {k}");
+    assert_eq!(t._pad, [0; 7]);
+    // The rows, record by record (docs/contract.md §3).
+    let rows: [(u32, u64, u64); 5] = [
+        (0x0700_0000, 0xFFFF_FFFF_FF00_0000, 0x0010_0218),
+        (0x0900_0000, 0xFFFF_FFFF_FF00_0000, 0x0010_0228),
+        (0x0A00_0000, 0xFFFF_FFFF_FF00_0000, 0x0010_0230),
+        (0x8000_0000, 0xFFFF_FFFF_FC00_0000, 0),
+        (0x8400_0000, 0xFFFF_FFFF_FC00_0000, 0),
+    ];
+    for (k, (r, (window, mask, reg))) in t.records.iter().zip(rows).enumerate() {
+        assert_eq!(
+            (r.window, r.mask, r.reg_location, r._pad),
+            (window, mask, reg, 0),
+            "slot {k}"
+        );
+        assert_eq!(*r, APERTURES[k].record(&inputs), "slot {k}");
     }
-    // The TCM staging window: local [0x80000, 0x90000) (seed §9), in a reusable slot.
-    let tcm = t.records.iter().position(|r| r.window == 0x8_0000).unwrap();
-    assert!(tcm < 3);
-    assert_eq!(!t.records[tcm].mask + 1, 0x1_0000);
     // Slots 0..2 start empty: nothing matches them before a refill.
     for k in 0..3 {
         assert_ne!(
@@ -293,27 +312,73 @@ fn initial_table_follows_the_aperture_rows() {
             "slot {k} starts empty"
         );
     }
-    // The HBM scratch address translates through slot 4.
+    // SBUF: 64 MiB from _sbuf_window rounded down, at NX 0x8000_0000.
+    assert_eq!(t.records[3].ptr, 0x27_FC00_0000);
+    let sbuf = sbuf_window(ENGINE_BASE);
+    assert_eq!(t.find(sbuf + 0x10), Some(3));
+    assert_eq!(t.hit(sbuf + 0x10), Some(0x8000_0000 + 0x270_0010));
+    // HBM scratch: 64 MiB from hbm_scratch rounded down, at NX 0x8400_0000.
+    assert_eq!(t.records[4].ptr, 0x44_5400_0000);
     assert_eq!(t.find(inputs.hbm_scratch), Some(4));
+    assert_eq!(t.hit(inputs.hbm_scratch), Some(0x8400_0000 + 0x166_7788));
     assert_eq!(
-        t.lookup(inputs.hbm_scratch).unwrap().local,
-        0x0300_0000 + 0x66_7788
+        t.lookup(inputs.hbm_scratch),
+        Some(Mapping {
+            slot: 4,
+            start: 0x44_5400_0000,
+            end: 0x44_57FF_FFFF
+        })
     );
-    // The data scratch map's SoC view translates back to its own local address.
-    let soc = u64::from(inputs.data_scratch_map) + crate::init::DATA_SCRATCH_SOC_DELTA;
-    assert_eq!(t.find(soc + 0x10), Some(3));
+}
+
+#[test]
+fn the_contracts_worked_example_refills_slot_0_through_mem_window3() {
+    // docs/contract.md §5: translate(0x28_0201_2345) on a fresh table takes slot 0,
+    // writes 0x28 to MEM_WINDOW3_HI, then 0x0200_0000 to MEM_WINDOW3_LO, returns
+    // 0x0701_2345.
+    let mut t = initial_table(&InitInputs {
+        engine_base: 0x40_0000_0000,
+        hbm_scratch: 0x50_0000_0000,
+    });
+    let mut log = Log::default();
+    assert_eq!(t.translate(0x28_0201_2345, &mut log), Ok(0x0701_2345));
+    assert_eq!(log.0, [(0x0010_0218, 0x28_0200_0000)]);
+    assert_eq!(t.records[0].ptr, 0x28_0200_0000);
+    assert_eq!(t.next_alloc, 1);
+    // The next two distinct regions take slots 1 and 2, through MEM_WINDOW5 and 6.
+    assert_eq!(t.translate(0x28_0300_0001, &mut log), Ok(0x0900_0001));
+    assert_eq!(t.translate(0x28_0400_0002, &mut log), Ok(0x0A00_0002));
     assert_eq!(
-        t.records[3].local(soc + 0x10),
-        inputs.data_scratch_map + 0x10
+        log.0[1..],
+        [(0x0010_0228, 0x28_0300_0000), (0x0010_0230, 0x28_0400_0000)]
+    );
+    assert_eq!(t.next_alloc, 0);
+}
+
+#[test]
+fn register_rows_name_the_window_registers() {
+    use crate::regs::{pair_at, ENGINE_BASE_ADDR, MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
+    for (k, reg) in [MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6].iter().enumerate() {
+        assert_eq!(APERTURES[k].register, Some(*reg), "slot {k}");
+        assert_eq!(pair_at(APERTURES[k].reg_location()), Some(*reg));
+        assert_eq!(reg.hi(), reg.lo() + 4);
+    }
+    assert_eq!(APERTURES[3].register, None);
+    assert_eq!(APERTURES[4].reg_location(), 0);
+    assert_eq!(
+        pair_at(u64::from(ENGINE_BASE_ADDR.lo())),
+        Some(ENGINE_BASE_ADDR)
+    );
+    assert_eq!(
+        pair_at(0x0010_021C),
+        None,
+        "a _HI address is not a pair's start"
     );
 }
 
 #[test]
 fn initial_table_windows_do_not_overlap_locally() {
-    let t = initial_table(&InitInputs {
-        data_scratch_map: 0x0040_0000,
-        hbm_scratch: 0,
-    });
+    let t = initial_table(&InitInputs::default());
     let ranges: Vec<(u64, u64)> = t
         .records
         .iter()

@@ -57,28 +57,19 @@ impl MapRecord {
         )
     }
 
-    /// `(window, local_wide(addr))` if `addr` belongs to this window: the lookup's hit in
-    /// one step. As in [`MapRecord::try_local`], on a match each word's offset is the
-    /// address word minus the tag word.
+    /// The SoC range `(start, end)` (inclusive) of this window if `addr` belongs to it:
+    /// the lookup's hit in one step (docs/contract.md §3: `start = ptr`,
+    /// `end = ptr + !mask`).
+    ///
+    /// On a match `ptr` has no bit outside `mask` (it equals `addr & mask`), so the sum
+    /// `ptr + !mask` never carries and is `ptr | !mask`: word by word on the 32-bit device,
+    /// with no carry to propagate.
     #[inline(always)]
-    pub fn try_mapping(&self, addr: u64) -> Option<(u32, u64)> {
+    pub fn try_mapping(&self, addr: u64) -> Option<(u64, u64)> {
         if !self.matches_fast(addr) {
             return None;
         }
-        // On a match the tag's bits are a subset of the address's, so `addr - ptr` never
-        // borrows from the high word: the words subtract independently, which is cheaper
-        // than a 64-bit subtraction on the 32-bit device.
-        let (lo, hi) = (addr as u32, (addr >> 32) as u32);
-        let (tag_lo, tag_hi) = (self.ptr as u32, (self.ptr >> 32) as u32);
-        let offset =
-            (u64::from(hi.wrapping_sub(tag_hi)) << 32) | u64::from(lo.wrapping_sub(tag_lo));
-        Some((self.window, u64::from(self.window).wrapping_add(offset)))
-    }
-
-    /// `window + (addr & !mask)` in 64 bits, as the lookup reports it (seed §7, `saltu`).
-    #[inline(always)]
-    pub fn local_wide(&self, addr: u64) -> u64 {
-        u64::from(self.window).wrapping_add(addr & !self.mask)
+        Some((self.ptr, self.ptr | !self.mask))
     }
 }
 
@@ -87,11 +78,10 @@ impl MapRecord {
 pub struct Mapping {
     /// Index of the matching record (0..5).
     pub slot: usize,
-    /// The record's NX-local window base (`*out_window`).
-    pub window: u32,
-    /// `window + (addr & !mask)` in 64 bits (`*out_local`); its low word is what
-    /// `translate` returns.
-    pub local: u64,
+    /// First SoC address the window maps (`*out_start`): the record's tag.
+    pub start: u64,
+    /// Last SoC address the window maps (`*out_end`, inclusive): `tag + !mask`.
+    pub end: u64,
 }
 
 /// What a refill does: which record it takes, the tag it writes to the record and to the
@@ -200,11 +190,11 @@ impl TranslationCtx {
     pub fn lookup(&self, addr: u64) -> Option<Mapping> {
         // One early return per record, as in `hit`.
         for k in 0..RECORDS {
-            if let Some((window, local)) = self.records[k].try_mapping(addr) {
+            if let Some((start, end)) = self.records[k].try_mapping(addr) {
                 return Some(Mapping {
                     slot: k,
-                    window,
-                    local,
+                    start,
+                    end,
                 });
             }
         }

@@ -3,7 +3,7 @@
  * close to the page as C allows, for differential tests against the Rust library.
  *
  *   ref_translate       seed §4 (the annotated C), with the miss path of seed §6
- *   ref_mapping_lookup  seed §7, with the out-field meaning the contract reads off it
+ *   ref_mapping_lookup  seed §7: the window's SoC range, as docs/contract.md §3 reads it
  *
  * It is deliberately NOT hardened: it indexes records[next_alloc] as is, stores through
  * reg_location as is and dereferences ctx and the outputs as is. The tests never hand it
@@ -76,18 +76,19 @@ void *ref_translate(void *ctx_, unsigned long long addr)
     return ref_translate_miss(ctx, addr);
 }
 
-/* seed §7: the same five-way match; on a hit the window base and the 64-bit local
- * address (window + (addr & ~mask), carry-corrected with saltu) are written out and 0 is
- * returned; on a miss -1. */
-int ref_mapping_lookup(void *ctx_, unsigned long long addr, unsigned long long *out_window,
-                       unsigned long long *out_local)
+/* seed §7: the same five-way match; on a hit the window's SoC range is written out, its
+ * tag to the third argument and the tag plus the NOT of the mask (the seed's xor with -1,
+ * then a 64-bit add carry-corrected with saltu) to the fourth, and 0 is returned; on a
+ * miss -1 and nothing is written. */
+int ref_mapping_lookup(void *ctx_, unsigned long long addr, unsigned long long *out_start,
+                       unsigned long long *out_end)
 {
     ref_translation_ctx_t *ctx = (ref_translation_ctx_t *)ctx_;
     for (unsigned k = 0; k < 5; ++k) {
         const ref_map_record_t *r = &ctx->records[k];
         if (((addr & r->mask) ^ r->ptr) == 0) {
-            *out_window = r->window;
-            *out_local = (unsigned long long)r->window + (addr & ~r->mask);
+            *out_start = r->ptr;
+            *out_end = r->ptr + (r->mask ^ ~0ull);
             return 0;
         }
     }
