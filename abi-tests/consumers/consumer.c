@@ -1,11 +1,27 @@
 /* A C custom op against neuron_translate.h (C99 and later). */
+#define _DEFAULT_SOURCE /* MAP_FIXED_NOREPLACE, for the host's register block */
 #include "consumer_checks.h"
 
-/* Stand-ins for what start_exit.o defines. */
-unsigned char data_scratch_map[4096];
+/* The stand-in for what start_exit.o defines and the library needs. */
 unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
+#define ENGINE_BASE 0x4001000000ull
+
+#if defined(__xtensa__)
 int main(void)
 {
-    return consumer_checks();
+    return consumer_checks(ENGINE_BASE);
 }
+#else
+#include "host_nx.h"
+int main(void)
+{
+    volatile uint32_t *regs = host_nx_map(ENGINE_BASE);
+    int rc;
+    if (!regs)
+        return 100;
+    rc = consumer_checks(ENGINE_BASE);
+    host_nx_unmap(regs);
+    return rc;
+}
+#endif

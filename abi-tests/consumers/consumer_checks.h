@@ -1,7 +1,9 @@
 /*
  * The checks a custom op would make, written once in the common subset of C99 and C++11,
  * run by consumer.c (as C) and consumer.cpp (as C++). Only the header is needed: every
- * name comes from neuron_translate.h. Returns 0, or the number of the first failed check.
+ * name comes from neuron_translate.h. The caller maps the NX register block with
+ * ENGINE_BASE_ADDR = engine_base (on the device it is always there). Returns 0, or the
+ * number of the first failed check.
  */
 #ifndef CONSUMER_CHECKS_H
 #define CONSUMER_CHECKS_H
@@ -26,7 +28,9 @@ static void consumer_table(_translation_ctx_t *t)
     }
 }
 
-static int consumer_checks(void)
+#define CONSUMER_REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
+
+static int consumer_checks(unsigned long long engine_base)
 {
     _translation_ctx_t t;
     unsigned long long w = 0, l = 0;
@@ -47,8 +51,9 @@ static int consumer_checks(void)
     CHECK(6, consumer_regs[0] == 0x00a00000u && consumer_regs[1] == 0x77u);
     CHECK(7, t.next_alloc == 1);
     /* Lookup: hit, miss, NULL ctx, NULL outputs. */
+    /* ... which reports the SoC range of slot 3's window. */
     CHECK(8, neuron_translate_mapping_lookup(&t, 0x4000300042ull, &w, &l) == 0);
-    CHECK(9, w == 0x400000u && l == 0x400042u);
+    CHECK(9, w == 0x4000300000ull && l == 0x40003fffffull);
     CHECK(10, neuron_translate_mapping_lookup(&t, 0x123ull, &w, &l) == -1);
     CHECK(11, neuron_translate_mapping_lookup(0, 0x4000300042ull, &w, &l) == -1);
     CHECK(12, neuron_translate_mapping_lookup(&t, 0x4000300042ull, 0, 0) == 0);
@@ -63,12 +68,23 @@ static int consumer_checks(void)
         CHECK(20, neuron_translate_span(0, 0x4000300042ull, 16, &span) == 0 && span == 0);
     }
 
-    /* Init builds the table behind _ctx. */
+    /* Init builds the table behind _ctx from ENGINE_BASE_ADDR. */
+    CHECK(21, _sbuf_window == 0);
     _init_translate_ctx();
     CHECK(14, neuron_translate_ctx() != 0);
     CHECK(15, neuron_translate_ctx() == _ctx);
     CHECK(16, _ctx->next_alloc == 0);
     CHECK(17, sizeof(_translation_ctx_t) == 168 && sizeof(_map_record_t) == 32);
+    CHECK(22, _sbuf_window == engine_base - (41ull << 20));
+    CHECK(23, _ctx->records[0].reg_location == NEURON_TRANSLATE_MEM_WINDOW3_LO);
+    /* SBUF translates through its pinned window; a new region refills slot 0 through
+     * MEM_WINDOW3. */
+    p = neuron_translate(_ctx, _sbuf_window + 0x40u);
+    CHECK(24, (uintptr_t)p == 0x80000000u + ((uint32_t)_sbuf_window & 0x3ffffffu) + 0x40u);
+    p = neuron_translate(_ctx, 0x2802012345ull);
+    CHECK(25, (uintptr_t)p == 0x07012345u);
+    CHECK(26, CONSUMER_REG(NEURON_TRANSLATE_MEM_WINDOW3_HI) == 0x28u);
+    CHECK(27, CONSUMER_REG(NEURON_TRANSLATE_MEM_WINDOW3_LO) == 0x02000000u);
     return 0;
 }
 

@@ -7,7 +7,6 @@
 #define main test_main
 #endif
 
-unsigned char data_scratch_map[16];
 unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
 static unsigned char buf[TENSOR_WINDOWS * TENSOR_WINDOW] __attribute__((aligned(4096)));

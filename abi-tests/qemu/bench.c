@@ -9,10 +9,9 @@
 #include "tensor_loop.h"
 
 void *ref_translate(void *ctx, unsigned long long addr);
-int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_window,
-                       unsigned long long *out_local);
+int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_start,
+                       unsigned long long *out_end);
 
-unsigned char data_scratch_map[4096] __attribute__((aligned(4096)));
 unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE") = 0x4212345678ull;
 
 static uint32_t bank[10];

@@ -11,12 +11,11 @@
 #include "vectors.h"
 
 void *ref_translate(void *ctx, unsigned long long addr);
-int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_window,
-                       unsigned long long *out_local);
+int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_start,
+                       unsigned long long *out_end);
 
-/* Stand-ins for start_exit.o. */
-unsigned char data_scratch_map[4096] __attribute__((aligned(4096)));
-unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE") = 0x0000004212345678ull;
+/* The stand-in for what start_exit.o defines and the library needs. */
+unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE") = NT_HBM_SCRATCH;
 
 static uint32_t bank[2][2 * NT_RECORDS];
 static _translation_ctx_t table[2];
@@ -67,8 +66,10 @@ static int run_op(int which, unsigned v, unsigned i, const struct nt_op *op)
                             : ref_mapping_lookup(t, op->addr, &w, &l);
         if (rc != (int)op->result)
             return fail(which, v, i, "lookup status", (unsigned)rc, (unsigned long long)op->result);
-        if (rc == 0 && (w != op->window || l != op->local))
-            return fail(which, v, i, "lookup outputs", w ^ l, op->window ^ op->local);
+        if (rc == 0 && w != op->start)
+            return fail(which, v, i, "lookup start", w, op->start);
+        if (rc == 0 && l != op->end)
+            return fail(which, v, i, "lookup end", l, op->end);
         if (rc != 0 && (w != 0xAAAAu || l != 0xBBBBu))
             return fail(which, v, i, "lookup miss wrote its outputs", w, 0xAAAAu);
     }
@@ -98,20 +99,53 @@ static int check_final(int which, unsigned v)
     return 0;
 }
 
+static void set_engine_base(unsigned long long v)
+{
+    NT_NXREG(NEURON_TRANSLATE_ENGINE_BASE_ADDR_LO) = (uint32_t)v;
+    NT_NXREG(NEURON_TRANSLATE_ENGINE_BASE_ADDR_HI) = (uint32_t)(v >> 32);
+}
+
+/* _init_translate_ctx against the emulated register block: the table it builds, the
+ * _sbuf_window it sets, the block left as it was; then three refills of the initial table,
+ * each programming its MEM_WINDOW register and nothing else in the block; then a re-init
+ * with another engine base. Every expectation comes from the host library (vectors.h). */
 static int check_init(void)
 {
-    void *p;
+    static uint32_t want[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4];
+    unsigned i;
     if (neuron_translate_ctx() != 0 || _ctx != 0)
         return fail(0, 0, 0, "_ctx before init", (uintptr_t)_ctx, 0);
+    if (_sbuf_window != 0)
+        return fail(0, 0, 0, "_sbuf_window before init", _sbuf_window, 0);
+    set_engine_base(nt_engine_base[0]);
+    for (i = 0; i < sizeof want / sizeof want[0]; ++i)
+        want[i] = nt_nxregs[i];
     _init_translate_ctx();
     if (neuron_translate_ctx() == 0 || neuron_translate_ctx() != _ctx)
         return fail(0, 0, 0, "_ctx after init", (uintptr_t)_ctx, 0);
-    if (_ctx->next_alloc != 0)
-        return fail(0, 0, 0, "next_alloc after init", _ctx->next_alloc, 0);
-    /* The HBM scratch region translates through the pinned window init built. */
-    p = neuron_translate(_ctx, hbm_scratch + 0x10);
-    if ((uintptr_t)p != 0x03000000u + ((uint32_t)hbm_scratch & 0xFFFFFFu) + 0x10)
-        return fail(0, 0, 0, "translate(hbm_scratch)", (uintptr_t)p, 0);
+    if (_sbuf_window != nt_sbuf_window[0])
+        return fail(0, 0, 0, "_sbuf_window", _sbuf_window, nt_sbuf_window[0]);
+    if (memcmp(_ctx, nt_init_table, sizeof *_ctx) != 0)
+        return fail(0, 0, 0, "initial table bytes", 0, 0);
+    for (i = 0; i < 3; ++i) {
+        void *p = neuron_translate(_ctx, nt_refill_addr[i]);
+        if ((uint32_t)(uintptr_t)p != nt_refill_local[i])
+            return fail(0, 0, i, "refill of the initial table", (uintptr_t)p, nt_refill_local[i]);
+    }
+    if (memcmp(_ctx, nt_init_refilled, sizeof *_ctx) != 0)
+        return fail(0, 0, 0, "table after the refills", 0, 0);
+    for (i = 0; i < NT_INIT_STORES; ++i)
+        want[(nt_init_stores[i][0] - NEURON_TRANSLATE_NX_REG_BASE) / 4] = nt_init_stores[i][1];
+    for (i = 0; i < sizeof want / sizeof want[0]; ++i)
+        if (nt_nxregs[i] != want[i])
+            return fail(0, 0, i, "register block word", nt_nxregs[i], want[i]);
+    set_engine_base(nt_engine_base[1]);
+    _init_translate_ctx();
+    if (_sbuf_window != nt_sbuf_window[1])
+        return fail(0, 0, 1, "_sbuf_window after re-init", _sbuf_window, nt_sbuf_window[1]);
+    if (memcmp(_ctx, nt_init_table2, sizeof *_ctx) != 0)
+        return fail(0, 0, 1, "table after re-init", 0, 0);
+    put_str("qemu: init and refills through MEM_WINDOW3/5/6 agreed\n");
     return 0;
 }
 

@@ -1,5 +1,10 @@
 #include "support.h"
 
+/* The NX register block: the linker places .nxregs at the block's NX-local address
+ * (abi-tests/src/qemu.rs, link), and qemu-user maps it like any other section. */
+volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4]
+    __attribute__((section(".nxregs"), aligned(4096)));
+
 void *memcpy(void *d, const void *s, size_t n)
 {
     unsigned char *dp = d;

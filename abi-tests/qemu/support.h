@@ -4,6 +4,11 @@
 #define NT_QEMU_SUPPORT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "neuron_translate.h"
+
+/* The emulated NX register block, at NEURON_TRANSLATE_NX_REG_BASE (support.c). */
+extern volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4];
+#define NT_NXREG(addr) nt_nxregs[((addr) - NEURON_TRANSLATE_NX_REG_BASE) / 4]
 
 int sys_write(int fd, const void *buf, unsigned len);
 

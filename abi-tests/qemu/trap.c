@@ -2,7 +2,6 @@
 #include "neuron_translate.h"
 #include "support.h"
 
-unsigned char data_scratch_map[16];
 unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 static _translation_ctx_t t;
 

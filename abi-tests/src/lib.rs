@@ -1,7 +1,8 @@
 //! The object-level harness of neuron-translate: test support shared by the host tests,
 //! the qemu runs and the `ntx` CLI.
 //!
-//! * [`start_exit`]: host definitions of the two imports, standing in for start_exit.o.
+//! * [`start_exit`]: the host definition of the import, standing in for start_exit.o.
+//! * [`nx`]: the NX register block mapped on the host, and a log of the stores to it.
 //! * [`reference`]: the seed's reference C model (csrc/reference.c), linked for tests.
 //! * [`gen`]: deterministic generators of tables and address streams.
 //! * [`RegisterLog`]: a [`WindowRegisters`] sink that records every programming.
@@ -14,6 +15,7 @@ pub mod differential;
 pub mod gen;
 pub mod manifest;
 pub mod model;
+pub mod nx;
 pub mod qemu;
 pub mod tables;
 
@@ -54,7 +56,9 @@ pub fn load_bytes(
     }
 }
 
-/// Host stand-ins for the two symbols start_exit.o defines (contract §1 imports).
+/// Host stand-in for what start_exit.o defines and the library imports (docs/contract.md
+/// §1): `extended_isa::sdk::hbm_scratch`. (The original also imports `data_scratch_map`;
+/// this library does not.)
 pub mod start_exit {
     use core::cell::UnsafeCell;
 
@@ -64,24 +68,9 @@ pub mod start_exit {
     // SAFETY: every writer holds GLOBAL_LOCK.
     unsafe impl<T> Sync for Cell<T> {}
 
-    /// `data_scratch_map`: 4 KiB of scratch, 4 KiB-aligned, so its address is realistic.
-    #[repr(C, align(4096))]
-    pub struct DataScratchMap(pub [u8; 4096]);
-
-    /// The definition the library's `_init_translate_ctx` links against.
-    #[export_name = neuron_translate::sym!(data_scratch_map)]
-    pub static DATA_SCRATCH_MAP: Cell<DataScratchMap> =
-        Cell(UnsafeCell::new(DataScratchMap([0; 4096])));
-
     /// `extended_isa::sdk::hbm_scratch`.
     #[export_name = neuron_translate::sym!(hbm_scratch)]
     pub static HBM_SCRATCH: Cell<u64> = Cell(UnsafeCell::new(0));
-
-    /// The NX-local address `_init_translate_ctx` sees for `data_scratch_map` (its low 32
-    /// bits on a 64-bit host, as the device's 32-bit address space would give).
-    pub fn data_scratch_map_addr() -> u32 {
-        DATA_SCRATCH_MAP.0.get() as usize as u32
-    }
 
     /// Sets `hbm_scratch`. Hold [`crate::GLOBAL_LOCK`].
     pub fn set_hbm_scratch(v: u64) {
@@ -104,8 +93,8 @@ pub mod reference {
         pub fn ref_mapping_lookup(
             ctx: *mut c_void,
             addr: u64,
-            out_window: *mut u64,
-            out_local: *mut u64,
+            out_start: *mut u64,
+            out_end: *mut u64,
         ) -> c_int;
     }
 }

@@ -84,11 +84,17 @@ pub fn start_object(dir: &Path) -> PathBuf {
     out
 }
 
-/// Links a static program from `objects` and the unmodified device object.
+/// Links a static program from `objects` and the unmodified device object, with the
+/// emulated NX register block (the `.nxregs` section of abi-tests/qemu/support.c) placed
+/// at its NX-local address.
 pub fn link(objects: &[PathBuf], out: &Path) {
     run_ok(
         Command::new(tool("XTENSA_LD"))
             .args(["-static", "-e", "_start", "--no-warn-execstack"])
+            .arg(format!(
+                "--section-start=.nxregs={:#x}",
+                neuron_translate::regs::NX_REG_BASE
+            ))
             .args(objects)
             .arg(product("NT_DEVICE_OBJ"))
             .arg("-o")
@@ -183,9 +189,83 @@ fn table_bytes(out: &mut String, t: &TranslationCtx) {
     out.push('}');
 }
 
+/// The inputs of the device driver's init check: the engine base (41 MiB above a 4 GiB
+/// boundary's neighbourhood, so `_sbuf_window` borrows from the high word), a second one
+/// for the re-init, and `hbm_scratch`.
+pub const INIT_ENGINE_BASES: [u64; 2] = [0x0028_0100_0000, 0x0050_0000_0000];
+/// `hbm_scratch` of the device driver.
+pub const INIT_HBM_SCRATCH: u64 = 0x0042_1234_5678;
+/// Three addresses in three new 16 MiB regions: on the initial table, refills of slots 0,
+/// 1 and 2.
+pub const INIT_REFILLS: [u64; 3] = [0x0033_0200_1234, 0x0033_0500_0042, 0x0034_0700_0001];
+
+fn c_bytes(name: &str, t: &TranslationCtx) -> String {
+    let mut s = format!("static const unsigned char {name}[168] = ");
+    table_bytes(&mut s, t);
+    s.push_str(";\n");
+    s
+}
+
+/// The C declarations of the driver's init check: what `_init_translate_ctx` must build
+/// from [`INIT_ENGINE_BASES`] and [`INIT_HBM_SCRATCH`], and what the refills of
+/// [`INIT_REFILLS`] must return and store into the register block, in order (each
+/// programming is the tag's high word to `reg + 4`, then its low word to `reg`), as the
+/// host library computes them.
+pub fn init_header() -> String {
+    use neuron_translate::{initial_table, sbuf_window, InitInputs};
+    let inputs = |engine_base| InitInputs {
+        engine_base,
+        hbm_scratch: INIT_HBM_SCRATCH,
+    };
+    let mut t = initial_table(&inputs(INIT_ENGINE_BASES[0]));
+    let first = t;
+    let mut rec = Recorder(Vec::new());
+    let mut locals = String::new();
+    for a in INIT_REFILLS {
+        let l = t
+            .translate(a, &mut rec)
+            .expect("the initial table's registers are usable");
+        let _ = write!(locals, "{l:#x}u,");
+    }
+    let mut stores = String::new();
+    for &(reg, tag) in &rec.0 {
+        let _ = write!(
+            stores,
+            "{{{:#x}u,{:#x}u}},{{{reg:#x}u,{:#x}u}},",
+            reg + 4,
+            (tag >> 32) as u32,
+            tag as u32
+        );
+    }
+    let addrs: Vec<String> = INIT_REFILLS.iter().map(|a| format!("{a:#x}ull")).collect();
+    format!(
+        "#define NT_HBM_SCRATCH {:#x}ull\n\
+         static const unsigned long long nt_engine_base[2] = {{{:#x}ull, {:#x}ull}};\n\
+         static const unsigned long long nt_sbuf_window[2] = {{{:#x}ull, {:#x}ull}};\n\
+         {}{}{}\
+         static const unsigned long long nt_refill_addr[3] = {{{}}};\n\
+         static const unsigned nt_refill_local[3] = {{{locals}}};\n\
+         #define NT_INIT_STORES {}\n\
+         static const unsigned nt_init_stores[NT_INIT_STORES][2] = {{{stores}}};\n",
+        INIT_HBM_SCRATCH,
+        INIT_ENGINE_BASES[0],
+        INIT_ENGINE_BASES[1],
+        sbuf_window(INIT_ENGINE_BASES[0]),
+        sbuf_window(INIT_ENGINE_BASES[1]),
+        c_bytes("nt_init_table", &first),
+        c_bytes("nt_init_refilled", &t),
+        c_bytes(
+            "nt_init_table2",
+            &initial_table(&inputs(INIT_ENGINE_BASES[1]))
+        ),
+        addrs.join(","),
+        2 * rec.0.len(),
+    )
+}
+
 /// Writes the C header the device driver replays: every vector's table (register
 /// locations as bank indices), its calls with the results, cursor and register store the
-/// host library gives, and the table it ends with. `check_reference` says whether the
+/// host library gives, and the table it ends with; then [`init_header`]. `check_reference` says whether the
 /// seed's reference model must agree on a vector (the shapes without the deviations the
 /// host differential test models: see tests/differential.rs).
 pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
@@ -199,7 +279,7 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
         let first = op_count;
         for op in &v.ops {
             let mut rec = Recorder(Vec::new());
-            let (kind, addr, result, window, local) = match *op {
+            let (kind, addr, result, start, end) = match *op {
                 Op::Translate(a) => {
                     let r = t
                         .translate(a, &mut rec)
@@ -207,7 +287,7 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
                     (0, a, i64::from(r), 0u64, 0u64)
                 }
                 Op::Lookup(a) => match t.lookup(a) {
-                    Some(m) => (1, a, 0, u64::from(m.window), m.local),
+                    Some(m) => (1, a, 0, m.start, m.end),
                     None => (1, a, -1, 0, 0),
                 },
             };
@@ -222,7 +302,7 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
             };
             let _ = writeln!(
                 ops,
-                "{{{kind},{addr:#x}ull,{result},{window:#x}ull,{local:#x}ull,{},{block},{lo:#x}u,{hi:#x}u}},",
+                "{{{kind},{addr:#x}ull,{result},{start:#x}ull,{end:#x}ull,{},{block},{lo:#x}u,{hi:#x}u}},",
                 t.next_alloc
             );
             op_count += 1;
@@ -242,15 +322,16 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
         "/* Generated by abi-tests (qemu::vectors_header) from gen::standard_vectors. */\n\
          #define NT_VECTORS {}\n#define NT_OPS {}\n#define NT_RECORDS {}\n\
          struct nt_op {{ unsigned kind; unsigned long long addr; long long result; \
-         unsigned long long window; unsigned long long local; unsigned next_alloc; \
+         unsigned long long start; unsigned long long end; unsigned next_alloc; \
          int block; unsigned lo; unsigned hi; }};\n\
          struct nt_vector {{ unsigned first_op; unsigned ops; unsigned check_reference; }};\n\
          static const unsigned char nt_tables[NT_VECTORS][168] = {{\n{tables}}};\n\
          static const unsigned char nt_finals[NT_VECTORS][168] = {{\n{finals}}};\n\
          static const struct nt_vector nt_vectors[NT_VECTORS] = {{\n{index}}};\n\
-         static const struct nt_op nt_ops[NT_OPS] = {{\n{ops}}};\n",
+         static const struct nt_op nt_ops[NT_OPS] = {{\n{ops}}};\n{}",
         vectors.len(),
         op_count,
-        RECORDS
+        RECORDS,
+        init_header()
     )
 }

@@ -46,13 +46,14 @@ fn null_ctx_translate_returns_null_and_lookup_returns_minus_one() {
 }
 
 #[test]
-fn lookup_hit_writes_both_outputs_and_returns_0() {
+fn lookup_hit_writes_the_windows_soc_range_and_returns_0() {
     let mut t = table([0; 5]);
-    let (mut w, mut l) = (0u64, 0u64);
+    let (mut start, mut end) = (0u64, 0u64);
     // SAFETY: valid table and outputs.
-    let rc =
-        unsafe { neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0020_0042, &mut w, &mut l) };
-    assert_eq!((rc, w, l), (0, 0x30_0000, 0x30_0042));
+    let rc = unsafe {
+        neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0020_0042, &mut start, &mut end)
+    };
+    assert_eq!((rc, start, end), (0, 0x40_0020_0000, 0x40_002F_FFFF));
 }
 
 #[test]
@@ -71,12 +72,12 @@ fn lookup_skips_null_outputs() {
             neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, &mut w, null_mut()),
             0
         );
-        assert_eq!(w, 0x10_0000);
+        assert_eq!(w, 0x40_0000_0000, "start alone");
         assert_eq!(
             neuron_translate_mapping_lookup(as_ctx(&mut t), 0x40_0000_0005, null_mut(), &mut l),
             0
         );
-        assert_eq!(l, 0x10_0005);
+        assert_eq!(l, 0x40_000F_FFFF, "end alone");
     }
     assert_eq!(t, before);
 }

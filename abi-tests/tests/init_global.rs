@@ -1,69 +1,144 @@
-//! `_ctx`, `neuron_translate_ctx` and `_init_translate_ctx` (contract §3). A test binary
+//! `_ctx`, `_sbuf_window`, `neuron_translate_ctx` and `_init_translate_ctx` against the NX
+//! register block mapped where the device has it (docs/contract.md §3, §5). A test binary
 //! of its own: "NULL before init" can only be seen in a process where nothing has called
-//! init yet, and the globals are shared by every test of a binary.
+//! init yet, the globals are shared by every test of a binary, and the block is one fixed
+//! address.
 
-use abi_tests::start_exit::{data_scratch_map_addr, set_hbm_scratch};
+use abi_tests::nx::{stores_of, RegisterPage, WORDS};
+use abi_tests::start_exit::set_hbm_scratch;
 use abi_tests::GLOBAL_LOCK;
-use neuron_translate::abi::{_init_translate_ctx, neuron_translate, neuron_translate_ctx, CTX};
-use neuron_translate::{initial_table, InitInputs, TranslationCtx};
+use neuron_translate::abi::{
+    _init_translate_ctx, neuron_translate, neuron_translate_ctx, CTX, SBUF_WINDOW,
+};
+use neuron_translate::regs::{MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
+use neuron_translate::{initial_table, sbuf_window, InitInputs, TranslationCtx};
 
-fn read_ctx_symbol() -> *mut TranslationCtx {
+fn ctx_symbol() -> *mut TranslationCtx {
     // SAFETY: a plain read of the exported pointer.
     unsafe { core::ptr::addr_of!(CTX).read() }
 }
 
-#[test]
-fn ctx_is_null_before_init_then_points_at_a_reset_table() {
-    let _g = GLOBAL_LOCK.lock().unwrap();
-    assert!(
-        neuron_translate_ctx().is_null(),
-        "NULL before _init_translate_ctx"
-    );
-    assert!(read_ctx_symbol().is_null());
+fn sbuf_symbol() -> u64 {
+    // SAFETY: a plain read of the exported u64.
+    unsafe { core::ptr::addr_of!(SBUF_WINDOW).read() }
+}
 
-    set_hbm_scratch(0x0000_0042_1234_5678);
+/// An engine base 41 MiB above a 4 GiB boundary's neighbourhood, so `_sbuf_window`'s
+/// borrow reaches the high word.
+const ENGINE_BASE: u64 = 0x0028_0100_0000;
+const HBM_SCRATCH: u64 = 0x0042_1234_5678;
+
+#[test]
+fn init_reads_the_register_block_builds_the_table_and_refills_program_mem_windows() {
+    let _g = GLOBAL_LOCK.lock().unwrap();
+    let page = RegisterPage::map();
+
+    // Before init: no table, no SBUF address.
+    assert!(neuron_translate_ctx().is_null(), "NULL before init");
+    assert!(ctx_symbol().is_null());
+    assert_eq!(sbuf_symbol(), 0);
+
+    page.set_engine_base(ENGINE_BASE);
+    set_hbm_scratch(HBM_SCRATCH);
+    let block_before = page.snapshot();
     _init_translate_ctx();
+    assert_eq!(page.snapshot(), block_before, "init only reads the block");
     let ctx = neuron_translate_ctx();
     assert!(!ctx.is_null());
-    assert_eq!(
-        ctx,
-        read_ctx_symbol(),
-        "neuron_translate_ctx() returns _ctx"
-    );
+    assert_eq!(ctx, ctx_symbol(), "neuron_translate_ctx() returns _ctx");
     assert_eq!(ctx as usize % 8, 0, "the table is 8-aligned");
+    assert_eq!(sbuf_symbol(), 0x0027_FE70_0000, "ENGINE_BASE_ADDR - 41 MiB");
     let inputs = InitInputs {
-        data_scratch_map: data_scratch_map_addr(),
-        hbm_scratch: 0x0000_0042_1234_5678,
+        engine_base: ENGINE_BASE,
+        hbm_scratch: HBM_SCRATCH,
     };
+    assert_eq!(sbuf_symbol(), sbuf_window(ENGINE_BASE));
     // SAFETY: _ctx points at the library's table.
+    let table = unsafe { ctx.read() };
     assert_eq!(
-        unsafe { ctx.read() },
+        table,
         initial_table(&inputs),
         "init builds the documented table"
     );
-
-    // The HBM scratch address translates through the table init built.
-    // SAFETY: a hit needs no register.
-    let p = unsafe { neuron_translate(ctx.cast(), 0x0000_0042_1234_5678) };
-    assert_eq!(p as usize as u32, 0x0300_0000 + 0x34_5678);
-
-    // Dirty the table, change an input, and init again: the table is rebuilt in place.
-    // SAFETY: single-threaded under the lock; nothing else holds the table.
-    unsafe {
-        (*ctx).records[1].ptr = 0xDEAD;
-        (*ctx).next_alloc = 2;
+    for (k, reg) in [MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6].iter().enumerate() {
+        assert_eq!(
+            table.records[k].reg_location,
+            u64::from(reg.lo()),
+            "slot {k}"
+        );
     }
-    set_hbm_scratch(0x0000_0077_0000_0000);
+    assert_eq!(
+        (table.records[3].reg_location, table.records[4].reg_location),
+        (0, 0)
+    );
+
+    // The pinned windows translate without touching the block.
+    // SAFETY: hits need no register.
+    unsafe {
+        let p = neuron_translate(ctx.cast(), sbuf_symbol() + 0x40);
+        assert_eq!(p as usize, 0x8000_0000 + 0x270_0040, "SBUF");
+        let p = neuron_translate(ctx.cast(), HBM_SCRATCH);
+        assert_eq!(p as usize, 0x8400_0000 + 0x234_5678, "HBM scratch");
+    }
+
+    // Three misses in three new 16 MiB regions take slots 0, 1, 2: each stores the tag's
+    // high word to MEM_WINDOWn_HI, then its low word to MEM_WINDOWn_LO, and nothing else in
+    // the block. The stores are logged in order, each as it happens.
+    let regions = [0x0033_0200_0000u64, 0x0033_0500_0000, 0x0034_0700_0000];
+    let locals = [0x0700_0000usize, 0x0900_0000, 0x0A00_0000];
+    let stores = stores_of(&page, || {
+        for (a, want) in regions.iter().zip(locals) {
+            // SAFETY: the victims' registers are the mapped block.
+            let p = unsafe { neuron_translate(ctx.cast(), a + 0x1234) };
+            assert_eq!(p as usize, want + 0x1234);
+        }
+    });
+    let mut want = Vec::new();
+    for (reg, a) in [MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6].iter().zip(regions) {
+        want.push((reg.offset + 4, (a >> 32) as u32));
+        want.push((reg.offset, a as u32));
+    }
+    assert_eq!(stores, want, "stores to the register block, in order");
+    // The child's stores landed in the shared page: exactly those six words changed.
+    let after = page.snapshot();
+    for i in 0..WORDS {
+        let off = 4 * i as u32;
+        match want.iter().find(|(o, _)| *o == off) {
+            Some(&(_, v)) => assert_eq!(after[i], v, "word {off:#x}"),
+            None => assert_eq!(after[i], block_before[i], "word {off:#x} untouched"),
+        }
+    }
+
+    // The same refills in this process leave the table as the contract says.
+    for a in regions {
+        // SAFETY: as above.
+        unsafe { neuron_translate(ctx.cast(), a + 0x1234) };
+    }
+    // SAFETY: as above.
+    let refilled = unsafe { ctx.read() };
+    for k in 0..3 {
+        assert_eq!(refilled.records[k].ptr, regions[k], "slot {k}'s tag");
+    }
+    assert_eq!(
+        refilled.next_alloc, 0,
+        "three refills: the cursor went round"
+    );
+
+    // Init again with another engine base: the block is re-read and the table reset in
+    // place.
+    let engine2 = 0x0050_0000_0000u64;
+    page.set_engine_base(engine2);
     _init_translate_ctx();
     assert_eq!(neuron_translate_ctx(), ctx, "same storage");
-    let inputs = InitInputs {
-        hbm_scratch: 0x0000_0077_0000_0000,
+    assert_eq!(sbuf_symbol(), engine2 - (41 << 20));
+    let inputs2 = InitInputs {
+        engine_base: engine2,
         ..inputs
     };
     // SAFETY: as above.
     assert_eq!(
         unsafe { ctx.read() },
-        initial_table(&inputs),
+        initial_table(&inputs2),
         "init resets the table"
     );
 }

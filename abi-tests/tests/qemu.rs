@@ -55,6 +55,10 @@ fn device_object_and_reference_c_agree_with_the_host_library_on_every_vector() {
         "{text}"
     );
     assert!(text.contains("; failures 0"), "{text}");
+    assert!(
+        text.contains("qemu: init and refills through MEM_WINDOW3/5/6 agreed"),
+        "{text}"
+    );
     // The reference C ran on the two deviation-free shapes: two thirds of the calls.
     assert!(
         text.contains(&format!("reference C on {} calls", n_ops * 2 / 3)),
@@ -76,7 +80,7 @@ fn the_tensor_loops_read_the_same_elements_on_the_device() {
         &["-DNT_QEMU"],
     );
     let support = dir.join("support.o");
-    compile_c(&q.join("support.c"), &support, &[&q]);
+    compile_c(&q.join("support.c"), &support, &[&q, &include]);
     let elf = dir.join("tensor.elf");
     link(&[start_object(&dir), main, support], &elf);
     let out = run(&elf);
