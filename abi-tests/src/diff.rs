@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::model::{demangle, AbiModel, Mechanism};
+use crate::model::{demangle, AbiModel, DefinedSymbol, Mechanism};
 
 /// The class of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -151,6 +151,47 @@ fn abi_name(v: &str) -> String {
     }
 }
 
+/// A data object's size, alignment and place in its section. A smaller size or alignment
+/// breaks consumers (they read past it, or use wider accesses than it allows); a larger
+/// alignment or another offset does not (consumers reach the object by name), so those are
+/// notes.
+fn data_layout(f: &mut Findings, name: &str, r: &DefinedSymbol, c: &DefinedSymbol) {
+    if r.size != c.size {
+        f.add(
+            Class::Break,
+            "symbol-size",
+            Some(name),
+            Some(r.size.to_string()),
+            Some(c.size.to_string()),
+            format!("size of data object {name} differs"),
+        );
+    }
+    if let (Some(ra), Some(ca)) = (r.align, c.align) {
+        if ca < ra {
+            f.add(
+                Class::Break,
+                "symbol-alignment",
+                Some(name),
+                Some(ra.to_string()),
+                Some(ca.to_string()),
+                format!("{name} is less aligned than in the reference"),
+            );
+        }
+    }
+    if let (Some(ro), Some(co)) = (r.offset, c.offset) {
+        if ro != co {
+            f.add(
+                Class::Note,
+                "symbol-offset",
+                Some(name),
+                Some(format!("{} + {ro:#x}", r.section)),
+                Some(format!("{} + {co:#x}", c.section)),
+                format!("{name} sits elsewhere in its section (consumers reach it by name)"),
+            );
+        }
+    }
+}
+
 /// Whether two models can be compared at all: the same ELF class, byte order and machine.
 /// A mismatch is not a finding but a wrong input (`ntx` exits 2).
 pub fn comparable(reference: &AbiModel, candidate: &AbiModel) -> Result<(), String> {
@@ -167,6 +208,51 @@ pub fn comparable(reference: &AbiModel, candidate: &AbiModel) -> Result<(), Stri
         }
     }
     Ok(())
+}
+
+/// What the other members of an archive need from the member being replaced and the
+/// candidate does not define: one break per (member, symbol), each a link that would fail.
+/// `members` are the other members' names and models; `reference` is the member replaced.
+pub fn unresolved_consumers(
+    members: &[(String, AbiModel)],
+    reference: &AbiModel,
+    candidate: &AbiModel,
+) -> Vec<Finding> {
+    let mut f = Findings(Vec::new());
+    for (member, m) in members {
+        for name in &m.undefined {
+            if reference.defined.contains_key(name) && !candidate.defined.contains_key(name) {
+                f.add(
+                    Class::Break,
+                    "consumer-unresolved",
+                    Some(name),
+                    Some(format!("defined, needed by {member}")),
+                    None,
+                    format!("{member} needs {name}, which the candidate does not define: linking {member} would fail"),
+                );
+            }
+        }
+    }
+    f.0
+}
+
+impl Report {
+    /// Adds findings made elsewhere (e.g. [`unresolved_consumers`]), keeping the order and
+    /// the counts.
+    pub fn extend(&mut self, more: Vec<Finding>) {
+        self.findings.extend(more);
+        sort(&mut self.findings);
+        let count = |c| self.findings.iter().filter(|f| f.class == c).count();
+        (self.breaks, self.additions, self.notes) = (
+            count(Class::Break),
+            count(Class::Addition),
+            count(Class::Note),
+        );
+    }
+}
+
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| (a.class, a.kind, &a.symbol).cmp(&(b.class, b.kind, &b.symbol)));
 }
 
 /// Compares `candidate` against `reference` (which must be [`comparable`]).
@@ -231,15 +317,8 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
                 );
             }
         }
-        if r.kind == "OBJECT" && c.kind == "OBJECT" && r.size != c.size {
-            f.add(
-                Class::Break,
-                "symbol-size",
-                Some(name),
-                Some(r.size.to_string()),
-                Some(c.size.to_string()),
-                format!("size of data object {name} differs"),
-            );
+        if r.kind == "OBJECT" && c.kind == "OBJECT" {
+            data_layout(&mut f, name, r, c);
         }
     }
     for (name, c) in &candidate.defined {
@@ -285,7 +364,12 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
     }
 
     for ((from, to), r) in &reference.references {
+        let dropped_import = reference.undefined.contains(to)
+            && !candidate.undefined.contains(to)
+            && !candidate.defined.contains_key(to);
         match candidate.references.get(&(from.clone(), to.clone())) {
+            // Reported once, as import-unused: no consumer can notice the reference is gone.
+            None if dropped_import => {}
             None => f.add(
                 Class::Break,
                 "reference-missing",
@@ -366,16 +450,15 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
         _ => {}
     }
 
-    let mut findings = f.0;
-    findings.sort_by(|a, b| (a.class, a.kind, &a.symbol).cmp(&(b.class, b.kind, &b.symbol)));
-    let count = |c| findings.iter().filter(|f| f.class == c).count();
-    Report {
+    let mut report = Report {
         version: 1,
         reference: reference.source.clone(),
         candidate: candidate.source.clone(),
-        breaks: count(Class::Break),
-        additions: count(Class::Addition),
-        notes: count(Class::Note),
-        findings,
-    }
+        breaks: 0,
+        additions: 0,
+        notes: 0,
+        findings: Vec::new(),
+    };
+    report.extend(f.0);
+    report
 }

@@ -61,6 +61,11 @@ pub struct SymbolEntry {
     pub section: String,
     /// `st_size`, for data objects.
     pub size: Option<u64>,
+    /// Offset in the section, for data objects whose layout is known.
+    pub offset: Option<u64>,
+    /// The alignment consumers may rely on (a minimum), for data objects whose layout is
+    /// known.
+    pub align: Option<u64>,
     /// Seed section.
     pub seed: String,
     /// Confidence tag.
@@ -122,6 +127,8 @@ impl Manifest {
                         visibility: s.visibility.clone(),
                         section: s.section.clone(),
                         size: s.size.unwrap_or(0),
+                        offset: s.offset,
+                        align: s.align,
                     },
                 )
             })

@@ -55,6 +55,22 @@ pub struct DefinedSymbol {
     pub section: String,
     /// `st_size` (compared for data objects only).
     pub size: u64,
+    /// Offset in its section (`st_value` of a relocatable), where known.
+    pub offset: Option<u64>,
+    /// The alignment the symbol is guaranteed in a link: its section's alignment, reduced
+    /// by its offset's lowest set bit. Where known.
+    pub align: Option<u64>,
+}
+
+/// The alignment a symbol at `offset` of a section aligned to `section_align` keeps in any
+/// link.
+pub fn guaranteed_align(section_align: u64, offset: u64) -> u64 {
+    let section_align = section_align.max(1);
+    if offset == 0 {
+        section_align
+    } else {
+        section_align.min(1 << offset.trailing_zeros())
+    }
 }
 
 /// How a function reaches a symbol.
@@ -288,7 +304,9 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
     };
 
     let mut section_names = BTreeMap::new();
+    let mut section_aligns = BTreeMap::new();
     for s in f.sections() {
+        section_aligns.insert(s.index().0, s.align());
         let name = s
             .name()
             .map_err(|e| err(format!("bad section name: {e}")))?
@@ -357,6 +375,12 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                 model.undefined.insert(name);
             }
             s => {
+                let placed = match s {
+                    SymbolSection::Section(i) => section_aligns
+                        .get(&i.0)
+                        .map(|&a| (sym.address(), guaranteed_align(a, sym.address()))),
+                    _ => None,
+                };
                 let section = match s {
                     SymbolSection::Section(i) => {
                         section_kind(section_names.get(&i.0).map_or("", |n| n))
@@ -373,6 +397,8 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                         visibility: visibility_name(st_other),
                         section,
                         size: sym.size(),
+                        offset: placed.map(|p| p.0),
+                        align: placed.map(|p| p.1),
                     },
                 );
             }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use abi_tests::tools::{product, run_ok, scratch, tool};
-use neuron_translate::symbols::{exports, imports, original_exports, SymbolKind};
+use neuron_translate::symbols::{exports, imports, library_imports, original_exports, SymbolKind};
 use object::read::archive::ArchiveFile;
 use object::{elf, Object, ObjectSection, ObjectSymbol, SymbolSection};
 
@@ -91,12 +91,52 @@ fn global_symbols_are_exactly_the_contracts_exports() {
     }
     let want: BTreeSet<String> = exports().map(|s| s.elf_name.to_string()).collect();
     assert_eq!(globals, want, "every export present");
-    let allowed: BTreeSet<String> = imports().map(|s| s.elf_name.to_string()).collect();
-    assert!(
-        undefined.is_subset(&allowed),
-        "imports outside the contract: {:?}",
-        undefined.difference(&allowed)
-    );
+    // Exactly the imports the library needs: a subset of the original's (docs/contract.md
+    // §1 allows dropping data_scratch_map, and the library does).
+    let needed: BTreeSet<String> = library_imports().map(|s| s.elf_name.to_string()).collect();
+    let originals: BTreeSet<String> = imports().map(|s| s.elf_name.to_string()).collect();
+    assert!(needed.is_subset(&originals));
+    assert_eq!(undefined, needed, "the object's imports");
+}
+
+#[test]
+fn bss_layout_is_the_originals() {
+    // Offsets and alignment of the data objects, against the reference manifest.
+    let text = std::fs::read_to_string(product("NT_MANIFEST")).unwrap();
+    let m = abi_tests::manifest::Manifest::parse(&text, "manifest").unwrap();
+    let have = abi_tests::model::from_elf(&device_obj(), "translation.o").unwrap();
+    let mut checked = 0;
+    for s in m.symbols.iter().filter(|s| s.kind == "OBJECT") {
+        let d = &have.defined[&s.name];
+        assert_eq!(d.section, s.section, "{}", s.name);
+        assert_eq!(d.offset, s.offset, "{}: offset in .bss", s.name);
+        assert!(
+            s.offset.is_some() && s.align.is_some(),
+            "{}: layout recorded",
+            s.name
+        );
+        assert!(
+            d.align >= s.align,
+            "{}: aligned to {:?}, at least {:?}",
+            s.name,
+            d.align,
+            s.align
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 2, "_ctx and _sbuf_window");
+    // Nothing else global lives in .bss: the table is local, in a section of its own.
+    let data = device_obj();
+    let f = object::File::parse(&*data).unwrap();
+    let bss = f.section_by_name(".bss").expect(".bss");
+    let in_bss: BTreeSet<String> = f
+        .symbols()
+        .filter(|s| s.section_index() == Some(bss.index()) && s.kind() == object::SymbolKind::Data)
+        .map(|s| s.name().unwrap().to_string())
+        .collect();
+    let want: BTreeSet<String> = ["_ctx", "_sbuf_window"].map(String::from).into();
+    assert_eq!(in_bss, want);
+    assert_eq!(bss.size(), 16);
 }
 
 #[test]
@@ -166,13 +206,13 @@ void *_Z16neuron_translatePvy(void *, u64);
 void *_Z20neuron_translate_ctxv(void);
 int _Z31neuron_translate_mapping_lookupPvyPyS0_(void *, u64, u64 *, u64 *);
 void _Z19_init_translate_ctxv(void);
-unsigned char data_scratch_map[4096] __attribute__((aligned(4096)));
 u64 _ZN12extended_isa3sdk11hbm_scratchE;
+extern u64 _sbuf_window;
 int _start(void) {
     u64 w, l;
     _Z19_init_translate_ctxv();
     void *c = _Z20neuron_translate_ctxv();
-    return (int)(unsigned long)_Z16neuron_translatePvy(c, 5) + _Z31neuron_translate_mapping_lookupPvyPyS0_(c, 5, &w, &l);
+    return (int)(unsigned long)_Z16neuron_translatePvy(c, 5) + _Z31neuron_translate_mapping_lookupPvyPyS0_(c, 5, &w, &l) + (int)_sbuf_window;
 }
 "#,
     )

@@ -161,6 +161,9 @@ fn every_mutant_is_caught_with_the_right_class() {
         ("import", "@MUTATE-EXTRA-TEXT", "\t.byte 0,0,0\n\t.reloc .-3, R_XTENSA_SLOT0_OP, memcpy", "break", "import-added", 1),
         ("global", "@MUTATE-EXTRA-TEXT", "\t.global extra\n\t.type extra, @function\nextra:\n\t.byte 0x36,0x41,0\n\t.size extra, 3", "addition", "symbol-added", 0),
         ("hidden", "@MUTATE-INIT-BINDING", "\t.global _Z19_init_translate_ctxv\n\t.hidden _Z19_init_translate_ctxv", "break", "symbol-visibility", 1),
+        ("sbuf-missing", "@MUTATE-SBUF-BINDING", "", "break", "symbol-missing", 1),
+        ("sbuf-misaligned", "@MUTATE-SBUF-PAD", "", "break", "symbol-alignment", 1),
+        ("sbuf-moved", "@MUTATE-SBUF-PAD", "\t.space 12", "note", "symbol-offset", 0),
     ];
     for &(name, marker, repl, class, kind, code) in cases {
         let m = assemble(&dir, name, &mutate(marker, repl));
@@ -175,7 +178,7 @@ fn every_mutant_is_caught_with_the_right_class() {
             kinds(&v, class).contains(&kind.to_string()),
             "{name}: expected {class} {kind}: {v:#}"
         );
-        if class == "addition" {
+        if class != "break" {
             assert_eq!(v["breaks"], 0, "{name}: {v:#}");
         }
     }
@@ -282,22 +285,74 @@ fn malformed_inputs_exit_2_with_a_message_naming_the_file() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The members of an archive shaped like libneuroncustomop.a around translation.o
+/// (docs/contract.md §1): start_exit.o defines the imports; wrapper_api.o reads
+/// `_sbuf_window` and calls the translate functions; stack_switch.o (with `_start`) calls
+/// init, ctx and translate; data_transfer.o calls translate and the lookup. Each reaches
+/// its symbols through `l32r` literals (the lx106 linker cannot relocate call8).
+const CONSUMER_MEMBERS: &[(&str, &str)] = &[
+    (
+        "start_exit",
+        "\t.data\n\t.global data_scratch_map\n\t.p2align 2\ndata_scratch_map:\n\t.space 64\n\
+         \t.global _ZN12extended_isa3sdk11hbm_scratchE\n\t.p2align 3\n_ZN12extended_isa3sdk11hbm_scratchE:\n\t.space 8\n",
+    ),
+    (
+        "wrapper_api",
+        "\t.text\n\t.literal_position\n\t.literal .L1, _sbuf_window\n\t.literal .L2, _Z16neuron_translatePvy\n\
+         \t.literal .L3, _Z31neuron_translate_mapping_lookupPvyPyS0_\n\t.global customop_return_tensor\n\
+         \t.type customop_return_tensor, @function\n\t.p2align 2\ncustomop_return_tensor:\n\
+         \tl32r a8, .L1\n\tl32i a8, a8, 0\n\tl32r a9, .L2\n\tl32r a10, .L3\n\tret\n",
+    ),
+    (
+        "stack_switch",
+        "\t.text\n\t.literal_position\n\t.literal .L1, _Z19_init_translate_ctxv\n\t.literal .L2, _Z20neuron_translate_ctxv\n\
+         \t.literal .L3, _Z16neuron_translatePvy\n\t.global _start\n\t.p2align 2\n_start:\n\
+         \tl32r a8, .L1\n\tl32r a9, .L2\n\tl32r a10, .L3\n\tret\n",
+    ),
+    (
+        "data_transfer",
+        "\t.text\n\t.literal_position\n\t.literal .L1, _Z16neuron_translatePvy\n\
+         \t.literal .L2, _Z31neuron_translate_mapping_lookupPvyPyS0_\n\t.global data_transfer_copy\n\
+         \t.p2align 2\ndata_transfer_copy:\n\tl32r a8, .L1\n\tl32r a9, .L2\n\tret\n",
+    ),
+    (
+        "a_member_with_a_long_name",
+        "\t.data\n\t.global some_other_symbol\nsome_other_symbol:\n\t.byte 1\n",
+    ),
+];
+
+/// Links every member of `archive` (`--whole-archive`: each member's imports must
+/// resolve) into a program with GNU ld.
+fn link_whole(archive: &Path, out: &Path) -> Output {
+    Command::new(tool("XTENSA_LD"))
+        .args([
+            "-static",
+            "-e",
+            "_start",
+            "--no-warn-execstack",
+            "--whole-archive",
+        ])
+        .arg(archive)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("run ld")
+}
+
 #[test]
 fn relink_replaces_one_member_keeps_the_rest_and_links() {
     let dir = scratch("ntx_relink");
     let orig = assemble(&dir, "translation", FIXTURE);
-    let other_a = assemble(&dir, "start_exit", "\t.data\n\t.global data_scratch_map\n\t.p2align 2\ndata_scratch_map:\n\t.space 64\n\t.global _ZN12extended_isa3sdk11hbm_scratchE\n\t.p2align 3\n_ZN12extended_isa3sdk11hbm_scratchE:\n\t.space 8\n");
-    let other_b = assemble(
-        &dir,
-        "a_member_with_a_long_name",
-        "\t.data\n\t.global some_other_symbol\nsome_other_symbol:\n\t.byte 1\n",
-    );
+    let mut objects = vec![orig.clone()];
+    for (name, src) in CONSUMER_MEMBERS {
+        objects.insert(objects.len().min(3), assemble(&dir, name, src));
+    }
     let vendor = dir.join("libneuroncustomop.a");
     run_ok(
         Command::new(tool("LLVM_AR"))
             .arg("rcs")
             .arg(&vendor)
-            .args([&other_a, &orig, &other_b])
+            .args(&objects)
             .current_dir(&dir),
     );
     let vendor_bytes = std::fs::read(&vendor).unwrap();
@@ -334,6 +389,7 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
             .collect::<Vec<_>>()
     };
     assert_eq!(names(&after), names(&before), "same members, same order");
+    assert_eq!(after.len(), CONSUMER_MEMBERS.len() + 1);
     for (b, a) in before.iter().zip(&after) {
         if a.name == b"translation.o" {
             assert_eq!(
@@ -360,34 +416,91 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
     for s in [
         "_Z16neuron_translatePvy in translation.o",
         "_ctx in translation.o",
+        "_sbuf_window in translation.o",
         "data_scratch_map in start_exit.o",
+        "customop_return_tensor in wrapper_api.o",
         "some_other_symbol in a_member_with_a_long_name.o",
     ] {
         assert!(nm.contains(s), "armap lacks '{s}':\n{nm}");
     }
-    // GNU ld resolves a consumer against the patched archive through its index.
-    let literal_consumer = dir.join("consumer2.S");
-    std::fs::write(&literal_consumer, "\t.text\n\t.literal_position\n\t.literal .L1, _Z16neuron_translatePvy\n\t.literal .L2, _Z19_init_translate_ctxv\n\t.global _start\n\t.p2align 2\n_start:\n\tl32r a8, .L1\n\tl32r a9, .L2\n\tret\n").unwrap();
-    let c2 = dir.join("consumer2.o");
-    run_ok(
-        Command::new(tool("XTENSA_AS"))
-            .arg(&literal_consumer)
-            .arg("-o")
-            .arg(&c2),
-    );
-    run_ok(
-        Command::new(tool("XTENSA_LD"))
-            .args(["-static", "-e", "_start", "--no-warn-mismatch"])
-            .arg(&c2)
-            .arg(&patched)
-            .arg("-o")
-            .arg(dir.join("linked.elf")),
-    );
-    let syms = run_ok(Command::new(tool("XTENSA_NM")).arg(dir.join("linked.elf")));
-    let syms = String::from_utf8_lossy(&syms.stdout);
+    // GNU ld links every member of the patched archive: every import of every consumer
+    // resolves, _sbuf_window included.
+    let linked = dir.join("linked.elf");
+    let out = link_whole(&patched, &linked);
     assert!(
-        syms.contains("_Z16neuron_translatePvy") && syms.contains("data_scratch_map"),
+        out.status.success(),
+        "ld: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let syms = run_ok(Command::new(tool("XTENSA_NM")).arg(&linked));
+    let syms = String::from_utf8_lossy(&syms.stdout);
+    for s in [
+        "_Z16neuron_translatePvy",
+        "_sbuf_window",
+        "customop_return_tensor",
+    ] {
+        assert!(syms.contains(s), "{s} not linked:\n{syms}");
+    }
+    assert!(
+        !syms.lines().any(|l| l.trim_start().starts_with("U ")),
         "{syms}"
+    );
+
+    // Our object without _sbuf_window (made local): refused, naming the consumer that
+    // needs it; forced, the link fails exactly as the refusal said.
+    let no_sbuf = dir.join("no_sbuf.o");
+    run_ok(
+        Command::new(tool("LLVM_OBJCOPY"))
+            .arg("--localize-symbol=_sbuf_window")
+            .arg(&dev)
+            .arg(&no_sbuf),
+    );
+    let refused = dir.join("no_sbuf.a");
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &no_sbuf,
+        &"--out",
+        &refused,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to relink"));
+    assert!(
+        text.contains("[BREAK] consumer-unresolved: wrapper_api.o needs _sbuf_window"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[BREAK] symbol-missing: _sbuf_window"),
+        "{text}"
+    );
+    assert!(!refused.exists(), "nothing written");
+    let out = ntx(&[
+        &"relink",
+        &"--archive",
+        &vendor,
+        &"--object",
+        &no_sbuf,
+        &"--out",
+        &refused,
+        &"--force",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "forced, still reports the break"
+    );
+    let out = link_whole(&refused, &dir.join("no_sbuf.elf"));
+    assert!(
+        !out.status.success(),
+        "the link must fail without _sbuf_window"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("undefined reference to `_sbuf_window'"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 
     // A breaking object is refused (exit 1, nothing written) unless --force.

@@ -220,7 +220,20 @@ fn relink(
     let reference = load_bytes(&members[index].data, &format!("{vsrc}({member})"), member)?;
     let candidate = abi_tests::model::from_elf(&odata, &osrc)?;
     diff::comparable(&reference, &candidate).map_err(|m| InputError::new(&osrc, m))?;
-    let report = diff::diff(&reference, &candidate);
+    let mut report = diff::diff(&reference, &candidate);
+    // The other members, as the linker will see them: what they import from the member
+    // being replaced must still be there. Members that are not ELF objects are skipped.
+    let others: Vec<(String, abi_tests::model::AbiModel)> = members
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i != index && m.data.starts_with(b"\x7fELF"))
+        .map(|(_, m)| {
+            let name = String::from_utf8_lossy(&m.name).into_owned();
+            let model = abi_tests::model::from_elf(&m.data, &format!("{vsrc}({name})"))?;
+            Ok((name, model))
+        })
+        .collect::<Result<_, InputError>>()?;
+    report.extend(diff::unresolved_consumers(&others, &reference, &candidate));
     print!("{}", report.to_text());
     if !report.compatible() && !force {
         return Err(Failure::Refused(format!(
