@@ -10,7 +10,8 @@
 //! `neuron_translate`). Every reusable record's `reg_location` whose slot a refill may pick
 //! is null or not 4-aligned (the call then traps) or the address of an 8-byte window
 //! register block. The outputs of the lookup and the span are NULL or valid
-//! `unsigned long long` locations. Any table
+//! `unsigned long long` locations. `_init_translate_ctx` needs the NX register block mapped
+//! at NX-local `0x0010_0000` (always so on the device; a host maps a page there). Any table
 //! *contents* are fine: there is no content for which this code reads or writes outside
 //! the table and the victim's register block.
 

@@ -9,7 +9,8 @@
 //! * [`layout`]: the 168-byte table, pinned at compile time.
 //! * [`translate`]: the logic, as safe methods on [`TranslationCtx`].
 //! * [`window_reg`]: the register seam ([`WindowRegisters`]) and the MMIO implementation.
-//! * [`init`]: the initial table, every assumed constant in one place.
+//! * [`regs`]: the NX register block: `ENGINE_BASE_ADDR` and the `MEM_WINDOW`s, once.
+//! * [`init`]: the original's initial table, every value with its source, in one place.
 //! * [`abi`]: the exported C symbols (names in [`symbols`]).
 //!
 //! Safe Rust use, with a register sink of your own:

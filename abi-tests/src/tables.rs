@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use neuron_translate::host::{
     describe, Extent, Severity, Shape, SlotUse, TableBuilder, TableDescription, Window,
 };
+use neuron_translate::init::APERTURES;
 use neuron_translate::layout::offsets::CTX_SIZE;
+use neuron_translate::InitInputs;
 use neuron_translate::{RegisterAddress, TranslationCtx, WindowRegisters};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -13,20 +15,21 @@ use serde_json::{json, Value};
 use crate::model::InputError;
 
 /// A window for examples and tests: slot `slot` used as its slot number says, with the
-/// register block `0xFFFE_0000 + 8 * slot`.
+/// register the original's table gives that slot (`MEM_WINDOW3/5/6` for slots 0..2, none
+/// for the pinned ones).
 pub fn sample_window(slot: usize, soc_base: u64, size: u64, local_base: u32) -> Window {
     Window {
         slot,
         kind: SlotUse::of(slot),
-        soc_base,
+        soc_base: Some(soc_base),
         extent: Extent::Size(size),
         local_base,
-        reg_location: 0xFFFE_0000 + 8 * slot as u64,
+        reg_location: APERTURES.get(slot).map_or(0, |a| a.reg_location()),
     }
 }
 
-/// A valid table for examples and tests: the TCM staging window (64 KiB at local
-/// 0x80000), two 16 MiB reusable windows and a pinned one; slot 3 left empty.
+/// A valid table for examples and tests: a 64 KiB and two 16 MiB reusable windows and a
+/// pinned one; slot 3 left empty.
 pub fn sample_table() -> TableBuilder {
     TableBuilder::new()
         .window(sample_window(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
@@ -108,7 +111,14 @@ pub fn explain_text(d: &TableDescription) -> String {
                 );
             }
         }
-        let _ = writeln!(s, "  register {:#x}", r.record.reg_location);
+        let _ = write!(s, "  register {:#x}", r.record.reg_location);
+        if let Some(reg) = r.register {
+            let _ = write!(s, " ({}_LO)", reg.name);
+        }
+        if let Some(name) = r.original {
+            let _ = write!(s, "  [the original's {name} window]");
+        }
+        s.push('\n');
     }
     if d.problems.is_empty() {
         let _ = writeln!(s, "\nNo problems found.");
@@ -138,6 +148,8 @@ pub fn explain_json(d: &TableDescription) -> Value {
                 "mask": format!("{:#x}", r.record.mask),
                 "window": format!("{:#x}", r.record.window),
                 "reg_location": format!("{:#x}", r.record.reg_location),
+                "register": r.register.map(|reg| reg.name),
+                "original": r.original,
             });
             match r.shape {
                 Shape::Window {
@@ -203,11 +215,14 @@ pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
     let mut s =
         String::from("Addresses in order; a refill changes the table for the ones after it.\n");
     for &a in addrs {
-        if let Some(k) = table.find(a) {
+        if let Some(m) = table.lookup(a) {
             let _ = writeln!(
                 s,
-                "{a:#018x}: slot {k}, local {:#010x}",
-                table.records[k].local(a)
+                "{a:#018x}: slot {}, local {:#010x} (the window maps SoC {:#018x}..={:#018x})",
+                m.slot,
+                table.records[m.slot].local(a),
+                m.start,
+                m.end
             );
             continue;
         }
@@ -217,16 +232,23 @@ pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
                 let mut regs = Describe(Vec::new());
                 table.apply_refill(&plan, &mut regs);
                 let reg = plan.register.get() as u64;
+                let name = |suffix: &str| {
+                    neuron_translate::regs::pair_at(reg)
+                        .map(|p| format!(" ({}_{suffix})", p.name))
+                        .unwrap_or_default()
+                };
                 let _ = writeln!(
                     s,
                     "{a:#018x}: no window holds it; a refill takes slot {} (cursor {cursor}), tag {:#018x}, local {:#010x};\n    \
-                     writes {:#010x} to register {:#x} (+4), then {:#010x} to {reg:#x} (+0); cursor becomes {}",
+                     writes {:#010x} to register {:#x}{}, then {:#010x} to {reg:#x}{}; cursor becomes {}",
                     plan.slot,
                     plan.tag,
                     plan.local,
                     (plan.tag >> 32) as u32,
                     reg + 4,
+                    name("HI"),
                     plan.tag as u32,
+                    name("LO"),
                     plan.next_alloc
                 );
             }
@@ -241,7 +263,7 @@ pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
     s
 }
 
-/// A table spec (`ntx build`), TOML.
+/// A table spec (`ntx build`), TOML: either `[[window]]`s, or `[original]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
@@ -251,6 +273,18 @@ pub struct Spec {
     /// The windows.
     #[serde(default, rename = "window")]
     pub windows: Vec<SpecWindow>,
+    /// The original's initial table, for these inputs.
+    pub original: Option<SpecOriginal>,
+}
+
+/// `[original]`: the table `_init_translate_ctx` builds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecOriginal {
+    /// `ENGINE_BASE_ADDR`.
+    pub engine_base: Num,
+    /// `extended_isa::sdk::hbm_scratch`.
+    pub hbm_scratch: Num,
 }
 
 /// One `[[window]]`. Numbers may be TOML integers or strings (for values past i64).
@@ -261,8 +295,8 @@ pub struct SpecWindow {
     pub slot: usize,
     /// `"reusable"` or `"pinned"`.
     pub kind: String,
-    /// SoC base.
-    pub soc_base: Num,
+    /// SoC base; absent for an empty window (no SoC range until a refill).
+    pub soc_base: Option<Num>,
     /// Size in bytes (or give `mask`).
     pub size: Option<Num>,
     /// Mask (or give `size`).
@@ -299,8 +333,29 @@ impl Num {
 pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
     let spec: Spec = toml::from_str(text)
         .map_err(|e| InputError::new(source, format!("not a valid table spec: {e}")))?;
-    let mut b = TableBuilder::new().next_alloc(spec.next_alloc);
+    let mut b = TableBuilder::new();
     let mut errors = Vec::new();
+    if let Some(o) = &spec.original {
+        if !spec.windows.is_empty() {
+            return Err(InputError::new(
+                source,
+                "give either [original] or [[window]]s, not both",
+            ));
+        }
+        let num = |n: &Num, what: &str| {
+            match n {
+                Num::Int(i) if *i >= 0 => Ok(*i as u64),
+                Num::Text(t) => parse_u64(t).ok_or(()),
+                Num::Int(_) => Err(()),
+            }
+            .map_err(|_| InputError::new(source, format!("[original] {what} is not an address")))
+        };
+        b = TableBuilder::original(&InitInputs {
+            engine_base: num(&o.engine_base, "engine_base")?,
+            hbm_scratch: num(&o.hbm_scratch, "hbm_scratch")?,
+        });
+    }
+    b = b.next_alloc(spec.next_alloc);
     for w in &spec.windows {
         let kind = match w.kind.as_str() {
             "reusable" => SlotUse::Reusable,
@@ -325,7 +380,10 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
             Ok(Window {
                 slot: w.slot,
                 kind,
-                soc_base: w.soc_base.get("soc_base", w.slot)?,
+                soc_base: match &w.soc_base {
+                    Some(n) => Some(n.get("soc_base", w.slot)?),
+                    None => None,
+                },
                 extent: extent.clone()?,
                 local_base: u32::try_from(w.local_base.get("local_base", w.slot)?)
                     .map_err(|_| format!("window {}: local_base does not fit 32 bits", w.slot))?,

@@ -156,7 +156,7 @@ fn every_bad_description_is_refused_precisely() {
     let got = errors(
         TableBuilder::new()
             .window(Window {
-                reg_location: 0xFFFE_0002,
+                reg_location: 0x0010_0002,
                 ..w(0, 0x40_0000_0000, 1 << 16, 0)
             })
             .window(w(1, 0x41_0000_0000, 1 << 16, 0x10_0000))
@@ -166,7 +166,7 @@ fn every_bad_description_is_refused_precisely() {
         got,
         vec![RegisterUnusable {
             slot: 0,
-            reg_location: 0xFFFE_0002
+            reg_location: 0x0010_0002
         }]
     );
 }
@@ -233,21 +233,21 @@ kind = "reusable"
 soc_base = 0x4000000000
 size = 0x10000
 local_base = 0x80000
-reg_location = 0xfffe0000
+reg_location = 0x100218
 [[window]]
 slot = 1
 kind = "reusable"
 soc_base = 0x4001000000
 mask = "0xffff_ffff_ff00_0000"
 local_base = 0x1000000
-reg_location = 0xfffe0008
+reg_location = 0x100228
 [[window]]
 slot = 2
 kind = "reusable"
 soc_base = 0x4002000000
 size = 0x1000000
 local_base = 0x2000000
-reg_location = 0xfffe0010
+reg_location = 0x100230
 "#,
     )
     .unwrap();
@@ -273,6 +273,10 @@ reg_location = 0xfffe0010
     assert_eq!(out.status.code(), Some(0));
     assert!(text.contains("slot 1  reusable  SoC 0x0000004001000000..=0x0000004001ffffff (16 MiB) -> local 0x01000000..=0x01ffffff"), "{text}");
     assert!(text.contains("next: slot 1, cursor 1"), "{text}");
+    assert!(
+        text.contains("register 0x100228 (MEM_WINDOW5_LO)\n"),
+        "{text}"
+    );
     let out = ntx(&["explain", "--format", "json", table.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["records"][0]["shape"], "window");
@@ -289,14 +293,14 @@ reg_location = 0xfffe0010
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        text.contains("0x0000004001000042: slot 1, local 0x01000042"),
+        text.contains("0x0000004001000042: slot 1, local 0x01000042 (the window maps SoC 0x0000004001000000..=0x0000004001ffffff)"),
         "{text}"
     );
     assert!(
         text.contains("a refill takes slot 1 (cursor 1), tag 0x0000009900000000, local 0x01001234"),
         "{text}"
     );
-    assert!(text.contains("writes 0x00000099 to register 0xfffe000c (+4), then 0x00000000 to 0xfffe0008 (+0); cursor becomes 2"), "{text}");
+    assert!(text.contains("writes 0x00000099 to register 0x10022c (MEM_WINDOW5_HI), then 0x00000000 to 0x100228 (MEM_WINDOW5_LO); cursor becomes 2"), "{text}");
     assert!(
         text.contains("0x0000009900001238: slot 1, local 0x01001238"),
         "the refill is seen by what follows: {text}"
@@ -327,4 +331,138 @@ reg_location = 0xfffe0010
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly 168 bytes; this file has 100"));
     let out = ntx(&["translate", table.to_str().unwrap(), "banana"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_original_preset_is_the_table_init_builds() {
+    use neuron_translate::{initial_table, InitInputs};
+    for (engine_base, hbm_scratch) in [
+        (0x28_0100_0000u64, 0x42_1234_5678u64),
+        (0x4_0000_0000, 0x8000_0000),
+        (41 << 20, 0x7F_FFFF_FFFF),
+    ] {
+        let inputs = InitInputs {
+            engine_base,
+            hbm_scratch,
+        };
+        let t = TableBuilder::original(&inputs).build().unwrap();
+        assert_eq!(t, initial_table(&inputs), "{inputs:x?}");
+        let d = describe(&t);
+        let names: Vec<_> = d.records.iter().map(|r| r.original).collect();
+        assert_eq!(
+            names,
+            [
+                Some("reusable-0"),
+                Some("reusable-1"),
+                Some("reusable-2"),
+                Some("sbuf"),
+                Some("hbm-scratch")
+            ]
+        );
+        let regs: Vec<_> = d
+            .records
+            .iter()
+            .map(|r| r.register.map(|p| p.name))
+            .collect();
+        assert_eq!(
+            regs,
+            [
+                Some("MEM_WINDOW3"),
+                Some("MEM_WINDOW5"),
+                Some("MEM_WINDOW6"),
+                None,
+                None
+            ]
+        );
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        for k in 0..3 {
+            assert_eq!(d.records[k].shape, Shape::Empty, "slot {k} starts empty");
+        }
+    }
+    // SBUF and the HBM scratch region in one 64 MiB: the builder says they overlap.
+    let clash = InitInputs {
+        engine_base: 0x40_0290_0000,
+        hbm_scratch: 0x40_0000_1000,
+    };
+    assert_eq!(
+        errors(TableBuilder::original(&clash)),
+        vec![BuildError::SocOverlap {
+            first: 3,
+            second: 4
+        }]
+    );
+    // A record that differs from its row in anything but the tag is not named.
+    let mut t = TableBuilder::original(&InitInputs::default())
+        .build()
+        .unwrap();
+    t.records[1].window = 0x0B00_0000;
+    assert_eq!(describe(&t).records[1].original, None);
+}
+
+#[test]
+fn ntx_builds_and_explains_the_original_table() {
+    let dir = scratch("host_tables_original");
+    let spec = dir.join("original.toml");
+    std::fs::write(
+        &spec,
+        "[original]\nengine_base = 0x2801000000\nhbm_scratch = \"0x42_1234_5678\"\n",
+    )
+    .unwrap();
+    let table = dir.join("original.bin");
+    let out = ntx(&[
+        "build",
+        spec.to_str().unwrap(),
+        "-o",
+        table.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = neuron_translate::initial_table(&neuron_translate::InitInputs {
+        engine_base: 0x28_0100_0000,
+        hbm_scratch: 0x42_1234_5678,
+    });
+    assert_eq!(std::fs::read(&table).unwrap(), want.to_bytes());
+    let out = ntx(&["explain", table.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "slot 0  reusable  empty",
+        "register 0x100218 (MEM_WINDOW3_LO)  [the original's reusable-0 window]",
+        "register 0x100230 (MEM_WINDOW6_LO)  [the original's reusable-2 window]",
+        "slot 3  pinned    SoC 0x00000027fc000000..=0x00000027ffffffff (64 MiB) -> local 0x80000000..=0x83ffffff  register 0x0  [the original's sbuf window]",
+        "slot 4  pinned    SoC 0x0000004210000000..=0x0000004213ffffff (64 MiB) -> local 0x84000000..=0x87ffffff  register 0x0  [the original's hbm-scratch window]",
+        "No problems found.",
+    ] {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+    let out = ntx(&["explain", "--format", "json", table.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["records"][0]["register"], "MEM_WINDOW3");
+    assert_eq!(v["records"][3]["original"], "sbuf");
+    assert_eq!(v["records"][3]["register"], serde_json::Value::Null);
+    // The contract's worked example, through ntx.
+    let out = ntx(&["translate", table.to_str().unwrap(), "0x2802012345"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("a refill takes slot 0 (cursor 0), tag 0x0000002802000000, local 0x07012345")
+            && text.contains("writes 0x00000028 to register 0x10021c (MEM_WINDOW3_HI), then 0x02000000 to 0x100218 (MEM_WINDOW3_LO)"),
+        "{text}"
+    );
+    // [original] and windows together: refused.
+    std::fs::write(
+        &spec,
+        "[original]\nengine_base = 0\nhbm_scratch = 0\n[[window]]\nslot = 0\nkind = \"reusable\"\nsize = 16\nlocal_base = 0\nreg_location = 4\n",
+    )
+    .unwrap();
+    let out = ntx(&[
+        "build",
+        spec.to_str().unwrap(),
+        "-o",
+        table.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("either [original] or [[window]]s"));
 }

@@ -8,7 +8,9 @@ use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+use crate::init::{InitInputs, TagSource, APERTURES};
 use crate::layout::{offsets, MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
+use crate::regs::{pair_at, RegPair};
 
 /// How the device uses a slot: 0..3 are refilled round-robin, 3 and 4 never change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,8 +57,9 @@ pub struct Window {
     pub slot: usize,
     /// What the window is meant to be; must agree with the slot.
     pub kind: SlotUse,
-    /// First SoC address of the window.
-    pub soc_base: u64,
+    /// First SoC address of the window; `None` for a window with no SoC range yet (an
+    /// *empty* record: no address matches it, so the first touch of any region refills it).
+    pub soc_base: Option<u64>,
     /// Its size.
     pub extent: Extent,
     /// First NX-local address.
@@ -219,6 +222,26 @@ impl TableBuilder {
         self
     }
 
+    /// The original's initial table (docs/contract.md §3), as `_init_translate_ctx` builds it
+    /// for `inputs`: one window per row of [`crate::init::APERTURES`], the reusable ones
+    /// empty. `TableBuilder::original(i).build()` equals [`crate::initial_table`]`(i)`
+    /// unless the two pinned windows overlap (then it says so).
+    pub fn original(inputs: &InitInputs) -> Self {
+        let mut b = TableBuilder::new();
+        for (slot, a) in APERTURES.iter().enumerate() {
+            let record = a.record(inputs);
+            b = b.window(Window {
+                slot,
+                kind: SlotUse::of(slot),
+                soc_base: (a.tag != TagSource::Empty).then_some(record.ptr),
+                extent: Extent::Size(a.size),
+                local_base: a.window,
+                reg_location: a.reg_location(),
+            });
+        }
+        b
+    }
+
     /// The table, or every reason it cannot be built.
     pub fn build(&self) -> Result<TranslationCtx, BuildErrors> {
         let mut errors = Vec::new();
@@ -271,10 +294,10 @@ impl TableBuilder {
                 Extent::Mask(mask) => mask,
             };
             let size = size_of_mask(mask);
-            if w.soc_base & !mask != 0 {
+            if let Some(soc_base) = w.soc_base.filter(|b| b & !mask != 0) {
                 errors.push(BuildError::SocBaseMisaligned {
                     slot,
-                    soc_base: w.soc_base,
+                    soc_base,
                     size,
                 });
             }
@@ -292,22 +315,27 @@ impl TableBuilder {
                     size,
                 });
             }
-            let tag = w.soc_base & mask;
-            for &(other, m2, p2) in &ranges {
-                if (tag ^ p2) & mask & m2 == 0 {
-                    errors.push(BuildError::SocOverlap {
-                        first: other.min(slot),
-                        second: other.max(slot),
-                    });
+            t.records[slot] = match w.soc_base {
+                Some(soc_base) => {
+                    let tag = soc_base & mask;
+                    for &(other, m2, p2) in &ranges {
+                        if (tag ^ p2) & mask & m2 == 0 {
+                            errors.push(BuildError::SocOverlap {
+                                first: other.min(slot),
+                                second: other.max(slot),
+                            });
+                        }
+                    }
+                    ranges.push((slot, mask, tag));
+                    MapRecord {
+                        ptr: tag,
+                        window: w.local_base,
+                        _pad: 0,
+                        mask,
+                        reg_location: w.reg_location,
+                    }
                 }
-            }
-            ranges.push((slot, mask, tag));
-            t.records[slot] = MapRecord {
-                ptr: tag,
-                window: w.local_base,
-                _pad: 0,
-                mask,
-                reg_location: w.reg_location,
+                None => MapRecord::empty(w.local_base, mask, w.reg_location),
             };
         }
         for (slot, d) in described
@@ -368,6 +396,12 @@ pub struct RecordDescription {
     pub record: MapRecord,
     /// What it matches.
     pub shape: Shape,
+    /// The row of the original's table this record is (same slot, local base, mask and
+    /// register; any tag), if any: `reusable-0`, ..., `sbuf`, `hbm-scratch`.
+    pub original: Option<&'static str>,
+    /// The NX register pair whose `_LO` the record's register address (as the device
+    /// uses it) is, if it is one the library knows (`MEM_WINDOW3`, ...).
+    pub register: Option<RegPair>,
 }
 
 /// How serious a problem is.
@@ -493,11 +527,19 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
                 format!("slot {slot}: padding bytes 12..16 are {:#x}, not 0", r._pad),
             );
         }
+        let a = &APERTURES[slot];
+        let original = (r.window == a.window
+            && r.mask == a.mask()
+            && u64::from(r.reg_location as u32) == a.reg_location())
+        .then_some(a.name);
+        let register = device_register(r.reg_location).and_then(|x| pair_at(u64::from(x)));
         records.push(RecordDescription {
             slot,
             use_,
             record: *r,
             shape,
+            original,
+            register,
         });
     }
     // Overlaps: two records share an address iff both match something and their tags
