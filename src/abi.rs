@@ -21,7 +21,8 @@ use core::ptr::{addr_of, addr_of_mut};
 use crate::init::{initial_table, sbuf_window, InitInputs};
 use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
 use crate::regs::read_engine_base;
-use crate::window_reg::{Mmio, WindowRegisters};
+use crate::translate::{apply_refill_in_place, translate_span_in_place};
+use crate::window_reg::Mmio;
 
 // The object's `.bss` holds `_ctx` at offset 0 and `_sbuf_window` at offset 8, as the
 // original's does (docs/contract.md §1); the table has a `.bss.*` section of its own, so
@@ -153,19 +154,9 @@ unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_voi
     let Ok(plan) = (unsafe { &*ctx }).plan_refill_at(addr, slot) else {
         trap()
     };
-    // `TranslationCtx::apply_refill`'s three steps, in its order, but through raw places
-    // only: a register block may alias the table
-    // itself (any contents are allowed), so no reference may be live across the stores.
-    // SAFETY: `plan.slot < 3`; the table is writable by the caller's contract; the
-    // register address was checked and is valid by the caller's contract.
-    unsafe {
-        let victim = addr_of_mut!((*ctx).records)
-            .cast::<MapRecord>()
-            .add(plan.slot);
-        addr_of_mut!((*victim).ptr).write(plan.tag);
-        Mmio::new().program(plan.register, plan.tag);
-        addr_of_mut!((*ctx).next_alloc).write(plan.next_alloc);
-    }
+    // SAFETY: `plan.slot < 3`; the table is writable and no reference to it is live; the
+    // register address was checked, and is a register block by the caller's contract.
+    unsafe { apply_refill_in_place(ctx, &plan, &mut Mmio::new()) };
     plan.local as usize as *mut c_void
 }
 
@@ -199,30 +190,11 @@ pub unsafe extern "C" fn neuron_translate_span(
     let (local, span) = if table.is_null() {
         (core::ptr::null_mut(), 0)
     } else {
-        // One scan: its first match (or, on a miss, the victim) is the record the span is
-        // measured in.
-        // SAFETY: valid by the caller's contract; the reference ends before any store.
-        let (hit, next_alloc, victim) = {
-            let t = unsafe { &*table };
-            let hit = t.find(addr).map(|k| (k, t.records[k].local(addr)));
-            (hit, t.next_alloc, t.victim())
-        };
-        let (slot, local) = match hit {
-            Some(h) => h,
-            // SAFETY: as neuron_translate's miss path.
-            None => (victim, unsafe { miss(table, addr, next_alloc) } as usize
-                as u32),
-        };
-        // SAFETY: as above; nothing writes while it is read.
-        let t = unsafe { &*table };
-        // A refill whose register block aliased the victim's own tag can leave `addr`
-        // unmatched: then nothing translates contiguously from it.
-        let span = if t.records[slot].matches(addr) {
-            t.span_at(slot, addr, local, len)
-        } else {
-            0
-        };
-        (local as usize as *mut c_void, span)
+        // SAFETY: valid by the caller's contract, registers included.
+        match unsafe { translate_span_in_place(table, addr, len, &mut Mmio::new()) } {
+            Ok((local, span)) => (local as usize as *mut c_void, span),
+            Err(_) => trap(),
+        }
     };
     if !out_span.is_null() {
         // SAFETY: valid by the caller's contract.

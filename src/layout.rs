@@ -107,7 +107,28 @@ const_assert_eq!(
     offsets::NEXT_ALLOC
 );
 
+/// Whether `mask` is contiguous, `!(2^k - 1)` for some `k` in 0..=64: a record with it
+/// matches one aligned block of addresses.
+#[inline(always)]
+pub const fn mask_is_contiguous(mask: u64) -> bool {
+    let free = !mask;
+    free & free.wrapping_add(1) == 0
+}
+
 impl MapRecord {
+    /// Whether no address matches this record: its tag has a bit outside its mask, which
+    /// a masked address never has.
+    #[inline(always)]
+    pub const fn is_empty(&self) -> bool {
+        self.ptr & !self.mask != 0
+    }
+
+    /// Whether the record's mask is contiguous ([`mask_is_contiguous`]).
+    #[inline(always)]
+    pub const fn has_contiguous_mask(&self) -> bool {
+        mask_is_contiguous(self.mask)
+    }
+
     /// A record that no address matches: its tag has a bit outside its mask, which a
     /// masked address never has. (A mask of all ones has no such bit: the tag is then 0,
     /// which matches address 0 only.)

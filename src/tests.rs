@@ -306,11 +306,7 @@ fn initial_table_is_the_originals() {
     }
     // Slots 0..2 start empty: nothing matches them before a refill.
     for k in 0..3 {
-        assert_ne!(
-            t.records[k].ptr & !t.records[k].mask,
-            0,
-            "slot {k} starts empty"
-        );
+        assert!(t.records[k].is_empty(), "slot {k} starts empty");
     }
     // SBUF: 64 MiB from _sbuf_window rounded down, at NX 0x8000_0000.
     assert_eq!(t.records[3].ptr, 0x27_FC00_0000);

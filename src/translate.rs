@@ -6,6 +6,8 @@
 //! * The first matching record wins (the unrolled scan runs 0..5 in order).
 //! * A miss refills the round-robin victim among slots `0..3` (seed §6, the `% 3`).
 
+use core::ptr::addr_of_mut;
+
 use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
 use crate::window_reg::{RegisterAddress, WindowRegisters};
 
@@ -118,14 +120,14 @@ pub enum RefillError {
 #[inline]
 pub fn next_member(r: &MapRecord, x: u64) -> Option<u64> {
     let (p, m) = (r.ptr, r.mask);
-    if p & !m != 0 {
-        return None; // a tag bit outside the mask: the record matches nothing
+    if r.is_empty() {
+        return None;
     }
     if x & m == p {
         return Some(x);
     }
     let free = !m;
-    if free & free.wrapping_add(1) == 0 {
+    if r.has_contiguous_mask() {
         // Contiguous mask: the record is the block [p, p | free].
         return if x < p { Some(p) } else { None };
     }
@@ -244,15 +246,15 @@ impl TranslationCtx {
     }
 
     /// Performs a planned refill: the record's tag, then the register (through `regs`),
-    /// then the cursor, in the original's order (seed §6). The C entry point has a
-    /// raw-pointer twin of these three steps (`abi::refill`): keep the two in step.
+    /// then the cursor, in the original's order (docs/contract.md §3). A plan whose slot is
+    /// not a record (only a hand-made [`Refill`] can have one) changes nothing.
     #[inline(always)]
     pub fn apply_refill<R: WindowRegisters + ?Sized>(&mut self, plan: &Refill, regs: &mut R) {
-        if let Some(r) = self.records.get_mut(plan.slot) {
-            r.ptr = plan.tag;
+        if plan.slot < RECORDS {
+            // SAFETY: `self` is a unique reference, so the pointer is valid for writes and
+            // nothing else reaches the table; the slot was checked.
+            unsafe { apply_refill_in_place(self, plan, regs) }
         }
-        regs.program(plan.register, plan.tag);
-        self.next_alloc = plan.next_alloc;
     }
 
     /// How many bytes from `addr` translate contiguously through record `slot` (which
@@ -284,15 +286,8 @@ impl TranslationCtx {
         len: u64,
         regs: &mut R,
     ) -> Result<(u32, u64), RefillError> {
-        let (slot, local) = match self.find(addr) {
-            Some(k) => (k, self.records[k].local(addr)),
-            None => {
-                let plan = self.plan_refill(addr)?;
-                self.apply_refill(&plan, regs);
-                (plan.slot, plan.local)
-            }
-        };
-        Ok((local, self.span_at(slot, addr, local, len)))
+        // SAFETY: `self` is a unique reference: valid for writes, reached by nothing else.
+        unsafe { translate_span_in_place(self, addr, len, regs) }
     }
 
     /// Translates `addr` (`neuron_translate`): the matching window's local address, or,
@@ -314,4 +309,75 @@ impl TranslationCtx {
         self.apply_refill(&plan, regs);
         Ok(plan.local)
     }
+}
+
+// The steps that write, on a table reached through a raw pointer. They are the one
+// implementation of each: the safe methods above call them with `self`, and the C entry
+// points (abi.rs) with the caller's pointer. A C caller's register block may alias the
+// table itself (docs/contract.md §4: any contents are allowed), so no reference to the
+// table may be live across the register stores: every write goes through a raw place, and
+// every read through a reference that ends before the next write.
+
+/// [`TranslationCtx::apply_refill`] on a table behind a pointer.
+///
+/// # Safety
+///
+/// `ctx` is valid for reads and writes and 8-aligned, no reference to `*ctx` is live, and
+/// `plan.slot < RECORDS`. `regs` may store anywhere its own contract allows, the table
+/// included.
+#[inline(always)]
+pub(crate) unsafe fn apply_refill_in_place<R: WindowRegisters + ?Sized>(
+    ctx: *mut TranslationCtx,
+    plan: &Refill,
+    regs: &mut R,
+) {
+    // SAFETY: the caller's contract: valid, unaliased by references, slot in range.
+    unsafe {
+        let victim = addr_of_mut!((*ctx).records)
+            .cast::<MapRecord>()
+            .add(plan.slot);
+        addr_of_mut!((*victim).ptr).write(plan.tag);
+        regs.program(plan.register, plan.tag);
+        addr_of_mut!((*ctx).next_alloc).write(plan.next_alloc);
+    }
+}
+
+/// [`TranslationCtx::translate_span`] on a table behind a pointer. When the refill's
+/// register block aliases the victim's own record, the record may no longer match `addr`
+/// after the stores: nothing then translates contiguously from it, and the span is 0.
+///
+/// # Safety
+///
+/// As [`apply_refill_in_place`], less the slot (the victim is computed here).
+#[inline]
+pub(crate) unsafe fn translate_span_in_place<R: WindowRegisters + ?Sized>(
+    ctx: *mut TranslationCtx,
+    addr: u64,
+    len: u64,
+    regs: &mut R,
+) -> Result<(u32, u64), RefillError> {
+    // SAFETY: valid by the caller's contract; this reference ends before any write.
+    let found = {
+        let t = unsafe { &*ctx };
+        match t.find(addr) {
+            Some(k) => Ok((k, t.records[k].local(addr))),
+            None => Err(t.plan_refill(addr)?),
+        }
+    };
+    let (slot, local) = match found {
+        Ok(hit) => hit,
+        Err(plan) => {
+            // SAFETY: the caller's contract; `plan.slot < 3`.
+            unsafe { apply_refill_in_place(ctx, &plan, regs) };
+            (plan.slot, plan.local)
+        }
+    };
+    // SAFETY: as above; nothing writes while this reference lives.
+    let t = unsafe { &*ctx };
+    let span = if t.records[slot].matches(addr) {
+        t.span_at(slot, addr, local, len)
+    } else {
+        0
+    };
+    Ok((local, span))
 }

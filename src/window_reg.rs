@@ -23,18 +23,30 @@ pub trait WindowRegisters {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegisterAddress(usize);
 
+/// Whether a register address is usable: non-null and 4-aligned (contract §4: a null
+/// register traps; DECIDED: so does a misaligned one, which the original's `s32i` would
+/// fault on too). Two single-bit tests rather than `addr & 3`: one branch-on-bit each on
+/// Xtensa.
+#[inline(always)]
+const fn usable(addr: usize) -> bool {
+    !(addr == 0 || addr & 1 != 0 || addr & 2 != 0)
+}
+
 impl RegisterAddress {
-    /// Checks `reg_location` (contract §4: a null register traps; DECIDED: so does a
-    /// misaligned one, which the original's `s32i` would fault on too).
+    /// Checks `reg_location` as this target uses it: its pointer-width part.
     #[inline(always)]
     pub fn new(reg_location: u64) -> Option<Self> {
         let addr = reg_location as usize;
-        // Two single-bit tests rather than `addr & 3`: one branch-on-bit each on Xtensa.
-        if addr == 0 || addr & 1 != 0 || addr & 2 != 0 {
-            None
-        } else {
-            Some(RegisterAddress(addr))
-        }
+        usable(addr).then_some(RegisterAddress(addr))
+    }
+
+    /// The register address the device uses for `reg_location`, whatever this target is:
+    /// its low 32 bits (the device is ELF32; the original reads only the word at `+24`),
+    /// if usable.
+    #[inline(always)]
+    pub fn on_device(reg_location: u64) -> Option<u32> {
+        let lo = reg_location as u32;
+        usable(lo as usize).then_some(lo)
     }
 
     /// The address as an integer.

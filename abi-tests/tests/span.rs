@@ -191,6 +191,40 @@ fn the_c_entry_point_agrees_with_the_safe_api_and_handles_null() {
     assert_eq!(span, 0);
 }
 
+#[test]
+fn a_register_block_over_the_victims_own_tag_leaves_no_span() {
+    // The victim's register block starts at the high word of its own tag: the refill
+    // writes the tag, then its high word over the record's window (+8) and its low word
+    // over the tag's high word (+4). The record then no longer matches the address it was
+    // refilled for, and nothing translates contiguously from it; the local address is the
+    // one the refill computed, as neuron_translate returns.
+    let mut t = TranslationCtx::empty();
+    for r in t.records.iter_mut() {
+        r.mask = 0xFFFF_FFFF_FF00_0000;
+        r.window = 0x0700_0000;
+    }
+    let ctx: *mut TranslationCtx = &mut t;
+    // SAFETY: a place inside the table.
+    let tag_hi = unsafe { core::ptr::addr_of_mut!((*ctx).records[0].ptr) } as u64 + 4;
+    // SAFETY: as above.
+    unsafe { (*ctx).records[0].reg_location = tag_hi };
+    let mut span = 77u64;
+    let addr = 0x28_0201_2345u64;
+    // SAFETY: the table is valid; its register block is 8 bytes inside it.
+    let p = unsafe { neuron_translate_span(ctx.cast(), addr, 0x1000, &mut span) };
+    assert_eq!(p as usize, 0x0701_2345);
+    assert_eq!(span, 0, "the record no longer matches: no span");
+    // SAFETY: the call is over; nothing else holds the table.
+    let after = unsafe { ctx.read() };
+    assert_eq!(
+        after.records[0].ptr, 0x0200_0000_0200_0000,
+        "lo over the tag's high word"
+    );
+    assert_eq!(after.records[0].window, 0x28, "hi over the window");
+    assert!(!after.records[0].matches(addr));
+    assert_eq!(after.next_alloc, 1);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 

@@ -9,8 +9,11 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::init::{InitInputs, TagSource, APERTURES};
-use crate::layout::{offsets, MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
+use crate::layout::{
+    mask_is_contiguous, offsets, MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS,
+};
 use crate::regs::{pair_at, RegPair};
+use crate::window_reg::RegisterAddress;
 
 /// How the device uses a slot: 0..3 are refilled round-robin, 3 and 4 never change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,18 +183,6 @@ impl fmt::Display for BuildErrors {
 
 impl std::error::Error for BuildErrors {}
 
-/// The register address the device uses for `reg_location`: its low 32 bits (the device
-/// is ELF32; the original reads only the word at +24), if non-null and 4-aligned.
-pub fn device_register(reg_location: u64) -> Option<u32> {
-    let lo = reg_location as u32;
-    (lo != 0 && lo & 3 == 0).then_some(lo)
-}
-
-fn contiguous(mask: u64) -> bool {
-    let free = !mask;
-    free & free.wrapping_add(1) == 0
-}
-
 /// Size in bytes of a window with a contiguous mask (2^64 for mask 0).
 fn size_of_mask(mask: u64) -> u128 {
     u128::from(!mask) + 1
@@ -274,7 +265,7 @@ impl TableBuilder {
                     reg_location: w.reg_location,
                 });
             } else if SlotUse::of(slot) == SlotUse::Reusable
-                && device_register(w.reg_location).is_none()
+                && RegisterAddress::on_device(w.reg_location).is_none()
             {
                 errors.push(BuildError::RegisterUnusable {
                     slot,
@@ -287,7 +278,7 @@ impl TableBuilder {
                     continue;
                 }
                 Extent::Size(size) => !(size - 1),
-                Extent::Mask(mask) if !contiguous(mask) => {
+                Extent::Mask(mask) if !mask_is_contiguous(mask) => {
                     errors.push(BuildError::MaskNotContiguous { slot, mask });
                     continue;
                 }
@@ -453,9 +444,9 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
     };
     for (slot, r) in t.records.iter().enumerate() {
         let use_ = SlotUse::of(slot);
-        let shape = if r.ptr & !r.mask != 0 {
+        let shape = if r.is_empty() {
             Shape::Empty
-        } else if !contiguous(r.mask) {
+        } else if !r.has_contiguous_mask() {
             Shape::Scattered
         } else {
             Shape::Window {
@@ -508,7 +499,7 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
                 ),
             );
         }
-        if use_ == SlotUse::Reusable && device_register(r.reg_location).is_none() {
+        if use_ == SlotUse::Reusable && RegisterAddress::on_device(r.reg_location).is_none() {
             push(
                 Severity::Error,
                 Some(slot),
@@ -532,7 +523,8 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
             && r.mask == a.mask()
             && u64::from(r.reg_location as u32) == a.reg_location())
         .then_some(a.name);
-        let register = device_register(r.reg_location).and_then(|x| pair_at(u64::from(x)));
+        let register =
+            RegisterAddress::on_device(r.reg_location).and_then(|x| pair_at(u64::from(x)));
         records.push(RecordDescription {
             slot,
             use_,
@@ -547,8 +539,7 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
     for i in 0..RECORDS {
         for j in i + 1..RECORDS {
             let (a, b) = (&t.records[i], &t.records[j]);
-            let nonempty = |r: &MapRecord| r.ptr & !r.mask == 0;
-            if nonempty(a) && nonempty(b) && (a.ptr ^ b.ptr) & a.mask & b.mask == 0 {
+            if !a.is_empty() && !b.is_empty() && (a.ptr ^ b.ptr) & a.mask & b.mask == 0 {
                 push(
                     Severity::Warning,
                     Some(j),
