@@ -75,7 +75,7 @@ NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
 
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
-NTX_SOURCES := $(wildcard abi-tests/src/*.rs abi-tests/src/*/*.rs) abi-tests/Cargo.toml
+NTX_SOURCES := $(wildcard abi-tests/ntx/src/*.rs) abi-tests/ntx/Cargo.toml
 
 .PHONY: all test bench bench-check qemu-test xtensa host ntx abi-report abi-check header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
@@ -90,7 +90,7 @@ abi-check: $(NTX) $(DEVICE_OBJ)
 
 ntx: $(NTX)
 $(NTX): $(SOURCES) $(NTX_SOURCES)
-	$(CARGO) build --locked --release -p abi-tests --bin ntx
+	$(CARGO) build --locked --release -p ntx --bin ntx
 
 bootstrap: bootstrap-host bootstrap-xtensa
 bootstrap-xtensa:
@@ -158,13 +158,13 @@ fuzz: fuzz-tools all
 
 # The library-level host tests under AddressSanitizer (nightly). handle_segv/handle_sigill
 # off: the trap and store-order tests expect those signals to reach their forked children.
-ASAN_TESTS := --lib --test differential --test ffi_contract --test guard_pages --test properties \
-	--test span --test host_tables --test init_global
+ASAN_TESTS := --test safe_api --test differential --test ffi_contract --test guard_pages \
+	--test properties --test span --test host_tables --test init_global
 .PHONY: asan-test
 asan-test:
 	ASAN_OPTIONS=handle_segv=0:handle_sigill=0:detect_leaks=1 RUSTFLAGS="-Zsanitizer=address" \
 	  $(CARGO) +$(FUZZ_TOOLCHAIN) test --locked --no-fail-fast --target x86_64-unknown-linux-gnu \
-	  --target-dir target/asan -p neuron-translate -p abi-tests --features neuron-translate/std \
+	  --target-dir target/asan -p abi-tests --features neuron-translate/std \
 	  $(ASAN_TESTS) -- --skip ntx_
 
 .PHONY: fmt-check

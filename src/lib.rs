@@ -17,6 +17,7 @@
 //!
 //! ```
 //! use neuron_translate::{MapRecord, TranslationCtx, RegisterAddress, WindowRegisters};
+//! // Any register sink will do; this one records what a refill would program.
 //! struct Log(Vec<(usize, u64)>);
 //! impl WindowRegisters for Log {
 //!     fn program(&mut self, reg: RegisterAddress, tag: u64) { self.0.push((reg.get(), tag)); }
@@ -49,6 +50,8 @@ pub mod window_reg;
 pub use init::{initial_table, sbuf_window, InitInputs};
 pub use layout::{MapRecord, TranslationCtx};
 pub use translate::{Mapping, Refill, RefillError};
+#[cfg(any(test, feature = "std"))]
+pub use window_reg::RegisterLog;
 pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};
 
 /// The host static library without `std` needs a panic handler of its own. Nothing in the
@@ -59,6 +62,3 @@ pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     abi::trap()
 }
-
-#[cfg(test)]
-mod tests;

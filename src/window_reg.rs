@@ -56,6 +56,19 @@ impl RegisterAddress {
     }
 }
 
+/// A register sink that records every programming, in order, as (register address, tag):
+/// for tests and host tools.
+#[cfg(any(test, feature = "std"))]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct RegisterLog(pub std::vec::Vec<(usize, u64)>);
+
+#[cfg(any(test, feature = "std"))]
+impl WindowRegisters for RegisterLog {
+    fn program(&mut self, reg: RegisterAddress, tag: u64) {
+        self.0.push((reg.get(), tag));
+    }
+}
+
 /// The real window registers, written with ordered volatile stores.
 #[derive(Debug)]
 pub struct Mmio {

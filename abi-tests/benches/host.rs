@@ -7,11 +7,11 @@ use std::ffi::c_void;
 use std::hint::black_box;
 use std::time::Duration;
 
-use abi_tests::reference::{ref_mapping_lookup, ref_translate};
 use criterion::Criterion;
 use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup};
 use neuron_translate::init::REFILL_MASK;
 use neuron_translate::{MapRecord, TranslationCtx};
+use nt_support::reference::{ref_mapping_lookup, ref_translate};
 
 fn table(regs: &mut [u32; 10]) -> TranslationCtx {
     let mut t = TranslationCtx::empty();

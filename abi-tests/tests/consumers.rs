@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use abi_tests::tools::{product, run_ok, scratch, tool};
 use neuron_translate::symbols::exports;
+use nt_support::tools::{product, run_ok, scratch, tool};
 use object::{Object, ObjectSymbol};
 
 fn root() -> PathBuf {

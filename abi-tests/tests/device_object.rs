@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use abi_tests::tools::{product, run_ok, scratch, tool};
 use neuron_translate::symbols::{exports, imports, library_imports, original_exports, SymbolKind};
+use nt_support::tools::{product, run_ok, scratch, tool};
 use object::read::archive::ArchiveFile;
 use object::{elf, Object, ObjectSection, ObjectSymbol, SymbolSection};
 
@@ -22,7 +22,7 @@ fn is_an_elf32_little_endian_xtensa_relocatable_with_the_windowed_abi() {
     assert!(f.is_little_endian());
     assert_eq!(h.e_machine.get(e), elf::EM_XTENSA);
     assert_eq!(h.e_type.get(e), elf::ET_REL);
-    let m = abi_tests::model::from_elf(&data, "translation.o").unwrap();
+    let m = ntx::model::from_elf(&data, "translation.o").unwrap();
     assert_eq!(
         m.xtensa_abi.as_deref(),
         Some("0"),
@@ -103,8 +103,8 @@ fn global_symbols_are_exactly_the_contracts_exports() {
 fn bss_layout_is_the_originals() {
     // Offsets and alignment of the data objects, against the reference manifest.
     let text = std::fs::read_to_string(product("NT_MANIFEST")).unwrap();
-    let m = abi_tests::manifest::Manifest::parse(&text, "manifest").unwrap();
-    let have = abi_tests::model::from_elf(&device_obj(), "translation.o").unwrap();
+    let m = ntx::manifest::Manifest::parse(&text, "manifest").unwrap();
+    let have = ntx::model::from_elf(&device_obj(), "translation.o").unwrap();
     let mut checked = 0;
     for s in m.symbols.iter().filter(|s| s.kind == "OBJECT") {
         let d = &have.defined[&s.name];
@@ -273,7 +273,7 @@ int _start(void) {
 #[test]
 fn the_librarys_symbol_table_matches_the_seed_manifest() {
     let text = std::fs::read_to_string(product("NT_MANIFEST")).unwrap();
-    let m = abi_tests::manifest::Manifest::parse(&text, "manifest").unwrap();
+    let m = ntx::manifest::Manifest::parse(&text, "manifest").unwrap();
     let want: BTreeSet<(String, String, u64)> = m
         .symbols
         .iter()

@@ -3,12 +3,12 @@
 //! identical register stores. The deliberate deviations (D1..D4) are modelled by name in
 //! abi-tests/src/differential.rs.
 
-use abi_tests::differential::Pair;
-use abi_tests::gen::{standard_vectors, STANDARD};
+use nt_support::differential::Pair;
+use nt_support::gen::{standard_vectors, STANDARD};
 
 #[test]
 fn library_matches_reference_model_on_standard_vectors() {
-    let mut total = abi_tests::differential::Counts::default();
+    let mut total = nt_support::differential::Counts::default();
     for (idx, (_shape, v)) in standard_vectors(STANDARD.0, STANDARD.1).iter().enumerate() {
         let mut pair = Pair::new(&v.table);
         for (i, op) in v.ops.iter().enumerate() {

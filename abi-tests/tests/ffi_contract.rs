@@ -4,28 +4,13 @@
 use core::ffi::c_void;
 use core::ptr::null_mut;
 
-use abi_tests::guard::{page, Mapping};
-use abi_tests::in_child;
 use neuron_translate::abi::{
     neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span,
 };
-use neuron_translate::{MapRecord, TranslationCtx};
-
-/// A table of five disjoint 1 MiB windows at SoC 0x40_0000_0000 + k MiB (local
-/// 0x10_0000 * (k + 1)), with the given register locations.
-fn table(regs: [u64; 5]) -> TranslationCtx {
-    let mut t = TranslationCtx::empty();
-    for (k, r) in t.records.iter_mut().enumerate() {
-        *r = MapRecord {
-            ptr: 0x40_0000_0000 + ((k as u64) << 20),
-            window: 0x10_0000 * (k as u32 + 1),
-            _pad: 0,
-            mask: !0xF_FFFF,
-            reg_location: regs[k],
-        };
-    }
-    t
-}
+use neuron_translate::TranslationCtx;
+use nt_support::gen::disjoint_table;
+use nt_support::guard::{page, GuardedPages};
+use nt_support::in_child;
 
 fn as_ctx(t: &mut TranslationCtx) -> *mut c_void {
     (t as *mut TranslationCtx).cast()
@@ -47,7 +32,7 @@ fn null_ctx_translate_returns_null_and_lookup_returns_minus_one() {
 
 #[test]
 fn lookup_hit_writes_the_windows_soc_range_and_returns_0() {
-    let mut t = table([0; 5]);
+    let mut t = disjoint_table([0; 5]);
     let (mut start, mut end) = (0u64, 0u64);
     // SAFETY: valid table and outputs.
     let rc = unsafe {
@@ -58,7 +43,7 @@ fn lookup_hit_writes_the_windows_soc_range_and_returns_0() {
 
 #[test]
 fn lookup_skips_null_outputs() {
-    let mut t = table([0; 5]);
+    let mut t = disjoint_table([0; 5]);
     let before = t;
     let mut w = 0u64;
     let mut l = 0u64;
@@ -86,7 +71,7 @@ fn lookup_skips_null_outputs() {
 fn lookup_miss_returns_minus_one_touches_nothing_and_never_refills() {
     let mut regs = [0u32; 10];
     let base = regs.as_mut_ptr() as u64;
-    let mut t = table([base, base + 8, base + 16, base + 24, base + 32]);
+    let mut t = disjoint_table([base, base + 8, base + 16, base + 24, base + 32]);
     let before = t;
     let (mut w, mut l) = (0xAAu64, 0xBBu64);
     for a in [0u64, 0x41_0000_0000, 0x40_0050_0000, u64::MAX] {
@@ -101,7 +86,7 @@ fn lookup_miss_returns_minus_one_touches_nothing_and_never_refills() {
 
 #[test]
 fn translate_hit_returns_the_local_address_as_a_pointer() {
-    let mut t = table([0; 5]);
+    let mut t = disjoint_table([0; 5]);
     // SAFETY: valid table; a hit needs no register.
     let p = unsafe { neuron_translate(as_ctx(&mut t), 0x40_0040_1234) };
     assert_eq!(p as usize, 0x50_1234);
@@ -114,12 +99,12 @@ fn refill_stores_hi_then_lo_after_the_record_and_before_the_cursor() {
     // contract's order), it lands and then the low store faults; stored the other way
     // round, nothing lands. The table lives in page 0, shared with the child, so the
     // parent sees how far the refill got: the record's tag written, the cursor not yet.
-    let m = Mapping::new(3);
+    let m = GuardedPages::new(3);
     m.protect(1);
     let reg = m.page_ptr(2) as u64 - 4;
     let ctx = m.page_ptr(0).cast::<TranslationCtx>();
     // SAFETY: page 0 is read-write and 8-aligned.
-    unsafe { ctx.write(table([reg, 0x1000, 0x1000, 0, 0])) };
+    unsafe { ctx.write(disjoint_table([reg, 0x1000, 0x1000, 0, 0])) };
     let addr = 0x0123_4567_89AB_CDEFu64;
     let end = in_child(|| {
         // SAFETY: valid table; the register block is the straddling one.
@@ -151,7 +136,7 @@ fn refill_stores_hi_then_lo_after_the_record_and_before_the_cursor() {
 fn refill_programs_the_register_and_moves_the_cursor() {
     let mut regs = [0u32; 4];
     let base = regs.as_mut_ptr() as u64;
-    let mut t = table([0x1000, base, 0x1000, 0, 0]);
+    let mut t = disjoint_table([0x1000, base, 0x1000, 0, 0]);
     t.next_alloc = 1;
     let addr = 0x0123_4567_89AB_CDEFu64;
     // SAFETY: the victim (slot 1) has a valid block.
@@ -164,9 +149,9 @@ fn refill_programs_the_register_and_moves_the_cursor() {
 }
 
 fn traps_without_storing(bad: u64) {
-    let m = Mapping::new(1);
+    let m = GuardedPages::new(1);
     let ctx = m.page_ptr(0).cast::<TranslationCtx>();
-    let mut t = table([bad, bad, bad, 0, 0]);
+    let mut t = disjoint_table([bad, bad, bad, 0, 0]);
     t.next_alloc = 2;
     // SAFETY: the page is read-write.
     unsafe { ctx.write(t) };
@@ -202,7 +187,7 @@ fn refill_with_misaligned_register_traps_without_storing() {
 fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
     // The table ends exactly where an inaccessible page begins: records[next_alloc] for
     // next_alloc >= 5 would be past it.
-    let m = Mapping::new(3);
+    let m = GuardedPages::new(3);
     m.protect(1);
     let mut regs = [0u32; 6];
     let base = regs.as_mut_ptr() as u64;
@@ -211,7 +196,7 @@ fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
         .wrapping_sub(core::mem::size_of::<TranslationCtx>())
         .cast::<TranslationCtx>();
     for n in 0..=255u8 {
-        let mut t = table([base, base + 8, base + 16, 0, 0]);
+        let mut t = disjoint_table([base, base + 8, base + 16, 0, 0]);
         t.next_alloc = n;
         // SAFETY: the table's bytes lie inside page 0.
         unsafe { ctx.write(t) };
@@ -235,7 +220,7 @@ fn a_register_block_inside_the_table_itself_is_written_like_any_other() {
     // Any table contents are allowed, including a victim whose register block is the
     // table's own memory: the refill then overwrites those bytes, in the contract's order
     // (record tag, register hi, register lo, cursor), through raw places only.
-    let mut t = table([0; 5]);
+    let mut t = disjoint_table([0; 5]);
     let base = &mut t as *mut TranslationCtx as u64;
     // Slot 0's register block is slot 2's tag (+64): hi then lo of the new tag land there.
     t.records[0].reg_location = base + 64;

@@ -2,15 +2,15 @@
 //! for any table contents: the table ends exactly where an inaccessible page begins, and
 //! every register block ends 8 bytes before one. Any stray access kills the test.
 
-use abi_tests::gen::{address, table, Rng, Shape};
-use abi_tests::guard::{page, Mapping};
 use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup};
 use neuron_translate::TranslationCtx;
+use nt_support::gen::{address, table, Rng, TableShape};
+use nt_support::guard::{page, GuardedPages};
 
 #[test]
 fn random_tables_with_every_next_alloc_never_touch_outside() {
     // Pages: 0 table | 1 guard | 2 reg0 | 3 guard | 4 reg1 | 5 guard | 6 reg2 | 7 guard
-    let m = Mapping::new(8);
+    let m = GuardedPages::new(8);
     for g in [1, 3, 5, 7] {
         m.protect(g);
     }
@@ -26,7 +26,7 @@ fn random_tables_with_every_next_alloc_never_touch_outside() {
     let mut refills = 0usize;
     for n in 0..=255u8 {
         for _ in 0..8 {
-            let mut t = table(&mut rng, Shape::Wild);
+            let mut t = table(&mut rng, TableShape::Wild);
             for k in 0..3 {
                 t.records[k].reg_location = regs[k];
             }

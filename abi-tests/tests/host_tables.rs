@@ -3,14 +3,15 @@
 
 use std::process::Command;
 
-use abi_tests::tools::{product, scratch};
 use neuron_translate::host::{
-    describe, describe_bytes, BuildError, Extent, Severity, Shape, SlotUse, TableBuilder, Window,
+    describe, describe_bytes, BuildError, Extent, RecordShape, Severity, SlotUse, TableBuilder,
+    Window,
 };
 use neuron_translate::TranslationCtx;
+use nt_support::tools::{product, scratch};
 use proptest::prelude::*;
 
-use abi_tests::tables::{sample_table as good, sample_window as w};
+use nt_support::gen::{sample_table as good, sample_window as w};
 
 fn errors(b: TableBuilder) -> Vec<BuildError> {
     b.build().expect_err("must be refused").0
@@ -23,7 +24,7 @@ fn a_good_table_builds_to_the_image_the_device_reads() {
     assert_eq!(image, t.to_bytes());
     assert_eq!(t.records[1].mask, !0xFF_FFFF);
     assert_eq!(t.records[1].ptr, 0x40_0100_0000);
-    let mut log = abi_tests::RegisterLog::default();
+    let mut log = neuron_translate::RegisterLog::default();
     let mut t2 = t;
     assert_eq!(t2.translate(0x40_0100_1234, &mut log), Ok(0x100_1234));
     let d = describe(&t);
@@ -34,13 +35,13 @@ fn a_good_table_builds_to_the_image_the_device_reads() {
     );
     assert_eq!(
         d.records[4].shape,
-        Shape::Window {
+        RecordShape::Window {
             soc_start: 0x42_0000_0000,
             size: 1 << 24,
             local_start: 0x300_0000
         }
     );
-    assert_eq!(d.records[3].shape, Shape::Empty);
+    assert_eq!(d.records[3].shape, RecordShape::Empty);
 }
 
 #[test]
@@ -208,9 +209,9 @@ proptest! {
         prop_assert_eq!(d.next_alloc >= 3, d.problems.iter().any(|p| p.kind == "next-alloc-out-of-range"));
         for r in &d.records {
             prop_assert_eq!(r.record, t.records[r.slot]);
-            prop_assert_eq!(r.shape == Shape::Empty, r.record.ptr & !r.record.mask != 0);
+            prop_assert_eq!(r.shape == RecordShape::Empty, r.record.ptr & !r.record.mask != 0);
         }
-        let text = abi_tests::tables::explain_text(&d);
+        let text = ntx::tables::explain_text(&d);
         prop_assert!(text.contains("slot 4"));
     }
 }
@@ -376,7 +377,11 @@ fn the_original_preset_is_the_table_init_builds() {
         );
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         for k in 0..3 {
-            assert_eq!(d.records[k].shape, Shape::Empty, "slot {k} starts empty");
+            assert_eq!(
+                d.records[k].shape,
+                RecordShape::Empty,
+                "slot {k} starts empty"
+            );
         }
     }
     // SBUF and the HBM scratch region in one 64 MiB: the builder says they overlap.

@@ -4,14 +4,14 @@
 //! init yet, the globals are shared by every test of a binary, and the block is one fixed
 //! address.
 
-use abi_tests::nx::{stores_of, RegisterPage, WORDS};
-use abi_tests::start_exit::set_hbm_scratch;
-use abi_tests::GLOBAL_LOCK;
 use neuron_translate::abi::{
     _init_translate_ctx, neuron_translate, neuron_translate_ctx, CTX, SBUF_WINDOW,
 };
 use neuron_translate::regs::{MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
 use neuron_translate::{initial_table, sbuf_window, InitInputs, TranslationCtx};
+use nt_support::nx::{stores_of, RegisterPage, WORDS};
+use nt_support::start_exit::set_hbm_scratch;
+use nt_support::GLOBAL_LOCK;
 
 fn ctx_symbol() -> *mut TranslationCtx {
     // SAFETY: a plain read of the exported pointer.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use abi_tests::tools::{product, run_ok, scratch, tool};
+use nt_support::tools::{product, run_ok, scratch, tool};
 
 const FIXTURE: &str = include_str!("../fixtures/original.S");
 
@@ -380,10 +380,10 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
         "the vendor archive is untouched"
     );
 
-    let before = abi_tests::archive::read_members(&vendor_bytes, "vendor").unwrap();
+    let before = ntx::archive::read_members(&vendor_bytes, "vendor").unwrap();
     let after_bytes = std::fs::read(&patched).unwrap();
-    let after = abi_tests::archive::read_members(&after_bytes, "patched").unwrap();
-    let names = |v: &[abi_tests::archive::Member]| {
+    let after = ntx::archive::read_members(&after_bytes, "patched").unwrap();
+    let names = |v: &[ntx::archive::Member]| {
         v.iter()
             .map(|m| String::from_utf8_lossy(&m.name).into_owned())
             .collect::<Vec<_>>()

@@ -1,6 +1,6 @@
 //! Property tests of the contract's invariants, on arbitrary tables and address streams.
 
-use abi_tests::RegisterLog;
+use neuron_translate::RegisterLog;
 use neuron_translate::{MapRecord, TranslationCtx};
 use proptest::prelude::*;
 

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use abi_tests::gen::{standard_vectors, STANDARD};
-use abi_tests::qemu::{compile_c, link, root, run, start_object, vectors_header};
-use abi_tests::tools::scratch;
+use nt_support::gen::{standard_vectors, STANDARD};
+use nt_support::qemu::{compile_c, link, root, run, start_object, vectors_header};
+use nt_support::tools::scratch;
 
 fn program(name: &str, main_src: &str, with_vectors: bool) -> PathBuf {
     let dir = scratch(&format!("qemu_{name}"));
@@ -73,7 +73,7 @@ fn the_tensor_loops_read_the_same_elements_on_the_device() {
     let consumers = root().join("abi-tests/consumers");
     let include = root().join("include");
     let main = dir.join("main.o");
-    abi_tests::qemu::compile_c_with(
+    nt_support::qemu::compile_c_with(
         &consumers.join("tensor_main.c"),
         &main,
         &[&include, &q, &consumers],

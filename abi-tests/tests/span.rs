@@ -2,11 +2,12 @@
 //! agrees with translate at every address in it, is as long as it may be, handles a window
 //! ending exactly at the 32-bit top and `len == 0`.
 
-use abi_tests::gen::{address, table, Rng, Shape};
-use abi_tests::{RegisterBank, RegisterLog};
 use neuron_translate::abi::neuron_translate_span;
 use neuron_translate::translate::next_member;
+use neuron_translate::RegisterLog;
 use neuron_translate::{MapRecord, TranslationCtx};
+use nt_support::gen::{address, table, Rng, TableShape};
+use nt_support::RegisterBank;
 use proptest::prelude::*;
 
 fn translate_hit(t: &TranslationCtx, a: u64) -> Option<u32> {
@@ -51,7 +52,11 @@ fn spans_of_random_tables_are_exact() {
     let mut rng = Rng(0x7370_616e);
     let mut checked = 0;
     for _ in 0..3000 {
-        let shape = [Shape::LowWord, Shape::HighWordOnly, Shape::Wild][rng.below(3) as usize];
+        let shape = [
+            TableShape::LowWord,
+            TableShape::HighWordOnly,
+            TableShape::Wild,
+        ][rng.below(3) as usize];
         let mut bank = RegisterBank::default();
         let mut t = bank.bind(&table(&mut rng, shape));
         for _ in 0..4 {
@@ -159,7 +164,7 @@ fn the_c_entry_point_agrees_with_the_safe_api_and_handles_null() {
     let mut rng = Rng(0x6666_6969);
     for _ in 0..500 {
         let mut bank = RegisterBank::default();
-        let base = bank.bind(&table(&mut rng, Shape::Wild));
+        let base = bank.bind(&table(&mut rng, TableShape::Wild));
         let addr = address(&mut rng, &base);
         let len = rng.next_u64() >> rng.below(64);
         let mut a = base;

@@ -5,7 +5,7 @@
 //! Input: the reference's length (4 bytes, little-endian), the reference, the candidate.
 #![no_main]
 
-use abi_tests::{diff, load_bytes};
+use ntx::{diff, load_bytes};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -33,10 +33,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // Every member of an archive, through the archive writer and back.
-    if let Ok(members) = abi_tests::archive::read_members(rest, "archive") {
-        let bytes = abi_tests::archive::write_gnu(&members);
+    if let Ok(members) = ntx::archive::read_members(rest, "archive") {
+        let bytes = ntx::archive::write_gnu(&members);
         let back =
-            abi_tests::archive::read_members(&bytes, "rewritten").expect("our archives read back");
+            ntx::archive::read_members(&bytes, "rewritten").expect("our archives read back");
         assert_eq!(back.len(), members.len());
         for (a, b) in members.iter().zip(&back) {
             assert_eq!(a.data, b.data);

@@ -2,7 +2,7 @@
 //! 168 bytes, and answers anything else with an error naming the size.
 #![no_main]
 
-use abi_tests::tables::{explain, explain_json, explain_text};
+use ntx::tables::{explain, explain_json, explain_text};
 use libfuzzer_sys::fuzz_target;
 use neuron_translate::host::describe_bytes;
 

@@ -9,8 +9,8 @@
 //! replaced; every other byte is the fuzzer's).
 #![no_main]
 
-use abi_tests::differential::Pair;
-use abi_tests::gen::Op;
+use nt_support::differential::Pair;
+use nt_support::gen::Op;
 use libfuzzer_sys::fuzz_target;
 use neuron_translate::TranslationCtx;
 

@@ -359,7 +359,7 @@ impl TableBuilder {
 
 /// What a record is, as far as matching goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub enum RecordShape {
     /// A block of SoC addresses `[soc_start, soc_start + size)`, translated to
     /// `[local_start, local_start + size)` (the local end may pass 2^32 and wrap).
     Window {
@@ -386,7 +386,7 @@ pub struct RecordDescription {
     /// The raw record.
     pub record: MapRecord,
     /// What it matches.
-    pub shape: Shape,
+    pub shape: RecordShape,
     /// The row of the original's table this record is (same slot, local base, mask and
     /// register; any tag), if any: `reusable-0`, ..., `sbuf`, `hbm-scratch`.
     pub original: Option<&'static str>,
@@ -445,30 +445,30 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
     for (slot, r) in t.records.iter().enumerate() {
         let use_ = SlotUse::of(slot);
         let shape = if r.is_empty() {
-            Shape::Empty
+            RecordShape::Empty
         } else if !r.has_contiguous_mask() {
-            Shape::Scattered
+            RecordShape::Scattered
         } else {
-            Shape::Window {
+            RecordShape::Window {
                 soc_start: r.ptr,
                 size: size_of_mask(r.mask),
                 local_start: r.window,
             }
         };
         match shape {
-            Shape::Empty if use_ == SlotUse::Pinned => push(
+            RecordShape::Empty if use_ == SlotUse::Pinned => push(
                 Severity::Warning,
                 Some(slot),
                 "pinned-empty",
                 format!("slot {slot}: pinned but empty (its tag {:#x} has bits outside its mask): it never matches", r.ptr),
             ),
-            Shape::Scattered => push(
+            RecordShape::Scattered => push(
                 Severity::Warning,
                 Some(slot),
                 "mask-not-contiguous",
                 format!("slot {slot}: mask {:#018x} is not contiguous: the addresses it matches are scattered", r.mask),
             ),
-            Shape::Window { size, local_start, .. } => {
+            RecordShape::Window { size, local_start, .. } => {
                 if u128::from(local_start) + size.min(1u128 << 33) > 1u128 << 32 {
                     push(
                         Severity::Warning,

@@ -14,9 +14,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use abi_tests::qemu::{compile_c, functions, link, root, start_object, trace_pcs};
+use clap::Parser;
+
 use neuron_translate::init::REFILL_MASK;
 use neuron_translate::{MapRecord, TranslationCtx};
+use nt_support::qemu::{compile_c, functions, link, root, start_object, trace_pcs};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Impl {
@@ -188,15 +190,23 @@ fn read_toml(path: &Path) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// Dynamic instruction counts of every path of the device object under qemu, against the
+/// original's (bench/original.toml) and the reference C; run through `make bench`.
+#[derive(Parser, Debug)]
+#[command(name = "nt-bench")]
+struct Args {
+    /// Fail (exit 1) when a count is over bench/budget.toml.
+    #[arg(long)]
+    check: bool,
+    /// Where to write the programs and the trace (default target/bench).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let check = args.iter().any(|a| a == "--check");
-    let out_dir = args
-        .iter()
-        .position(|a| a == "--out")
-        .and_then(|i| args.get(i + 1))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/bench"));
+    let args = Args::parse();
+    let check = args.check;
+    let out_dir = args.out.unwrap_or_else(|| root().join("target/bench"));
     std::fs::create_dir_all(&out_dir).unwrap();
 
     let sc = scenarios();
@@ -220,15 +230,9 @@ fn main() {
 
     // Which instructions belong to which implementation.
     let funcs = functions(&elf);
-    let device_names: Vec<String> = {
-        use object::{Object, ObjectSymbol};
-        let data = std::fs::read(abi_tests::tools::product("NT_DEVICE_OBJ")).unwrap();
-        let f = object::File::parse(&*data).unwrap();
-        f.symbols()
-            .filter(|s| s.kind() == object::SymbolKind::Text)
-            .map(|s| s.name().unwrap().to_string())
-            .collect()
-    };
+    let device_names: Vec<String> = functions(&nt_support::tools::product("NT_DEVICE_OBJ"))
+        .into_keys()
+        .collect();
     let ranges = |imp: Impl| -> Vec<(u32, u32)> {
         funcs
             .iter()

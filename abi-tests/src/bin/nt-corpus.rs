@@ -3,19 +3,29 @@
 //! (tool paths from the Makefile); the output is deterministic.
 
 use std::path::Path;
+
+use clap::Parser;
 use std::process::Command;
 
-use abi_tests::gen::{standard_vectors, Op, Shape};
-use abi_tests::tools::{product, run_ok, tool};
+use nt_support::gen::{standard_vectors, Op, TableShape};
+use nt_support::tools::{product, run_ok, tool};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join(name), bytes).unwrap();
 }
 
+/// Writes the seed corpora of the fuzz targets into DIR (run through `make fuzz-corpus`).
+#[derive(Parser, Debug)]
+#[command(name = "nt-corpus")]
+struct Args {
+    /// The corpus directory (fuzz/corpus).
+    dir: std::path::PathBuf,
+}
+
 fn main() {
-    let out = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: nt-corpus DIR"));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Args::parse().dir;
+    let root = nt_support::root();
 
     // translate_diff: table image, then 17-byte calls (kind, address, length).
     let dir = out.join("translate_diff");
@@ -36,13 +46,13 @@ fn main() {
 
     // table_decode: a built table, the standard tables, a wrong size.
     let dir = out.join("table_decode");
-    let built = abi_tests::tables::sample_table().build_image().unwrap();
+    let built = nt_support::gen::sample_table().build_image().unwrap();
     write(&dir, "built", &built);
     for (i, (shape, v)) in standard_vectors(1, 1).iter().enumerate() {
         write(&dir, &format!("{shape:?}-{i}"), &v.table.to_bytes());
     }
     write(&dir, "short", &built[..100]);
-    let _ = Shape::Wild;
+    let _ = TableShape::Wild;
 
     // abi_parse: the reference's length, the reference, the candidate: the fixture, the device
     // object, the manifest, an archive of both objects.
@@ -61,7 +71,7 @@ fn main() {
     let device = std::fs::read(product("NT_DEVICE_OBJ")).unwrap();
     let manifest = std::fs::read(root.join("abi-tests/reference/translation.toml")).unwrap();
     let members = vec![
-        abi_tests::archive::Member {
+        ntx::archive::Member {
             name: b"translation.o".to_vec(),
             data: device.clone(),
             date: 0,
@@ -69,7 +79,7 @@ fn main() {
             gid: 0,
             mode: 0o644,
         },
-        abi_tests::archive::Member {
+        ntx::archive::Member {
             name: b"a_long_member_name.o".to_vec(),
             data: fixture.clone(),
             date: 0,
@@ -78,7 +88,7 @@ fn main() {
             mode: 0o644,
         },
     ];
-    let archive = abi_tests::archive::write_gnu(&members);
+    let archive = ntx::archive::write_gnu(&members);
     let pair = |a: &[u8], b: &[u8]| {
         let mut v = (a.len() as u32).to_le_bytes().to_vec();
         v.extend_from_slice(a);

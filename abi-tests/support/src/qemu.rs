@@ -8,15 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use neuron_translate::layout::RECORDS;
-use neuron_translate::{RegisterAddress, TranslationCtx, WindowRegisters};
+use neuron_translate::{RegisterLog, TranslationCtx};
 
-use crate::gen::{Op, Shape, TableVector};
+use crate::gen::{Op, TableShape, TableVector};
 use crate::tools::{product, run_ok, tool};
+use crate::{bind_registers, unbind_registers};
 
-/// The repository root.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+pub use crate::root;
 
 /// clang flags for the device: the ISA options of the target specification (XTENSA_MATTR,
 /// from the Makefile), freestanding, optimised as the consumers are.
@@ -158,29 +156,6 @@ pub fn functions(elf: &Path) -> BTreeMap<String, (u32, u32)> {
 /// `BANK + 8k`. The device driver binds the indices to its own bank instead.
 const BANK: u64 = 0x1000;
 
-struct Recorder(Vec<(usize, u64)>);
-impl WindowRegisters for Recorder {
-    fn program(&mut self, reg: RegisterAddress, tag: u64) {
-        self.0.push((reg.get(), tag));
-    }
-}
-
-fn bind(t: &TranslationCtx) -> TranslationCtx {
-    let mut out = *t;
-    for r in out.records.iter_mut() {
-        r.reg_location = BANK + 8 * r.reg_location;
-    }
-    out
-}
-
-fn unbind(t: &TranslationCtx) -> TranslationCtx {
-    let mut out = *t;
-    for r in out.records.iter_mut() {
-        r.reg_location = (r.reg_location - BANK) / 8;
-    }
-    out
-}
-
 fn table_bytes(out: &mut String, t: &TranslationCtx) {
     out.push('{');
     for b in t.to_bytes() {
@@ -219,7 +194,7 @@ pub fn init_header() -> String {
     };
     let mut t = initial_table(&inputs(INIT_ENGINE_BASES[0]));
     let first = t;
-    let mut rec = Recorder(Vec::new());
+    let mut rec = RegisterLog::default();
     let mut locals = String::new();
     for a in INIT_REFILLS {
         let l = t
@@ -268,17 +243,17 @@ pub fn init_header() -> String {
 /// host library gives, and the table it ends with; then [`init_header`]. `check_reference` says whether the
 /// seed's reference model must agree on a vector (the shapes without the deviations the
 /// host differential test models: see tests/differential.rs).
-pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
+pub fn vectors_header(vectors: &[(TableShape, TableVector)]) -> String {
     let mut tables = String::new();
     let mut finals = String::new();
     let mut ops = String::new();
     let mut index = String::new();
     let mut op_count = 0usize;
     for (shape, v) in vectors {
-        let mut t = bind(&v.table);
+        let mut t = bind_registers(&v.table, BANK);
         let first = op_count;
         for op in &v.ops {
-            let mut rec = Recorder(Vec::new());
+            let mut rec = RegisterLog::default();
             let (kind, addr, result, start, end) = match *op {
                 Op::Translate(a) => {
                     let r = t
@@ -309,13 +284,13 @@ pub fn vectors_header(vectors: &[(Shape, TableVector)]) -> String {
         }
         table_bytes(&mut tables, &v.table);
         tables.push_str(",\n");
-        table_bytes(&mut finals, &unbind(&t));
+        table_bytes(&mut finals, &unbind_registers(&t, BANK));
         finals.push_str(",\n");
         let _ = writeln!(
             index,
             "{{{first},{},{}}},",
             v.ops.len(),
-            u8::from(*shape != Shape::Wild)
+            u8::from(*shape != TableShape::Wild)
         );
     }
     format!(

@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use abi_tests::model::InputError;
-use abi_tests::{archive, diff, load, load_bytes, tables};
 use clap::{Parser, Subcommand, ValueEnum};
+use ntx::model::InputError;
+use ntx::{archive, diff, load, load_bytes, tables};
 
 #[derive(Parser, Debug)]
 #[command(name = "ntx", version, about = "neuron-translate ABI tools")]
@@ -218,18 +218,18 @@ fn relink(
     let odata = read(object)?;
     let osrc = object.display().to_string();
     let reference = load_bytes(&members[index].data, &format!("{vsrc}({member})"), member)?;
-    let candidate = abi_tests::model::from_elf(&odata, &osrc)?;
+    let candidate = ntx::model::from_elf(&odata, &osrc)?;
     diff::comparable(&reference, &candidate).map_err(|m| InputError::new(&osrc, m))?;
     let mut report = diff::diff(&reference, &candidate);
     // The other members, as the linker will see them: what they import from the member
     // being replaced must still be there. Members that are not ELF objects are skipped.
-    let others: Vec<(String, abi_tests::model::AbiModel)> = members
+    let others: Vec<(String, ntx::model::AbiModel)> = members
         .iter()
         .enumerate()
         .filter(|(i, m)| *i != index && m.data.starts_with(b"\x7fELF"))
         .map(|(_, m)| {
             let name = String::from_utf8_lossy(&m.name).into_owned();
-            let model = abi_tests::model::from_elf(&m.data, &format!("{vsrc}({name})"))?;
+            let model = ntx::model::from_elf(&m.data, &format!("{vsrc}({name})"))?;
             Ok((name, model))
         })
         .collect::<Result<_, InputError>>()?;

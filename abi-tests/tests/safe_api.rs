@@ -1,39 +1,21 @@
-//! Unit tests of the safe API, one per row of contract §3 and §4 that the safe API carries.
-//! The FFI rows (NULL pointers, traps, MMIO store order, `_ctx`) are tested on the exported
-//! symbols in abi-tests/tests/ffi_contract.rs.
+//! The safe API against docs/contract.md, one test per row of §3 and §4 that the safe API
+//! carries. The FFI rows (NULL pointers, traps, MMIO store order, `_ctx`) are tested on the
+//! exported symbols in ffi_contract.rs and init_global.rs.
 
-use std::vec::Vec;
-
-use crate::init::{empty_tag, initial_table, sbuf_window, InitInputs, APERTURES, REFILL_MASK};
-use crate::layout::{offsets, MapRecord, TranslationCtx};
-use crate::translate::{Mapping, RefillError};
-use crate::window_reg::{RegisterAddress, WindowRegisters};
-
-#[derive(Default)]
-struct Log(Vec<(usize, u64)>);
-impl WindowRegisters for Log {
-    fn program(&mut self, reg: RegisterAddress, tag: u64) {
-        self.0.push((reg.get(), tag));
-    }
-}
+use neuron_translate::init::{
+    empty_tag, initial_table, sbuf_window, InitInputs, APERTURES, REFILL_MASK,
+};
+use neuron_translate::layout::{offsets, MapRecord, TranslationCtx};
+use neuron_translate::translate::{Mapping, RefillError};
+use neuron_translate::window_reg::RegisterAddress;
+use neuron_translate::RegisterLog as Log;
+use nt_support::gen::disjoint_table;
 
 const REG: u64 = 0x1000;
 
-/// Five disjoint 1 MiB windows at SoC 0x40_0000_0000 + k MiB, local 0x10_0000 * (k + 1),
-/// registers at REG + 8k; records 0..3 use the refill mask so they look like the seed's.
+/// The disjoint table with registers at `REG + 8k`.
 fn table() -> TranslationCtx {
-    let mut t = TranslationCtx::default();
-    for (k, r) in t.records.iter_mut().enumerate() {
-        let mask = !0xF_FFFFu64;
-        *r = MapRecord {
-            ptr: 0x40_0000_0000 + ((k as u64) << 20),
-            window: 0x10_0000 * (k as u32 + 1),
-            _pad: 0,
-            mask,
-            reg_location: REG + 8 * k as u64,
-        };
-    }
-    t
+    disjoint_table(core::array::from_fn(|k| REG + 8 * k as u64))
 }
 
 #[test]
@@ -353,7 +335,9 @@ fn the_contracts_worked_example_refills_slot_0_through_mem_window3() {
 
 #[test]
 fn register_rows_name_the_window_registers() {
-    use crate::regs::{pair_at, ENGINE_BASE_ADDR, MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
+    use neuron_translate::regs::{
+        pair_at, ENGINE_BASE_ADDR, MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6,
+    };
     for (k, reg) in [MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6].iter().enumerate() {
         assert_eq!(APERTURES[k].register, Some(*reg), "slot {k}");
         assert_eq!(pair_at(APERTURES[k].reg_location()), Some(*reg));

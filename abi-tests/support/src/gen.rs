@@ -5,6 +5,8 @@
 //! indices into a register bank (one 8-byte block per record); whoever runs a vector places
 //! the bank and turns indices into addresses.
 
+use neuron_translate::host::{Extent, SlotUse, TableBuilder, Window};
+use neuron_translate::init::APERTURES;
 use neuron_translate::init::REFILL_MASK;
 use neuron_translate::layout::RECORDS;
 use neuron_translate::{MapRecord, TranslationCtx};
@@ -36,7 +38,7 @@ impl Rng {
 
 /// How the windows of a generated table differ from each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub enum TableShape {
     /// Tags differ in the low word (the usual case: windows below 4 GiB apart).
     LowWord,
     /// Tags differ only in the high word (windows exactly 4 GiB multiples apart).
@@ -82,30 +84,30 @@ fn contiguous_mask(rng: &mut Rng, min_bits: u64, max_bits: u64) -> u64 {
 }
 
 /// A random table of the given shape. Reusable slots (0..3) keep the seed's refill mask
-/// unless the shape is [`Shape::Wild`], so that refills are comparable with the seed's
+/// unless the shape is [`TableShape::Wild`], so that refills are comparable with the seed's
 /// model (which always maps a 16 MiB page).
-pub fn table(rng: &mut Rng, shape: Shape) -> TranslationCtx {
+pub fn table(rng: &mut Rng, shape: TableShape) -> TranslationCtx {
     let mut t = TranslationCtx::default();
     let hi_base = rng.next_u64() & 0xFFFF_FF00_0000_0000;
     for (k, r) in t.records.iter_mut().enumerate() {
         let mask = match shape {
-            Shape::Wild if rng.chance(1, 4) => rng.next_u64(),
-            Shape::Wild => contiguous_mask(rng, 0, 64),
+            TableShape::Wild if rng.chance(1, 4) => rng.next_u64(),
+            TableShape::Wild => contiguous_mask(rng, 0, 64),
             _ if k < 3 => REFILL_MASK,
             _ => contiguous_mask(rng, 12, 28),
         };
         let base = match shape {
-            Shape::LowWord => hi_base | (rng.next_u64() & 0xFFFF_FFFF),
-            Shape::HighWordOnly => (hi_base + ((k as u64 + 1) << 32)) | 0x1234_5000,
-            Shape::Wild => rng.next_u64(),
+            TableShape::LowWord => hi_base | (rng.next_u64() & 0xFFFF_FFFF),
+            TableShape::HighWordOnly => (hi_base + ((k as u64 + 1) << 32)) | 0x1234_5000,
+            TableShape::Wild => rng.next_u64(),
         };
-        let ptr = if shape == Shape::Wild && rng.chance(1, 8) {
+        let ptr = if shape == TableShape::Wild && rng.chance(1, 8) {
             rng.next_u64()
         } else {
             base & mask
         };
         let window = match shape {
-            Shape::Wild => rng.next_u64() as u32,
+            TableShape::Wild => rng.next_u64() as u32,
             _ => 0x0010_0000u32.wrapping_mul(k as u32 + 1) | (rng.next_u64() as u32 & 0xF000_0000),
         };
         *r = MapRecord {
@@ -117,7 +119,7 @@ pub fn table(rng: &mut Rng, shape: Shape) -> TranslationCtx {
         };
     }
     t.next_alloc = match shape {
-        Shape::Wild => rng.next_u64() as u8,
+        TableShape::Wild => rng.next_u64() as u8,
         _ => rng.below(3) as u8,
     };
     t
@@ -136,7 +138,7 @@ pub fn address(rng: &mut Rng, t: &TranslationCtx) -> u64 {
 }
 
 /// A vector: a table and `n` calls, mostly translates.
-pub fn vector(rng: &mut Rng, shape: Shape, n: usize) -> TableVector {
+pub fn vector(rng: &mut Rng, shape: TableShape, n: usize) -> TableVector {
     let table = table(rng, shape);
     let ops = (0..n)
         .map(|_| {
@@ -156,13 +158,57 @@ pub const STANDARD: (usize, usize) = (200, 64);
 
 /// The standard set of vectors every implementation is run on: `per_shape` tables of each
 /// shape, `ops` calls each, from a fixed seed.
-pub fn standard_vectors(per_shape: usize, ops: usize) -> Vec<(Shape, TableVector)> {
+pub fn standard_vectors(per_shape: usize, ops: usize) -> Vec<(TableShape, TableVector)> {
     let mut rng = Rng(0x6E65_7572_6F6E_2D74); // "neuron-t"
     let mut out = Vec::new();
-    for shape in [Shape::LowWord, Shape::HighWordOnly, Shape::Wild] {
+    for shape in [
+        TableShape::LowWord,
+        TableShape::HighWordOnly,
+        TableShape::Wild,
+    ] {
         for _ in 0..per_shape {
             out.push((shape, vector(&mut rng, shape, ops)));
         }
     }
     out
+}
+
+/// Five disjoint 1 MiB windows at SoC `0x40_0000_0000 + k MiB`, local `0x10_0000 * (k + 1)`,
+/// with the given register locations: the table most unit tests of the contract start from.
+pub fn disjoint_table(regs: [u64; RECORDS]) -> TranslationCtx {
+    let mut t = TranslationCtx::empty();
+    for (k, r) in t.records.iter_mut().enumerate() {
+        *r = MapRecord {
+            ptr: 0x40_0000_0000 + ((k as u64) << 20),
+            window: 0x10_0000 * (k as u32 + 1),
+            _pad: 0,
+            mask: !0xF_FFFF,
+            reg_location: regs[k],
+        };
+    }
+    t
+}
+
+/// A window for examples and tests: slot `slot` used as its slot number says, with the
+/// register the original's table gives that slot (`MEM_WINDOW3/5/6` for slots 0..2, none
+/// for the pinned ones).
+pub fn sample_window(slot: usize, soc_base: u64, size: u64, local_base: u32) -> Window {
+    Window {
+        slot,
+        kind: SlotUse::of(slot),
+        soc_base: Some(soc_base),
+        extent: Extent::Size(size),
+        local_base,
+        reg_location: APERTURES.get(slot).map_or(0, |a| a.reg_location()),
+    }
+}
+
+/// A valid table for examples and tests: a 64 KiB and two 16 MiB reusable windows and a
+/// pinned one; slot 3 left empty.
+pub fn sample_table() -> TableBuilder {
+    TableBuilder::new()
+        .window(sample_window(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
+        .window(sample_window(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
+        .window(sample_window(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
+        .window(sample_window(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
 }

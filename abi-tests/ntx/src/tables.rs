@@ -3,40 +3,15 @@
 use std::fmt::Write as _;
 
 use neuron_translate::host::{
-    describe, Extent, Severity, Shape, SlotUse, TableBuilder, TableDescription, Window,
+    describe, Extent, RecordShape, Severity, SlotUse, TableBuilder, TableDescription, Window,
 };
-use neuron_translate::init::APERTURES;
 use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::InitInputs;
-use neuron_translate::{RegisterAddress, TranslationCtx, WindowRegisters};
+use neuron_translate::{RegisterLog, TranslationCtx};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::model::InputError;
-
-/// A window for examples and tests: slot `slot` used as its slot number says, with the
-/// register the original's table gives that slot (`MEM_WINDOW3/5/6` for slots 0..2, none
-/// for the pinned ones).
-pub fn sample_window(slot: usize, soc_base: u64, size: u64, local_base: u32) -> Window {
-    Window {
-        slot,
-        kind: SlotUse::of(slot),
-        soc_base: Some(soc_base),
-        extent: Extent::Size(size),
-        local_base,
-        reg_location: APERTURES.get(slot).map_or(0, |a| a.reg_location()),
-    }
-}
-
-/// A valid table for examples and tests: a 64 KiB and two 16 MiB reusable windows and a
-/// pinned one; slot 3 left empty.
-pub fn sample_table() -> TableBuilder {
-    TableBuilder::new()
-        .window(sample_window(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
-        .window(sample_window(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
-        .window(sample_window(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
-        .window(sample_window(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
-}
 
 /// Reads a table image: exactly 168 bytes.
 pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, InputError> {
@@ -83,7 +58,7 @@ pub fn explain_text(d: &TableDescription) -> String {
     for r in &d.records {
         let _ = write!(s, "slot {}  {:<8}  ", r.slot, r.use_.to_string());
         match r.shape {
-            Shape::Window {
+            RecordShape::Window {
                 soc_start,
                 size,
                 local_start,
@@ -96,14 +71,14 @@ pub fn explain_text(d: &TableDescription) -> String {
                     size_text(size)
                 );
             }
-            Shape::Empty => {
+            RecordShape::Empty => {
                 let _ = write!(
                     s,
                     "empty: matches no address (tag {:#x}, mask {:#x})",
                     r.record.ptr, r.record.mask
                 );
             }
-            Shape::Scattered => {
+            RecordShape::Scattered => {
                 let _ = write!(
                     s,
                     "scattered: matches addresses a with (a & {:#018x}) == {:#018x}, local base {:#010x}",
@@ -152,7 +127,7 @@ pub fn explain_json(d: &TableDescription) -> Value {
                 "original": r.original,
             });
             match r.shape {
-                Shape::Window {
+                RecordShape::Window {
                     soc_start,
                     size,
                     local_start,
@@ -162,8 +137,8 @@ pub fn explain_json(d: &TableDescription) -> Value {
                     v["size"] = json!(format!("{size:#x}"));
                     v["local_start"] = json!(format!("{local_start:#x}"));
                 }
-                Shape::Empty => v["shape"] = json!("empty"),
-                Shape::Scattered => v["shape"] = json!("scattered"),
+                RecordShape::Empty => v["shape"] = json!("empty"),
+                RecordShape::Scattered => v["shape"] = json!("scattered"),
             }
             v
         })
@@ -202,13 +177,6 @@ pub fn parse_u64(text: &str) -> Option<u64> {
     }
 }
 
-struct Describe(Vec<(usize, u64)>);
-impl WindowRegisters for Describe {
-    fn program(&mut self, reg: RegisterAddress, tag: u64) {
-        self.0.push((reg.get(), tag));
-    }
-}
-
 /// `ntx translate`: the addresses in order, each seeing the table as the ones before left
 /// it (a refill changes the table, as on the device).
 pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
@@ -229,7 +197,7 @@ pub fn translate(table: &mut TranslationCtx, addrs: &[u64]) -> String {
         match table.plan_refill(a) {
             Ok(plan) => {
                 let cursor = table.next_alloc;
-                let mut regs = Describe(Vec::new());
+                let mut regs = RegisterLog::default();
                 table.apply_refill(&plan, &mut regs);
                 let reg = plan.register.get() as u64;
                 let name = |suffix: &str| {

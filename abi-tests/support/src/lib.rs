@@ -1,60 +1,21 @@
-//! The object-level harness of neuron-translate: test support shared by the host tests,
-//! the qemu runs and the `ntx` CLI.
+//! Test support for neuron-translate: what the integration tests (abi-tests/tests), the
+//! device benchmarks and the fuzz targets share. Nothing here is part of the `ntx` tool.
 //!
 //! * [`start_exit`]: the host definition of the import, standing in for start_exit.o.
 //! * [`nx`]: the NX register block mapped on the host, and a log of the stores to it.
-//! * [`reference`]: the seed's reference C model (csrc/reference.c), linked for tests.
-//! * [`gen`]: deterministic generators of tables and address streams.
-//! * [`RegisterLog`]: a [`WindowRegisters`] sink that records every programming.
+//! * [`reference`]: the seed's reference C model (abi-tests/csrc/reference.c), linked for tests.
+//! * [`gen`]: deterministic generators of tables and address streams, and fixtures.
+//! * [`differential`]: one call through the library and the reference model, compared.
+//! * [`qemu`]: building and running device programs under qemu-xtensa.
+//! * [`RegisterBank`], [`guard`], [`in_child`], [`tools`]: register memory, guard pages,
+//!   forked children, the Makefile's tools.
 
-use neuron_translate::{RegisterAddress, WindowRegisters};
+use neuron_translate::TranslationCtx;
 
-pub mod archive;
-pub mod diff;
 pub mod differential;
 pub mod gen;
-pub mod manifest;
-pub mod model;
 pub mod nx;
 pub mod qemu;
-pub mod tables;
-
-/// Builds the ABI model of a file: an ELF relocatable, a member of an `ar` archive
-/// (`member`, default `translation.o`), or a reference manifest (TOML).
-pub fn load(path: &std::path::Path, member: &str) -> Result<model::AbiModel, model::InputError> {
-    let source = path.display().to_string();
-    let data = std::fs::read(path)
-        .map_err(|e| model::InputError::new(&source, format!("cannot read: {e}")))?;
-    load_bytes(&data, &source, member)
-}
-
-/// [`load`] on bytes already read.
-pub fn load_bytes(
-    data: &[u8],
-    source: &str,
-    member: &str,
-) -> Result<model::AbiModel, model::InputError> {
-    if data.is_empty() {
-        return Err(model::InputError::new(source, "empty file"));
-    }
-    if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
-        let members = archive::read_members(data, source)?;
-        let m = archive::member(&members, member, source)?;
-        return model::from_elf(&m.data, &format!("{source}({member})"));
-    }
-    if data.starts_with(b"\x7fELF") {
-        return model::from_elf(data, source);
-    }
-    match std::str::from_utf8(data) {
-        Ok(text) if text.contains("[object]") => {
-            Ok(manifest::Manifest::parse(text, source)?.to_model(source))
-        }
-        _ => Err(model::InputError::new(
-            source,
-            "not an ELF object, an ar archive or an ABI manifest",
-        )),
-    }
-}
 
 /// Host stand-in for what start_exit.o defines and the library imports (docs/contract.md
 /// §1): `extended_isa::sdk::hbm_scratch`. (The original also imports `data_scratch_map`;
@@ -79,6 +40,11 @@ pub mod start_exit {
     }
 }
 
+/// The repository root (the workspace's).
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 /// Serialises the tests that touch the library's globals (`_ctx`, the table storage, the
 /// imports): the test harness runs tests on several threads.
 pub static GLOBAL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -99,14 +65,23 @@ pub mod reference {
     }
 }
 
-/// Records every register programming: (register address, tag).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct RegisterLog(pub Vec<(usize, u64)>);
-
-impl WindowRegisters for RegisterLog {
-    fn program(&mut self, reg: RegisterAddress, tag: u64) {
-        self.0.push((reg.get(), tag));
+/// `t` with every `reg_location`, a bank index `k`, replaced by the address `base + 8k`
+/// of the bank's block `k`.
+pub fn bind_registers(t: &TranslationCtx, base: u64) -> TranslationCtx {
+    let mut out = *t;
+    for r in out.records.iter_mut() {
+        r.reg_location = base + 8 * r.reg_location;
     }
+    out
+}
+
+/// The inverse of [`bind_registers`].
+pub fn unbind_registers(t: &TranslationCtx, base: u64) -> TranslationCtx {
+    let mut out = *t;
+    for r in out.records.iter_mut() {
+        r.reg_location = (r.reg_location - base) / 8;
+    }
+    out
 }
 
 /// A register bank: one 8-byte block (two `u32`) per record, at a stable address.
@@ -126,28 +101,13 @@ impl RegisterBank {
     }
 
     /// `t` with every bank index in `reg_location` replaced by that block's address.
-    pub fn bind(
-        &mut self,
-        t: &neuron_translate::TranslationCtx,
-    ) -> neuron_translate::TranslationCtx {
-        let mut out = *t;
-        for r in out.records.iter_mut() {
-            r.reg_location = self.block(r.reg_location);
-        }
-        out
+    pub fn bind(&mut self, t: &TranslationCtx) -> TranslationCtx {
+        bind_registers(t, self.block(0))
     }
 
     /// The inverse of [`RegisterBank::bind`], for comparing tables bound to different banks.
-    pub fn unbind(
-        &mut self,
-        t: &neuron_translate::TranslationCtx,
-    ) -> neuron_translate::TranslationCtx {
-        let base = self.block(0);
-        let mut out = *t;
-        for r in out.records.iter_mut() {
-            r.reg_location = (r.reg_location - base) / 8;
-        }
-        out
+    pub fn unbind(&mut self, t: &TranslationCtx) -> TranslationCtx {
+        unbind_registers(t, self.block(0))
     }
 }
 
@@ -157,7 +117,7 @@ pub mod guard {
     /// An anonymous shared mapping of `pages` pages (shared, so that a forked child's
     /// stores are visible to the parent), with some pages made inaccessible.
     #[derive(Debug)]
-    pub struct Mapping {
+    pub struct GuardedPages {
         base: *mut u8,
         len: usize,
     }
@@ -168,9 +128,9 @@ pub mod guard {
         unsafe { libc::sysconf(libc::_SC_PAGESIZE) as usize }
     }
 
-    impl Mapping {
+    impl GuardedPages {
         /// Maps `pages` zeroed read-write pages.
-        pub fn new(pages: usize) -> Mapping {
+        pub fn new(pages: usize) -> GuardedPages {
             let len = pages * page();
             // SAFETY: a fresh anonymous mapping.
             let base = unsafe {
@@ -184,7 +144,7 @@ pub mod guard {
                 )
             };
             assert_ne!(base, libc::MAP_FAILED, "mmap failed");
-            Mapping {
+            GuardedPages {
                 base: base.cast(),
                 len,
             }
@@ -204,7 +164,7 @@ pub mod guard {
         }
     }
 
-    impl Drop for Mapping {
+    impl Drop for GuardedPages {
         fn drop(&mut self) {
             // SAFETY: unmapping what new() mapped.
             unsafe { libc::munmap(self.base.cast(), self.len) };
@@ -238,7 +198,7 @@ pub fn in_child(f: impl FnOnce() -> i32) -> Result<i32, i32> {
 /// External tools and build products, as the Makefile names them. The Makefile is the one
 /// place tool names live; the tests read them from the environment it exports.
 pub mod tools {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
     use std::process::{Command, Output};
 
     /// The tool (or product path) the Makefile exports as `var`.
@@ -276,9 +236,7 @@ pub mod tools {
 
     /// A fresh scratch directory under the target directory, named for the test.
     pub fn scratch(name: &str) -> PathBuf {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../target/test-scratch")
-            .join(name);
+        let dir = crate::root().join("target/test-scratch").join(name);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir

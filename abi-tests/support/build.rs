@@ -1,8 +1,8 @@
-//! Compiles the seed's reference model (csrc/reference.c) for the host tests.
+//! Compiles the reference model (abi-tests/csrc/reference.c) for the host tests.
 fn main() {
-    println!("cargo:rerun-if-changed=csrc/reference.c");
+    println!("cargo:rerun-if-changed=../csrc/reference.c");
     cc::Build::new()
-        .file("csrc/reference.c")
+        .file("../csrc/reference.c")
         .std("c11")
         .warnings(true)
         .extra_warnings(true)

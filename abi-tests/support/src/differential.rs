@@ -154,7 +154,7 @@ impl Pair {
     /// its definition at its ends; then the model is brought to the library's state.
     pub fn step_span(&mut self, addr: u64, len: u64) -> Result<(), String> {
         let mut expect = self.rust;
-        let mut log = crate::RegisterLog::default();
+        let mut log = neuron_translate::RegisterLog::default();
         let want = expect
             .translate_span(addr, len, &mut log)
             .map_err(|e| format!("span: {e}"))?;
