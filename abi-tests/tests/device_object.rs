@@ -108,7 +108,7 @@ fn bss_layout_is_the_originals() {
     let mut checked = 0;
     for s in m.symbols.iter().filter(|s| s.kind == "OBJECT") {
         let d = &have.defined[&s.name];
-        assert_eq!(d.section, s.section, "{}", s.name);
+        assert_eq!(d.section.to_string(), s.section, "{}", s.name);
         assert_eq!(d.offset, s.offset, "{}: offset in .bss", s.name);
         assert!(
             s.offset.is_some() && s.align.is_some(),

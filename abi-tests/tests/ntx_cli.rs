@@ -261,6 +261,16 @@ fn malformed_inputs_exit_2_with_a_message_naming_the_file() {
             "not a valid manifest",
         ),
         (dir.join("does-not-exist.o"), "cannot read"),
+        (
+            write(
+                "binding.toml",
+                &std::fs::read_to_string(product("NT_MANIFEST"))
+                    .unwrap()
+                    .replacen("binding = \"GLOBAL\"", "binding = \"GLOBL\"", 1)
+                    .into_bytes(),
+            ),
+            "symbol _Z16neuron_translatePvy: unknown binding \"GLOBL\" (one of: LOCAL, GLOBAL, WEAK, UNIQUE)",
+        ),
     ];
     for (path, needle) in &cases {
         let out = ntx(&[&"abi-diff", &"--reference", &orig, &"--candidate", path]);

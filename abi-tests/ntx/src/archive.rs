@@ -4,7 +4,7 @@
 use object::read::archive::ArchiveFile;
 use object::{Object, ObjectSymbol};
 
-use crate::model::InputError;
+use crate::error::{Error, ErrorKind};
 
 /// One member, with what its header said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,20 +25,33 @@ pub struct Member {
 
 /// Reads every member of an archive, in order. The symbol index and long-name table are
 /// not members.
-pub fn read_members(data: &[u8], source: &str) -> Result<Vec<Member>, InputError> {
-    let archive = ArchiveFile::parse(data)
-        .map_err(|e| InputError::new(source, format!("not a valid ar archive: {e}")))?;
+pub fn read_members(data: &[u8], source: &str) -> Result<Vec<Member>, Error> {
+    let archive = ArchiveFile::parse(data).map_err(|e| {
+        Error::new(
+            ErrorKind::MalformedArchive,
+            source,
+            format!("not a valid ar archive: {e}"),
+        )
+    })?;
     if archive.is_thin() {
-        return Err(InputError::new(
+        return Err(Error::new(
+            ErrorKind::MalformedArchive,
             source,
             "a thin archive (members are outside it): not supported",
         ));
     }
     let mut out = Vec::new();
     for m in archive.members() {
-        let m = m.map_err(|e| InputError::new(source, format!("corrupt archive member: {e}")))?;
+        let m = m.map_err(|e| {
+            Error::new(
+                ErrorKind::MalformedArchive,
+                source,
+                format!("corrupt archive member: {e}"),
+            )
+        })?;
         let bytes = m.data(data).map_err(|e| {
-            InputError::new(
+            Error::new(
+                ErrorKind::MalformedArchive,
                 source,
                 format!(
                     "corrupt archive member {}: {e}",
@@ -59,11 +72,7 @@ pub fn read_members(data: &[u8], source: &str) -> Result<Vec<Member>, InputError
 }
 
 /// The bytes of the member called `name`, or an error listing the members there are.
-pub fn member<'a>(
-    members: &'a [Member],
-    name: &str,
-    source: &str,
-) -> Result<&'a Member, InputError> {
+pub fn member<'a>(members: &'a [Member], name: &str, source: &str) -> Result<&'a Member, Error> {
     members
         .iter()
         .find(|m| m.name == name.as_bytes())
@@ -72,7 +81,8 @@ pub fn member<'a>(
                 .iter()
                 .map(|m| String::from_utf8_lossy(&m.name).into_owned())
                 .collect();
-            InputError::new(
+            Error::new(
+                ErrorKind::MissingMember,
                 source,
                 format!(
                     "no member named {name} (members: {})",

@@ -3,11 +3,12 @@
 //! misbehave), an `addition` (something new that breaks nobody), or a `note` (a difference
 //! worth knowing that is neither).
 
-use std::fmt::Write as _;
+use std::collections::BTreeSet;
+use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use crate::model::{demangle, AbiModel, DefinedSymbol, Mechanism};
+use crate::model::{demangle, AbiModel, DefinedSymbol, Mechanism, SymbolType};
 
 /// The class of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -21,13 +22,70 @@ pub enum Class {
     Note,
 }
 
+/// The kind of a finding. The spellings (kebab-case, `e_flags`) are the JSON format's and
+/// stable; abi-tests/README.md lists what each means. Declared in the alphabetical order of
+/// the spellings, which is the order findings of one class are listed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Another archive member needs a symbol the candidate does not define.
+    ConsumerUnresolved,
+    /// The ELF header flags differ.
+    #[serde(rename = "e_flags")]
+    EFlags,
+    /// A new import.
+    ImportAdded,
+    /// An import no longer needed.
+    ImportUnused,
+    /// A new reference.
+    ReferenceAdded,
+    /// The same reference, another relocation mechanism.
+    ReferenceMechanism,
+    /// A reference no longer made.
+    ReferenceMissing,
+    /// A section of note is new.
+    SectionAdded,
+    /// A section of note is missing.
+    SectionMissing,
+    /// A section of note the reference does not record.
+    SectionPresent,
+    /// A new global symbol.
+    SymbolAdded,
+    /// A data object less aligned.
+    SymbolAlignment,
+    /// Another binding.
+    SymbolBinding,
+    /// A symbol of the reference is not defined.
+    SymbolMissing,
+    /// A data object elsewhere in its section.
+    SymbolOffset,
+    /// Another section kind.
+    SymbolSection,
+    /// A data object of another size.
+    SymbolSize,
+    /// Another type.
+    SymbolType,
+    /// Another visibility.
+    SymbolVisibility,
+    /// `.xtensa.info` says another calling convention.
+    XtensaAbi,
+}
+
+impl fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The serde spelling is the one name of each kind.
+        let v = serde_json::to_value(self).map_err(|_| fmt::Error)?;
+        f.write_str(v.as_str().ok_or(fmt::Error)?)
+    }
+}
+
 /// One difference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// Break, addition or note.
     pub class: Class,
-    /// A stable identifier of the kind of difference (see abi-tests/README.md).
-    pub kind: &'static str,
+    /// What kind of difference.
+    pub kind: FindingKind,
     /// The symbol concerned, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
@@ -110,18 +168,33 @@ impl Report {
         }
         s
     }
+
+    /// Adds findings made elsewhere (e.g. [`unresolved_consumers`]), keeping the order and
+    /// the counts.
+    pub fn extend(&mut self, more: Vec<Finding>) {
+        self.findings.extend(more);
+        self.findings
+            .sort_by(|a, b| (a.class, a.kind, &a.symbol).cmp(&(b.class, b.kind, &b.symbol)));
+        let count = |c| self.findings.iter().filter(|f| f.class == c).count();
+        (self.breaks, self.additions, self.notes) = (
+            count(Class::Break),
+            count(Class::Addition),
+            count(Class::Note),
+        );
+    }
 }
 
+/// Findings as they are made.
+#[derive(Default)]
 struct Findings(Vec<Finding>);
 
 impl Findings {
     fn add(
         &mut self,
         class: Class,
-        kind: &'static str,
+        kind: FindingKind,
         symbol: Option<&str>,
-        reference: Option<String>,
-        candidate: Option<String>,
+        (reference, candidate): (Option<String>, Option<String>),
         message: String,
     ) {
         self.0.push(Finding {
@@ -136,7 +209,7 @@ impl Findings {
     }
 }
 
-fn mechanisms(set: &std::collections::BTreeSet<Mechanism>) -> String {
+fn mechanisms(set: &BTreeSet<Mechanism>) -> String {
     set.iter()
         .map(|m| m.to_string())
         .collect::<Vec<_>>()
@@ -148,47 +221,6 @@ fn abi_name(v: &str) -> String {
         "0" => "ABI=0 (windowed)".into(),
         "1" => "ABI=1 (call0)".into(),
         o => format!("ABI={o}"),
-    }
-}
-
-/// A data object's size, alignment and place in its section. A smaller size or alignment
-/// breaks consumers (they read past it, or use wider accesses than it allows); a larger
-/// alignment or another offset does not (consumers reach the object by name), so those are
-/// notes.
-fn data_layout(f: &mut Findings, name: &str, r: &DefinedSymbol, c: &DefinedSymbol) {
-    if r.size != c.size {
-        f.add(
-            Class::Break,
-            "symbol-size",
-            Some(name),
-            Some(r.size.to_string()),
-            Some(c.size.to_string()),
-            format!("size of data object {name} differs"),
-        );
-    }
-    if let (Some(ra), Some(ca)) = (r.align, c.align) {
-        if ca < ra {
-            f.add(
-                Class::Break,
-                "symbol-alignment",
-                Some(name),
-                Some(ra.to_string()),
-                Some(ca.to_string()),
-                format!("{name} is less aligned than in the reference"),
-            );
-        }
-    }
-    if let (Some(ro), Some(co)) = (r.offset, c.offset) {
-        if ro != co {
-            f.add(
-                Class::Note,
-                "symbol-offset",
-                Some(name),
-                Some(format!("{} + {ro:#x}", r.section)),
-                Some(format!("{} + {co:#x}", c.section)),
-                format!("{name} sits elsewhere in its section (consumers reach it by name)"),
-            );
-        }
     }
 }
 
@@ -210,62 +242,36 @@ pub fn comparable(reference: &AbiModel, candidate: &AbiModel) -> Result<(), Stri
     Ok(())
 }
 
-/// What the other members of an archive need from the member being replaced and the
-/// candidate does not define: one break per (member, symbol), each a link that would fail.
-/// `members` are the other members' names and models; `reference` is the member replaced.
-pub fn unresolved_consumers(
-    members: &[(String, AbiModel)],
-    reference: &AbiModel,
-    candidate: &AbiModel,
-) -> Vec<Finding> {
-    let mut f = Findings(Vec::new());
-    for (member, m) in members {
-        for name in &m.undefined {
-            if reference.defined.contains_key(name) && !candidate.defined.contains_key(name) {
-                f.add(
-                    Class::Break,
-                    "consumer-unresolved",
-                    Some(name),
-                    Some(format!("defined, needed by {member}")),
-                    None,
-                    format!("{member} needs {name}, which the candidate does not define: linking {member} would fail"),
-                );
-            }
-        }
-    }
-    f.0
-}
-
-impl Report {
-    /// Adds findings made elsewhere (e.g. [`unresolved_consumers`]), keeping the order and
-    /// the counts.
-    pub fn extend(&mut self, more: Vec<Finding>) {
-        self.findings.extend(more);
-        sort(&mut self.findings);
-        let count = |c| self.findings.iter().filter(|f| f.class == c).count();
-        (self.breaks, self.additions, self.notes) = (
-            count(Class::Break),
-            count(Class::Addition),
-            count(Class::Note),
-        );
-    }
-}
-
-fn sort(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| (a.class, a.kind, &a.symbol).cmp(&(b.class, b.kind, &b.symbol)));
-}
-
 /// Compares `candidate` against `reference` (which must be [`comparable`]).
 pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
-    let mut f = Findings(Vec::new());
+    let mut f = Findings::default();
+    header(&mut f, reference, candidate);
+    symbols(&mut f, reference, candidate);
+    imports(&mut f, reference, candidate);
+    references(&mut f, reference, candidate);
+    sections(&mut f, reference, candidate);
+    let mut report = Report {
+        version: 1,
+        reference: reference.source.clone(),
+        candidate: candidate.source.clone(),
+        breaks: 0,
+        additions: 0,
+        notes: 0,
+        findings: Vec::new(),
+    };
+    report.extend(f.0);
+    report
+}
+
+/// The calling convention and the ELF flags.
+fn header(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
     if let (Some(r), Some(c)) = (&reference.xtensa_abi, &candidate.xtensa_abi) {
         if r != c {
             f.add(
                 Class::Break,
-                "xtensa-abi",
+                FindingKind::XtensaAbi,
                 None,
-                Some(abi_name(r)),
-                Some(abi_name(c)),
+                (Some(abi_name(r)), Some(abi_name(c))),
                 "the objects use different Xtensa calling conventions (.xtensa.info ABI)".into(),
             );
         }
@@ -274,79 +280,138 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
         if r != c {
             f.add(
                 Class::Note,
-                "e_flags",
+                FindingKind::EFlags,
                 None,
-                Some(format!("{r:#x}")),
-                Some(format!("{c:#x}")),
+                (Some(format!("{r:#x}")), Some(format!("{c:#x}"))),
                 "e_flags differ".into(),
             );
         }
     }
+}
 
+/// The defined symbols: missing, changed, added.
+fn symbols(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
     for (name, r) in &reference.defined {
         let Some(c) = candidate.defined.get(name) else {
             f.add(
                 Class::Break,
-                "symbol-missing",
+                FindingKind::SymbolMissing,
                 Some(name),
-                Some(format!("{} {} in {}", r.binding, r.kind, r.section)),
-                None,
+                (
+                    Some(format!("{} {} in {}", r.binding, r.kind, r.section)),
+                    None,
+                ),
                 format!("{name} is not defined by the candidate"),
             );
             continue;
         };
         for (kind, what, rv, cv) in [
-            ("symbol-binding", "binding", &r.binding, &c.binding),
-            ("symbol-type", "type", &r.kind, &c.kind),
             (
-                "symbol-visibility",
-                "visibility",
-                &r.visibility,
-                &c.visibility,
+                FindingKind::SymbolBinding,
+                "binding",
+                r.binding.to_string(),
+                c.binding.to_string(),
             ),
-            ("symbol-section", "section", &r.section, &c.section),
+            (
+                FindingKind::SymbolType,
+                "type",
+                r.kind.to_string(),
+                c.kind.to_string(),
+            ),
+            (
+                FindingKind::SymbolVisibility,
+                "visibility",
+                r.visibility.to_string(),
+                c.visibility.to_string(),
+            ),
+            (
+                FindingKind::SymbolSection,
+                "section",
+                r.section.to_string(),
+                c.section.to_string(),
+            ),
         ] {
             if rv != cv {
+                let message = format!("{what} of {name} differs");
                 f.add(
                     Class::Break,
                     kind,
                     Some(name),
-                    Some(rv.clone()),
-                    Some(cv.clone()),
-                    format!("{what} of {name} differs"),
+                    (Some(rv), Some(cv)),
+                    message,
                 );
             }
         }
-        if r.kind == "OBJECT" && c.kind == "OBJECT" {
-            data_layout(&mut f, name, r, c);
+        if r.kind == SymbolType::Object && c.kind == SymbolType::Object {
+            data_layout(f, name, r, c);
         }
     }
     for (name, c) in &candidate.defined {
-        if !reference.defined.contains_key(name) {
-            let class = if reference.undefined.contains(name) {
-                Class::Break
-            } else {
-                Class::Addition
-            };
-            let msg = if class == Class::Break {
-                format!("{name} is an import of the reference but defined by the candidate (duplicate definition at link time)")
-            } else {
-                format!("{name} is a new global symbol")
-            };
+        if reference.defined.contains_key(name) {
+            continue;
+        }
+        let (class, message) = if reference.undefined.contains(name) {
+            (Class::Break, format!("{name} is an import of the reference but defined by the candidate (duplicate definition at link time)"))
+        } else {
+            (Class::Addition, format!("{name} is a new global symbol"))
+        };
+        let what = format!("{} {} in {}", c.binding, c.kind, c.section);
+        f.add(
+            class,
+            FindingKind::SymbolAdded,
+            Some(name),
+            (None, Some(what)),
+            message,
+        );
+    }
+}
+
+/// A data object's size, alignment and place in its section. A smaller size or alignment
+/// breaks consumers (they read past it, or use wider accesses than it allows); a larger
+/// alignment or another offset does not (consumers reach the object by name), so those are
+/// notes.
+fn data_layout(f: &mut Findings, name: &str, r: &DefinedSymbol, c: &DefinedSymbol) {
+    if r.size != c.size {
+        f.add(
+            Class::Break,
+            FindingKind::SymbolSize,
+            Some(name),
+            (Some(r.size.to_string()), Some(c.size.to_string())),
+            format!("size of data object {name} differs"),
+        );
+    }
+    if let (Some(ra), Some(ca)) = (r.align, c.align) {
+        if ca < ra {
             f.add(
-                class,
-                "symbol-added",
+                Class::Break,
+                FindingKind::SymbolAlignment,
                 Some(name),
-                None,
-                Some(format!("{} {} in {}", c.binding, c.kind, c.section)),
-                msg,
+                (Some(ra.to_string()), Some(ca.to_string())),
+                format!("{name} is less aligned than in the reference"),
             );
         }
     }
+    if let (Some(ro), Some(co)) = (r.offset, c.offset) {
+        if ro != co {
+            f.add(
+                Class::Note,
+                FindingKind::SymbolOffset,
+                Some(name),
+                (
+                    Some(format!("{} + {ro:#x}", r.section)),
+                    Some(format!("{} + {co:#x}", c.section)),
+                ),
+                format!("{name} sits elsewhere in its section (consumers reach it by name)"),
+            );
+        }
+    }
+}
 
+/// The undefined symbols: new ones break a link that worked, dropped ones are notes.
+fn imports(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
     for name in &candidate.undefined {
         if !reference.undefined.contains(name) {
-            f.add(Class::Break, "import-added", Some(name), None, Some("undefined".into()),
+            f.add(Class::Break, FindingKind::ImportAdded, Some(name), (None, Some("undefined".into())),
                 format!("the candidate needs {name}, which the reference does not: a link that worked may fail"));
         }
     }
@@ -354,15 +419,17 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
         if !candidate.undefined.contains(name) && !candidate.defined.contains_key(name) {
             f.add(
                 Class::Note,
-                "import-unused",
+                FindingKind::ImportUnused,
                 Some(name),
-                Some("undefined".into()),
-                None,
+                (Some("undefined".into()), None),
                 format!("the candidate no longer needs {name}"),
             );
         }
     }
+}
 
+/// The function-to-symbol references.
+fn references(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
     for ((from, to), r) in &reference.references {
         let dropped_import = reference.undefined.contains(to)
             && !candidate.undefined.contains(to)
@@ -372,10 +439,9 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
             None if dropped_import => {}
             None => f.add(
                 Class::Break,
-                "reference-missing",
+                FindingKind::ReferenceMissing,
                 Some(from),
-                Some(format!("{from} -> {to}")),
-                None,
+                (Some(format!("{from} -> {to}")), None),
                 format!("{from} no longer references {to}"),
             ),
             Some(c) => {
@@ -383,10 +449,12 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
                 if recorded && r.mechanisms != c.mechanisms {
                     f.add(
                         Class::Note,
-                        "reference-mechanism",
+                        FindingKind::ReferenceMechanism,
                         Some(from),
-                        Some(mechanisms(&r.mechanisms)),
-                        Some(mechanisms(&c.mechanisms)),
+                        (
+                            Some(mechanisms(&r.mechanisms)),
+                            Some(mechanisms(&c.mechanisms)),
+                        ),
                         format!("{from} -> {to}: same reference, different relocation mechanism"),
                     );
                 }
@@ -401,36 +469,36 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
             // A new reference to an import the reference lacks is already a break above.
             f.add(
                 Class::Note,
-                "reference-added",
+                FindingKind::ReferenceAdded,
                 Some(from),
-                None,
-                Some(format!("{from} -> {to}")),
+                (None, Some(format!("{from} -> {to}"))),
                 format!(
                     "{from} references {to}, which the reference's {from} does not (as recorded)"
                 ),
             );
         }
     }
+}
 
+/// The sections of note.
+fn sections(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
     match (&reference.notable_sections, &candidate.notable_sections) {
         (Some(r), Some(c)) => {
             for s in r.difference(c) {
                 f.add(
                     Class::Note,
-                    "section-missing",
+                    FindingKind::SectionMissing,
                     None,
-                    Some(s.clone()),
-                    None,
+                    (Some(s.clone()), None),
                     format!("no {s} section in the candidate"),
                 );
             }
             for s in c.difference(r) {
                 f.add(
                     Class::Note,
-                    "section-added",
+                    FindingKind::SectionAdded,
                     None,
-                    None,
-                    Some(s.clone()),
+                    (None, Some(s.clone())),
                     format!("the candidate has {s}"),
                 );
             }
@@ -439,26 +507,76 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
             for s in c {
                 f.add(
                     Class::Note,
-                    "section-present",
+                    FindingKind::SectionPresent,
                     None,
-                    None,
-                    Some(s.clone()),
+                    (None, Some(s.clone())),
                     format!("the candidate has {s} (the reference records no sections)"),
                 );
             }
         }
         _ => {}
     }
+}
 
-    let mut report = Report {
-        version: 1,
-        reference: reference.source.clone(),
-        candidate: candidate.source.clone(),
-        breaks: 0,
-        additions: 0,
-        notes: 0,
-        findings: Vec::new(),
-    };
-    report.extend(f.0);
-    report
+/// What the other members of an archive need from the member being replaced and the
+/// candidate does not define: one break per (member, symbol), each a link that would fail.
+/// `members` are the other members' names and models; `reference` is the member replaced.
+pub fn unresolved_consumers(
+    members: &[(String, AbiModel)],
+    reference: &AbiModel,
+    candidate: &AbiModel,
+) -> Vec<Finding> {
+    let mut f = Findings::default();
+    for (member, m) in members {
+        for name in &m.undefined {
+            if reference.defined.contains_key(name) && !candidate.defined.contains_key(name) {
+                f.add(
+                    Class::Break,
+                    FindingKind::ConsumerUnresolved,
+                    Some(name),
+                    (Some(format!("defined, needed by {member}")), None),
+                    format!("{member} needs {name}, which the candidate does not define: linking {member} would fail"),
+                );
+            }
+        }
+    }
+    f.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FindingKind::{self, *};
+
+    #[test]
+    fn finding_kinds_are_declared_in_the_order_of_their_spellings() {
+        let all = [
+            XtensaAbi,
+            EFlags,
+            SymbolMissing,
+            SymbolBinding,
+            SymbolType,
+            SymbolVisibility,
+            SymbolSection,
+            SymbolSize,
+            SymbolAlignment,
+            SymbolOffset,
+            SymbolAdded,
+            ImportAdded,
+            ImportUnused,
+            ReferenceMissing,
+            ReferenceAdded,
+            ReferenceMechanism,
+            ConsumerUnresolved,
+            SectionMissing,
+            SectionAdded,
+            SectionPresent,
+        ];
+        let mut by_ord: Vec<FindingKind> = all.to_vec();
+        by_ord.sort();
+        let mut by_text = all.to_vec();
+        by_text.sort_by_key(|k| k.to_string());
+        assert_eq!(by_ord, by_text);
+        assert_eq!(EFlags.to_string(), "e_flags");
+        assert_eq!(ConsumerUnresolved.to_string(), "consumer-unresolved");
+    }
 }

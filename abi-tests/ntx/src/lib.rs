@@ -4,27 +4,26 @@
 
 pub mod archive;
 pub mod diff;
+pub mod error;
 pub mod manifest;
 pub mod model;
 pub mod tables;
 
+use error::{Error, ErrorKind};
+
 /// Builds the ABI model of a file: an ELF relocatable, a member of an `ar` archive
 /// (`member`, default `translation.o`), or a reference manifest (TOML).
-pub fn load(path: &std::path::Path, member: &str) -> Result<model::AbiModel, model::InputError> {
+pub fn load(path: &std::path::Path, member: &str) -> Result<model::AbiModel, Error> {
     let source = path.display().to_string();
     let data = std::fs::read(path)
-        .map_err(|e| model::InputError::new(&source, format!("cannot read: {e}")))?;
+        .map_err(|e| Error::new(ErrorKind::Read, &source, format!("cannot read: {e}")))?;
     load_bytes(&data, &source, member)
 }
 
 /// [`load`] on bytes already read.
-pub fn load_bytes(
-    data: &[u8],
-    source: &str,
-    member: &str,
-) -> Result<model::AbiModel, model::InputError> {
+pub fn load_bytes(data: &[u8], source: &str, member: &str) -> Result<model::AbiModel, Error> {
     if data.is_empty() {
-        return Err(model::InputError::new(source, "empty file"));
+        return Err(Error::new(ErrorKind::UnknownFormat, source, "empty file"));
     }
     if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
         let members = archive::read_members(data, source)?;
@@ -36,9 +35,10 @@ pub fn load_bytes(
     }
     match std::str::from_utf8(data) {
         Ok(text) if text.contains("[object]") => {
-            Ok(manifest::Manifest::parse(text, source)?.to_model(source))
+            manifest::Manifest::parse(text, source)?.to_model(source)
         }
-        _ => Err(model::InputError::new(
+        _ => Err(Error::new(
+            ErrorKind::UnknownFormat,
             source,
             "not an ELF object, an ar archive or an ABI manifest",
         )),

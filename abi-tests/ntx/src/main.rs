@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ntx::model::InputError;
+use ntx::error::{Error, ErrorKind};
 use ntx::{archive, diff, load, load_bytes, tables};
 
 #[derive(Parser, Debug)]
@@ -90,11 +90,11 @@ enum Failure {
     /// Exit 1, with a message.
     Refused(String),
     /// Exit 2.
-    Input(InputError),
+    Input(Error),
 }
 
-impl From<InputError> for Failure {
-    fn from(e: InputError) -> Self {
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
         Failure::Input(e)
     }
 }
@@ -131,15 +131,19 @@ fn run(command: Command) -> Result<u8, Failure> {
         } => {
             let r = load(&reference, &member)?;
             let c = load(&candidate, &member)?;
-            diff::comparable(&r, &c)
-                .map_err(|m| InputError::new(candidate.display().to_string(), m))?;
+            diff::comparable(&r, &c).map_err(|m| {
+                Error::new(ErrorKind::NotComparable, candidate.display().to_string(), m)
+            })?;
             let report = diff::diff(&r, &c);
             match format {
                 Format::Text => print!("{}", report.to_text()),
                 Format::Json => println!(
                     "{}",
-                    serde_json::to_string_pretty(&report)
-                        .map_err(|e| InputError::new("-", e.to_string()))?
+                    serde_json::to_string_pretty(&report).map_err(|e| Error::new(
+                        ErrorKind::Write,
+                        "-",
+                        e.to_string()
+                    ))?
                 ),
             }
             Ok(if report.compatible() { 0 } else { 1 })
@@ -169,7 +173,11 @@ fn run(command: Command) -> Result<u8, Failure> {
             let mut parsed = Vec::new();
             for a in &addrs {
                 parsed.push(tables::parse_u64(a).ok_or_else(|| {
-                    InputError::new("command line", format!("{a:?} is not an address"))
+                    Error::new(
+                        ErrorKind::BadArgument,
+                        "command line",
+                        format!("{a:?} is not an address"),
+                    )
                 })?);
             }
             print!("{}", tables::translate(&mut t, &parsed));
@@ -178,20 +186,25 @@ fn run(command: Command) -> Result<u8, Failure> {
         Command::Build { spec, out } => {
             let src = spec.display().to_string();
             let text = String::from_utf8(read(&spec)?)
-                .map_err(|_| InputError::new(&src, "not UTF-8 text"))?;
+                .map_err(|_| Error::new(ErrorKind::BadSpec, &src, "not UTF-8 text"))?;
             let image = tables::build(&text, &src)?;
             let o = out.display().to_string();
             std::fs::write(&out, image)
-                .map_err(|e| InputError::new(o, format!("cannot write: {e}")))?;
+                .map_err(|e| Error::new(ErrorKind::Write, o, format!("cannot write: {e}")))?;
             println!("wrote {} ({} bytes)", out.display(), image.len());
             Ok(0)
         }
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path)
-        .map_err(|e| InputError::new(path.display().to_string(), format!("cannot read: {e}")))
+fn read(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| {
+        Error::new(
+            ErrorKind::Read,
+            path.display().to_string(),
+            format!("cannot read: {e}"),
+        )
+    })
 }
 
 fn relink(
@@ -203,7 +216,8 @@ fn relink(
 ) -> Result<u8, Failure> {
     let vsrc = vendor.display().to_string();
     if same_file(vendor, out) {
-        return Err(InputError::new(
+        return Err(Error::new(
+            ErrorKind::BadArgument,
             out.display().to_string(),
             "--out is the vendor archive itself; it is never overwritten",
         )
@@ -219,7 +233,8 @@ fn relink(
     let osrc = object.display().to_string();
     let reference = load_bytes(&members[index].data, &format!("{vsrc}({member})"), member)?;
     let candidate = ntx::model::from_elf(&odata, &osrc)?;
-    diff::comparable(&reference, &candidate).map_err(|m| InputError::new(&osrc, m))?;
+    diff::comparable(&reference, &candidate)
+        .map_err(|m| Error::new(ErrorKind::NotComparable, &osrc, m))?;
     let mut report = diff::diff(&reference, &candidate);
     // The other members, as the linker will see them: what they import from the member
     // being replaced must still be there. Members that are not ELF objects are skipped.
@@ -232,7 +247,7 @@ fn relink(
             let model = ntx::model::from_elf(&m.data, &format!("{vsrc}({name})"))?;
             Ok((name, model))
         })
-        .collect::<Result<_, InputError>>()?;
+        .collect::<Result<_, Error>>()?;
     report.extend(diff::unresolved_consumers(&others, &reference, &candidate));
     print!("{}", report.to_text());
     if !report.compatible() && !force {
@@ -251,10 +266,10 @@ fn relink(
     let tmp = out.with_extension("ntx-tmp");
     let osrc_out = out.display().to_string();
     std::fs::write(&tmp, &bytes)
-        .map_err(|e| InputError::new(&osrc_out, format!("cannot write: {e}")))?;
+        .map_err(|e| Error::new(ErrorKind::Write, &osrc_out, format!("cannot write: {e}")))?;
     std::fs::rename(&tmp, out).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        InputError::new(&osrc_out, format!("cannot write: {e}"))
+        Error::new(ErrorKind::Write, &osrc_out, format!("cannot write: {e}"))
     })?;
     println!(
         "wrote {} ({} members, {member} replaced)",

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::model::{AbiModel, DefinedSymbol, InputError, Mechanism, Reference};
+use crate::error::{Error, ErrorKind};
+use crate::model::{AbiModel, DefinedSymbol, Mechanism, Reference};
 
 /// The manifest file, as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -108,31 +109,39 @@ pub struct ReferenceEntry {
 
 impl Manifest {
     /// Parses a manifest.
-    pub fn parse(text: &str, source: &str) -> Result<Manifest, InputError> {
-        toml::from_str(text)
-            .map_err(|e| InputError::new(source, format!("not a valid manifest: {e}")))
+    pub fn parse(text: &str, source: &str) -> Result<Manifest, Error> {
+        toml::from_str(text).map_err(|e| {
+            Error::new(
+                ErrorKind::MalformedManifest,
+                source,
+                format!("not a valid manifest: {e}"),
+            )
+        })
     }
 
-    /// The model the manifest describes.
-    pub fn to_model(&self, source: &str) -> AbiModel {
-        let defined = self
-            .symbols
-            .iter()
-            .map(|s| {
-                (
-                    s.name.clone(),
-                    DefinedSymbol {
-                        binding: s.binding.clone(),
-                        kind: s.kind.clone(),
-                        visibility: s.visibility.clone(),
-                        section: s.section.clone(),
-                        size: s.size.unwrap_or(0),
-                        offset: s.offset,
-                        align: s.align,
-                    },
+    /// The model the manifest describes; an unknown binding, type or visibility is an
+    /// error naming the symbol.
+    pub fn to_model(&self, source: &str) -> Result<AbiModel, Error> {
+        let mut defined = std::collections::BTreeMap::new();
+        for s in &self.symbols {
+            let bad = |e: String| {
+                Error::new(
+                    ErrorKind::MalformedManifest,
+                    source,
+                    format!("symbol {}: {e}", s.name),
                 )
-            })
-            .collect();
+            };
+            let symbol = DefinedSymbol {
+                binding: s.binding.parse().map_err(bad)?,
+                kind: s.kind.parse().map_err(bad)?,
+                visibility: s.visibility.parse().map_err(bad)?,
+                section: s.section.parse().map_err(bad)?,
+                size: s.size.unwrap_or(0),
+                offset: s.offset,
+                align: s.align,
+            };
+            defined.insert(s.name.clone(), symbol);
+        }
         let undefined: BTreeSet<String> = self.imports.iter().map(|i| i.name.clone()).collect();
         let mut references: BTreeMap<(String, String), Reference> = BTreeMap::new();
         for r in &self.references {
@@ -150,7 +159,7 @@ impl Manifest {
             });
             e.relocations.extend(r.relocations.iter().cloned());
         }
-        AbiModel {
+        Ok(AbiModel {
             source: source.into(),
             class: self.object.class.clone(),
             endian: self.object.endian.clone(),
@@ -161,6 +170,6 @@ impl Manifest {
             references,
             notable_sections: None,
             xtensa_abi: None,
-        }
+        })
     }
 }

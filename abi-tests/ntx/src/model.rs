@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::str::FromStr;
 
 use object::elf;
 use object::read::elf::{ElfFile, FileHeader};
@@ -11,32 +12,215 @@ use object::{
     Endianness, FileKind, Object, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget,
     SymbolIndex, SymbolSection,
 };
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-/// An error that names the file and says what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
-    /// The file (or `file(member)`).
-    pub file: String,
-    /// What is wrong.
-    pub message: String,
+use crate::error::{Error, ErrorKind};
+
+/// Serialises a value as its `Display` text (the spellings `readelf` uses).
+fn as_text<T: fmt::Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.message)
+/// Declares a C-like enum over an ELF field, with its `readelf` spellings (Display,
+/// FromStr, Serialize) and a catch-all for other values.
+macro_rules! elf_enum {
+    ($(#[$m:meta])* $name:ident ($raw:ty, $other:literal) { $($(#[$vm:meta])* $v:ident = $val:path, $text:literal;)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum $name {
+            $($(#[$vm])* $v,)*
+            /// Any other value of the field.
+            Other($raw),
+        }
+
+        impl $name {
+            /// The field's value, named.
+            pub fn from_raw(v: $raw) -> Self {
+                match v {
+                    $($val => $name::$v,)*
+                    o => $name::Other(o),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $($name::$v => f.write_str($text),)*
+                    $name::Other(o) => write!(f, concat!($other, " {}"), o),
+                }
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($text => Ok($name::$v),)*
+                    _ => Err(format!(concat!("unknown ", $other, " {:?} (one of: {})"), s,
+                        [$($text),*].join(", "))),
+                }
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                as_text(self, s)
+            }
+        }
+    };
+}
+
+elf_enum! {
+    /// A symbol's binding (`STB_*`).
+    Binding (u8, "binding") {
+        /// `STB_LOCAL`.
+        Local = elf::STB_LOCAL, "LOCAL";
+        /// `STB_GLOBAL`.
+        Global = elf::STB_GLOBAL, "GLOBAL";
+        /// `STB_WEAK`.
+        Weak = elf::STB_WEAK, "WEAK";
+        /// `STB_GNU_UNIQUE`.
+        Unique = elf::STB_GNU_UNIQUE, "UNIQUE";
     }
 }
 
-impl std::error::Error for InputError {}
+elf_enum! {
+    /// A symbol's type (`STT_*`).
+    SymbolType (u8, "type") {
+        /// `STT_NOTYPE`.
+        NoType = elf::STT_NOTYPE, "NOTYPE";
+        /// `STT_OBJECT`.
+        Object = elf::STT_OBJECT, "OBJECT";
+        /// `STT_FUNC`.
+        Func = elf::STT_FUNC, "FUNC";
+        /// `STT_SECTION`.
+        Section = elf::STT_SECTION, "SECTION";
+        /// `STT_FILE`.
+        File = elf::STT_FILE, "FILE";
+        /// `STT_COMMON`.
+        Common = elf::STT_COMMON, "COMMON";
+        /// `STT_TLS`.
+        Tls = elf::STT_TLS, "TLS";
+        /// `STT_GNU_IFUNC`.
+        Ifunc = elf::STT_GNU_IFUNC, "IFUNC";
+    }
+}
 
-impl InputError {
-    /// An error about `file`.
-    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError {
-            file: file.into(),
-            message: message.into(),
+elf_enum! {
+    /// A symbol's visibility (`STV_*`, the low two bits of `st_other`).
+    Visibility (u8, "visibility") {
+        /// `STV_DEFAULT`.
+        Default = elf::STV_DEFAULT, "DEFAULT";
+        /// `STV_INTERNAL`.
+        Internal = elf::STV_INTERNAL, "INTERNAL";
+        /// `STV_HIDDEN`.
+        Hidden = elf::STV_HIDDEN, "HIDDEN";
+        /// `STV_PROTECTED`.
+        Protected = elf::STV_PROTECTED, "PROTECTED";
+    }
+}
+
+/// What kind of section a symbol is defined in, by the section's name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SectionKind {
+    /// `.text`, `.text.*`.
+    Text,
+    /// `.literal`, `.literal.*` (Xtensa literal pools).
+    Literal,
+    /// `.bss`, `.sbss` and their `.*`.
+    Bss,
+    /// `.tbss`.
+    Tbss,
+    /// `.data`, `.sdata`.
+    Data,
+    /// `.tdata`.
+    Tdata,
+    /// `.rodata`.
+    Rodata,
+    /// A common symbol (no section yet).
+    Common,
+    /// An absolute symbol.
+    Abs,
+    /// A special section index `object` does not name.
+    Unknown,
+    /// Any other section, by its name.
+    Named(String),
+}
+
+/// Section name prefixes and the kinds they mean.
+const SECTION_KINDS: [(&str, SectionKind); 9] = [
+    (".text", SectionKind::Text),
+    (".literal", SectionKind::Literal),
+    (".bss", SectionKind::Bss),
+    (".sbss", SectionKind::Bss),
+    (".tbss", SectionKind::Tbss),
+    (".data", SectionKind::Data),
+    (".sdata", SectionKind::Data),
+    (".tdata", SectionKind::Tdata),
+    (".rodata", SectionKind::Rodata),
+];
+
+impl SectionKind {
+    /// The kind of a section, by its name: `.text` and `.text.foo` are both text.
+    pub fn of_section(name: &str) -> SectionKind {
+        for (prefix, kind) in &SECTION_KINDS {
+            if name == *prefix
+                || name
+                    .strip_prefix(prefix)
+                    .is_some_and(|r| r.starts_with('.'))
+            {
+                return kind.clone();
+            }
         }
+        SectionKind::Named(name.to_string())
+    }
+}
+
+impl fmt::Display for SectionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SectionKind::Text => "text",
+            SectionKind::Literal => "literal",
+            SectionKind::Bss => "bss",
+            SectionKind::Tbss => "tbss",
+            SectionKind::Data => "data",
+            SectionKind::Tdata => "tdata",
+            SectionKind::Rodata => "rodata",
+            SectionKind::Common => "common",
+            SectionKind::Abs => "abs",
+            SectionKind::Unknown => "unknown",
+            SectionKind::Named(n) => n,
+        })
+    }
+}
+
+impl FromStr for SectionKind {
+    type Err = String;
+    /// The spellings of `Display`; anything else is a section's own name.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let all = [
+            SectionKind::Text,
+            SectionKind::Literal,
+            SectionKind::Bss,
+            SectionKind::Tbss,
+            SectionKind::Data,
+            SectionKind::Tdata,
+            SectionKind::Rodata,
+            SectionKind::Common,
+            SectionKind::Abs,
+            SectionKind::Unknown,
+        ];
+        Ok(all
+            .into_iter()
+            .find(|k| k.to_string() == s)
+            .unwrap_or_else(|| SectionKind::Named(s.to_string())))
+    }
+}
+
+impl Serialize for SectionKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        as_text(self, s)
     }
 }
 
@@ -44,15 +228,14 @@ impl InputError {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DefinedSymbol {
     /// `GLOBAL` or `WEAK`.
-    pub binding: String,
+    pub binding: Binding,
     /// `FUNC`, `OBJECT`, `NOTYPE`, ...
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: SymbolType,
     /// `DEFAULT`, `HIDDEN`, `PROTECTED`, `INTERNAL`.
-    pub visibility: String,
-    /// The section's kind: `text`, `bss`, `data`, `rodata`, `literal`, `common`, `abs`, or
-    /// the section's own name.
-    pub section: String,
+    pub visibility: Visibility,
+    /// The kind of section it is defined in.
+    pub section: SectionKind,
     /// `st_size` (compared for data objects only).
     pub size: u64,
     /// Offset in its section (`st_value` of a relocatable), where known.
@@ -148,83 +331,34 @@ pub fn machine_name(m: u16) -> String {
     }
 }
 
+/// The instruction-slot relocations: `R_XTENSA_SLOTn_OP` for n in 0..=14.
+fn is_slot_op(t: u32) -> bool {
+    (elf::R_XTENSA_SLOT0_OP..=elf::R_XTENSA_SLOT14_OP).contains(&t)
+}
+
+/// The alternate-slot relocations (CONST16's high half): `R_XTENSA_SLOTn_ALT`.
+fn is_slot_alt(t: u32) -> bool {
+    (elf::R_XTENSA_SLOT0_ALT..=elf::R_XTENSA_SLOT14_ALT).contains(&t)
+}
+
 /// An Xtensa relocation type's name (binutils include/elf/xtensa.h).
 pub fn xtensa_reloc_name(t: u32) -> String {
     match t {
-        0 => "R_XTENSA_NONE".into(),
-        1 => "R_XTENSA_32".into(),
-        5 => "R_XTENSA_RELATIVE".into(),
-        11 => "R_XTENSA_ASM_EXPAND".into(),
-        14 => "R_XTENSA_32_PCREL".into(),
-        17 => "R_XTENSA_DIFF8".into(),
-        18 => "R_XTENSA_DIFF16".into(),
-        19 => "R_XTENSA_DIFF32".into(),
-        20..=34 => format!("R_XTENSA_SLOT{}_OP", t - 20),
-        35..=49 => format!("R_XTENSA_SLOT{}_ALT", t - 35),
+        elf::R_XTENSA_NONE => "R_XTENSA_NONE".into(),
+        elf::R_XTENSA_32 => "R_XTENSA_32".into(),
+        elf::R_XTENSA_RELATIVE => "R_XTENSA_RELATIVE".into(),
+        elf::R_XTENSA_ASM_EXPAND => "R_XTENSA_ASM_EXPAND".into(),
+        elf::R_XTENSA_32_PCREL => "R_XTENSA_32_PCREL".into(),
+        elf::R_XTENSA_DIFF8 => "R_XTENSA_DIFF8".into(),
+        elf::R_XTENSA_DIFF16 => "R_XTENSA_DIFF16".into(),
+        elf::R_XTENSA_DIFF32 => "R_XTENSA_DIFF32".into(),
+        t if is_slot_op(t) => format!("R_XTENSA_SLOT{}_OP", t - elf::R_XTENSA_SLOT0_OP),
+        t if is_slot_alt(t) => format!("R_XTENSA_SLOT{}_ALT", t - elf::R_XTENSA_SLOT0_ALT),
         other => format!("R_XTENSA_{other}"),
     }
 }
 
-fn is_slot_op(t: u32) -> bool {
-    (20..=34).contains(&t)
-}
-fn is_slot_alt(t: u32) -> bool {
-    (35..=49).contains(&t)
-}
-
-fn binding_name(b: u8) -> String {
-    match b {
-        elf::STB_LOCAL => "LOCAL".into(),
-        elf::STB_GLOBAL => "GLOBAL".into(),
-        elf::STB_WEAK => "WEAK".into(),
-        elf::STB_GNU_UNIQUE => "UNIQUE".into(),
-        o => format!("binding {o}"),
-    }
-}
-
-fn type_name(t: u8) -> String {
-    match t {
-        elf::STT_NOTYPE => "NOTYPE".into(),
-        elf::STT_OBJECT => "OBJECT".into(),
-        elf::STT_FUNC => "FUNC".into(),
-        elf::STT_SECTION => "SECTION".into(),
-        elf::STT_FILE => "FILE".into(),
-        elf::STT_COMMON => "COMMON".into(),
-        elf::STT_TLS => "TLS".into(),
-        elf::STT_GNU_IFUNC => "IFUNC".into(),
-        o => format!("type {o}"),
-    }
-}
-
-fn visibility_name(v: u8) -> String {
-    match v & 3 {
-        elf::STV_DEFAULT => "DEFAULT".into(),
-        elf::STV_INTERNAL => "INTERNAL".into(),
-        elf::STV_HIDDEN => "HIDDEN".into(),
-        _ => "PROTECTED".into(),
-    }
-}
-
-/// The kind of a section, by its name.
-pub fn section_kind(name: &str) -> String {
-    for (prefix, kind) in [
-        (".text", "text"),
-        (".literal", "literal"),
-        (".bss", "bss"),
-        (".sbss", "bss"),
-        (".tbss", "tbss"),
-        (".data", "data"),
-        (".sdata", "data"),
-        (".tdata", "tdata"),
-        (".rodata", "rodata"),
-    ] {
-        if name == prefix || name.starts_with(&format!("{prefix}.")) {
-            return kind.into();
-        }
-    }
-    name.into()
-}
-
+/// The name under which a notable section is recorded.
 fn notable(name: &str) -> Option<String> {
     if name.starts_with(".literal") {
         return Some(".literal*".into());
@@ -247,8 +381,8 @@ fn notable(name: &str) -> Option<String> {
 }
 
 /// Builds the model of an ELF relocatable.
-pub fn from_elf(data: &[u8], source: &str) -> Result<AbiModel, InputError> {
-    let err = |m: String| InputError::new(source, m);
+pub fn from_elf(data: &[u8], source: &str) -> Result<AbiModel, Error> {
+    let err = |m: String| Error::new(ErrorKind::MalformedElf, source, m);
     match FileKind::parse(data) {
         Ok(FileKind::Elf32) => {
             let f = ElfFile::<elf::FileHeader32<Endianness>>::parse(data)
@@ -265,18 +399,37 @@ pub fn from_elf(data: &[u8], source: &str) -> Result<AbiModel, InputError> {
     }
 }
 
+/// What the reading passes share: every section's name and alignment, by index.
+struct Sections {
+    names: BTreeMap<usize, String>,
+    aligns: BTreeMap<usize, u64>,
+}
+
+/// A function's address range in its section.
 struct FuncRange {
     start: u64,
     end: u64,
     name: String,
 }
 
-fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
-    f: &ElfFile<'d, H>,
+/// What the symbol table tells the reference pass: functions by section, every symbol's
+/// shown name and whether it is external, and the named symbol at each place.
+#[derive(Default)]
+struct Symbols {
+    funcs: BTreeMap<usize, Vec<FuncRange>>,
+    names: BTreeMap<usize, (String, bool)>,
+    by_address: BTreeMap<(usize, u64), String>,
+}
+
+/// One relocation: offset, type, target symbol, addend.
+type Reloc = (u64, u32, Option<SymbolIndex>, i64);
+
+fn from_elf_file<H: FileHeader<Endian = Endianness>>(
+    f: &ElfFile<'_, H>,
     class: &str,
     source: &str,
-) -> Result<AbiModel, InputError> {
-    let err = |m: String| InputError::new(source, m);
+) -> Result<AbiModel, Error> {
+    let err = |m: String| Error::new(ErrorKind::MalformedElf, source, m);
     let endian = f.endian();
     let header = f.elf_header();
     if header.e_type(endian) != elf::ET_REL {
@@ -290,10 +443,11 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
         source: source.into(),
         class: class.into(),
         endian: if f.is_little_endian() {
-            "little".into()
+            "little"
         } else {
-            "big".into()
-        },
+            "big"
+        }
+        .into(),
         machine: machine_name(machine),
         flags: Some(header.e_flags(endian)),
         defined: BTreeMap::new(),
@@ -302,11 +456,32 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
         notable_sections: Some(BTreeSet::new()),
         xtensa_abi: None,
     };
+    let sections = read_sections(f, &mut model, source)?;
+    let symbols = read_symbols(f, &sections, &mut model, source)?;
+    let relocs = read_relocations(f);
+    read_references(
+        f,
+        &sections,
+        &symbols,
+        &relocs,
+        machine == elf::EM_XTENSA,
+        &mut model,
+    );
+    Ok(model)
+}
 
-    let mut section_names = BTreeMap::new();
-    let mut section_aligns = BTreeMap::new();
+/// Section names and alignments; the notable sections and the `.xtensa.info` ABI.
+fn read_sections<H: FileHeader<Endian = Endianness>>(
+    f: &ElfFile<'_, H>,
+    model: &mut AbiModel,
+    source: &str,
+) -> Result<Sections, Error> {
+    let err = |m: String| Error::new(ErrorKind::MalformedElf, source, m);
+    let mut out = Sections {
+        names: BTreeMap::new(),
+        aligns: BTreeMap::new(),
+    };
     for s in f.sections() {
-        section_aligns.insert(s.index().0, s.align());
         let name = s
             .name()
             .map_err(|e| err(format!("bad section name: {e}")))?
@@ -324,96 +499,106 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                 .find_map(|l| l.strip_prefix("ABI="))
                 .map(|v| v.trim().to_string());
         }
-        section_names.insert(s.index().0, name);
+        out.aligns.insert(s.index().0, s.align());
+        out.names.insert(s.index().0, name);
     }
+    Ok(out)
+}
 
-    // Symbols: the exported ones, the imports, and the functions' address ranges.
-    let mut funcs: BTreeMap<usize, Vec<FuncRange>> = BTreeMap::new();
-    let mut symbols: BTreeMap<usize, (String, bool)> = BTreeMap::new(); // name, external
-    let mut by_address: BTreeMap<(usize, u64), String> = BTreeMap::new();
+/// The exported symbols, the imports, and what the reference pass needs.
+fn read_symbols<H: FileHeader<Endian = Endianness>>(
+    f: &ElfFile<'_, H>,
+    sections: &Sections,
+    model: &mut AbiModel,
+    source: &str,
+) -> Result<Symbols, Error> {
+    let mut out = Symbols::default();
     for sym in f.symbols() {
         let name = sym
             .name()
-            .map_err(|e| err(format!("bad symbol name: {e}")))?
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::MalformedElf,
+                    source,
+                    format!("bad symbol name: {e}"),
+                )
+            })?
             .to_string();
         let (st_info, st_other) = match sym.flags() {
             object::SymbolFlags::Elf { st_info, st_other } => (st_info, st_other),
             _ => (0, 0),
         };
-        let binding = st_info >> 4;
-        let stype = st_info & 0xf;
-        let external = binding != elf::STB_LOCAL;
-        let section_name = match sym.section() {
-            SymbolSection::Section(i) => section_names.get(&i.0).cloned(),
+        let binding = Binding::from_raw(st_info >> 4);
+        let stype = SymbolType::from_raw(st_info & 0xf);
+        let external = binding != Binding::Local;
+        let section_index = match sym.section() {
+            SymbolSection::Section(i) => Some(i.0),
             _ => None,
         };
-        let shown = if stype == elf::STT_SECTION {
-            section_name.clone().unwrap_or_default()
-        } else {
-            name.clone()
+        let shown = match section_index.and_then(|i| sections.names.get(&i)) {
+            Some(sec) if stype == SymbolType::Section => sec.clone(),
+            _ => name.clone(),
         };
-        symbols.insert(sym.index().0, (shown, external));
-        if let SymbolSection::Section(i) = sym.section() {
-            if stype == elf::STT_FUNC {
-                funcs.entry(i.0).or_default().push(FuncRange {
+        out.names.insert(sym.index().0, (shown, external));
+        if let Some(i) = section_index {
+            if stype == SymbolType::Func {
+                out.funcs.entry(i).or_default().push(FuncRange {
                     start: sym.address(),
                     end: sym.address().saturating_add(sym.size().max(1)),
                     name: name.clone(),
                 });
             }
-            if stype != elf::STT_SECTION && !name.is_empty() {
-                by_address
-                    .entry((i.0, sym.address()))
+            if stype != SymbolType::Section && !name.is_empty() {
+                out.by_address
+                    .entry((i, sym.address()))
                     .or_insert_with(|| name.clone());
             }
         }
         if !external || name.is_empty() {
             continue;
         }
-        match sym.section() {
-            SymbolSection::Undefined => {
-                model.undefined.insert(name);
-            }
-            s => {
-                let placed = match s {
-                    SymbolSection::Section(i) => section_aligns
-                        .get(&i.0)
-                        .map(|&a| (sym.address(), guaranteed_align(a, sym.address()))),
-                    _ => None,
-                };
-                let section = match s {
-                    SymbolSection::Section(i) => {
-                        section_kind(section_names.get(&i.0).map_or("", |n| n))
-                    }
-                    SymbolSection::Common => "common".into(),
-                    SymbolSection::Absolute => "abs".into(),
-                    _ => "unknown".into(),
-                };
-                model.defined.insert(
-                    name,
-                    DefinedSymbol {
-                        binding: binding_name(binding),
-                        kind: type_name(stype),
-                        visibility: visibility_name(st_other),
-                        section,
-                        size: sym.size(),
-                        offset: placed.map(|p| p.0),
-                        align: placed.map(|p| p.1),
-                    },
-                );
-            }
+        if sym.section() == SymbolSection::Undefined {
+            model.undefined.insert(name);
+            continue;
         }
+        let (section, placed) = match (sym.section(), section_index) {
+            (_, Some(i)) => (
+                SectionKind::of_section(sections.names.get(&i).map_or("", |n| n)),
+                sections
+                    .aligns
+                    .get(&i)
+                    .map(|&a| (sym.address(), guaranteed_align(a, sym.address()))),
+            ),
+            (SymbolSection::Common, _) => (SectionKind::Common, None),
+            (SymbolSection::Absolute, _) => (SectionKind::Abs, None),
+            _ => (SectionKind::Unknown, None),
+        };
+        model.defined.insert(
+            name,
+            DefinedSymbol {
+                binding,
+                kind: stype,
+                visibility: Visibility::from_raw(st_other & 3),
+                section,
+                size: sym.size(),
+                offset: placed.map(|p| p.0),
+                align: placed.map(|p| p.1),
+            },
+        );
     }
+    Ok(out)
+}
 
-    // Relocations of every section, by section index and offset, for literal look-ups.
-    // section index -> (offset, type, target symbol, addend)
-    type Relocs = BTreeMap<usize, Vec<(u64, u32, Option<SymbolIndex>, i64)>>;
-    let mut relocs: Relocs = BTreeMap::new();
+/// Every section's relocations, by section index, for the literal look-ups.
+fn read_relocations<H: FileHeader<Endian = Endianness>>(
+    f: &ElfFile<'_, H>,
+) -> BTreeMap<usize, Vec<Reloc>> {
+    let mut relocs: BTreeMap<usize, Vec<Reloc>> = BTreeMap::new();
     for s in f.sections() {
         for (off, r) in s.relocations() {
             let rtype = match r.flags() {
                 RelocationFlags::Elf { r_type } => r_type,
-                _ => 0,
+                _ => elf::R_XTENSA_NONE,
             };
             let target = match r.target() {
                 RelocationTarget::Symbol(i) => Some(i),
@@ -425,89 +610,48 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
                 .push((off, rtype, target, r.addend()));
         }
     }
-    let symbol_section = |i: SymbolIndex| {
-        f.symbol_by_index(i)
-            .ok()
-            .and_then(|s| s.section_index())
-            .map(|s| s.0)
-    };
-    let is_section_sym = |i: SymbolIndex| {
-        f.symbol_by_index(i)
-            .map(|s| s.kind() == object::SymbolKind::Section)
-            .unwrap_or(false)
-    };
-    let symbol_value = |i: SymbolIndex| f.symbol_by_index(i).map(|s| s.address()).unwrap_or(0);
-    // The named symbol a relocation target stands for: itself, or, for a section symbol plus
-    // addend, the symbol defined at that place.
-    let resolve = |target: SymbolIndex, addend: i64| -> Option<(String, bool)> {
-        let (name, external) = symbols.get(&target.0)?.clone();
-        if is_section_sym(target) {
-            let sec = symbol_section(target)?;
-            if let Some(n) = by_address.get(&(sec, addend as u64)) {
-                let ext = model.defined.contains_key(n);
-                return Some((n.clone(), ext));
-            }
-            return Some((format!("{name}+{addend:#x}"), false));
-        }
-        Some((name, external))
-    };
+    relocs
+}
 
-    let is_xtensa = machine == elf::EM_XTENSA;
-    for (sec, list) in &relocs {
-        let sec_name = section_names.get(sec).cloned().unwrap_or_default();
-        if sec_name.starts_with(".literal") || notable(&sec_name).is_some_and(|n| n != ".literal*")
-        {
-            continue; // literal words are reached through the l32r that loads them
-        }
-        if !section_kind(&sec_name).eq("text") {
+/// The function-to-symbol references, from the relocations of the executable sections:
+/// each is attributed to the function whose range holds it; an `l32r` of a literal is
+/// followed to the literal word's `R_XTENSA_32`.
+fn read_references<H: FileHeader<Endian = Endianness>>(
+    f: &ElfFile<'_, H>,
+    sections: &Sections,
+    symbols: &Symbols,
+    relocs: &BTreeMap<usize, Vec<Reloc>>,
+    is_xtensa: bool,
+    model: &mut AbiModel,
+) {
+    let resolver = Resolver {
+        f,
+        sections,
+        symbols,
+    };
+    for (sec, list) in relocs {
+        let sec_name = sections.names.get(sec).cloned().unwrap_or_default();
+        // Literal words are reached through the l32r that loads them; the other notable
+        // sections (unwind tables, property tables) are not code.
+        if notable(&sec_name).is_some() || SectionKind::of_section(&sec_name) != SectionKind::Text {
             continue;
         }
         for &(off, rtype, target, addend) in list {
             let Some(target) = target else { continue };
-            let from = funcs
+            let from = symbols
+                .funcs
                 .get(sec)
                 .and_then(|v| v.iter().find(|r| r.start <= off && off < r.end))
                 .map_or_else(|| sec_name.clone(), |r| r.name.clone());
-            // An l32r of a literal: follow the literal word's own relocation.
-            let literal_section = symbol_section(target).filter(|s| {
-                section_names
-                    .get(s)
-                    .is_some_and(|n| n.starts_with(".literal"))
-            });
-            let (to, mechanism, names) =
-                if let (true, Some(lit)) = (is_xtensa && is_slot_op(rtype), literal_section) {
-                    let at = symbol_value(target).wrapping_add(addend as u64);
-                    let word = relocs
-                        .get(&lit)
-                        .and_then(|v| v.iter().find(|r| r.0 == at && r.1 == 1));
-                    match word {
-                        Some(&(_, wtype, Some(wt), wa)) => match resolve(wt, wa) {
-                            Some(t) => (
-                                t,
-                                Mechanism::L32rLiteral,
-                                [xtensa_reloc_name(rtype), xtensa_reloc_name(wtype)],
-                            ),
-                            None => continue,
-                        },
-                        _ => continue, // a literal constant, not a symbol
-                    }
-                } else {
-                    let Some(t) = resolve(target, addend) else {
-                        continue;
-                    };
-                    let m = if is_xtensa && (is_slot_alt(rtype) || is_slot_op(rtype)) {
-                        Mechanism::Const16
-                    } else {
-                        Mechanism::Direct
-                    };
-                    let n = if is_xtensa {
-                        xtensa_reloc_name(rtype)
-                    } else {
-                        format!("type {rtype}")
-                    };
-                    (t, m, [n.clone(), n])
-                };
-            let ((to, external), _) = (to, ());
+            let found = match resolver.literal_section(target) {
+                Some(lit) if is_xtensa && is_slot_op(rtype) => {
+                    resolver.through_literal(relocs, lit, target, addend, rtype)
+                }
+                _ => resolver.direct(target, addend, rtype, is_xtensa),
+            };
+            let Some(((to, external), mechanism, names)) = found else {
+                continue;
+            };
             if !external && !model.undefined.contains(&to) {
                 continue;
             }
@@ -526,7 +670,108 @@ fn from_elf_file<'d, H: FileHeader<Endian = Endianness>>(
             r.mechanisms.insert(Mechanism::Direct);
         }
     }
-    Ok(model)
+}
+
+/// A resolved reference: (symbol name, external), how, the relocation names.
+type Resolved = ((String, bool), Mechanism, [String; 2]);
+
+/// Turns relocation targets into the named symbols they stand for.
+struct Resolver<'a, 'd, H: FileHeader<Endian = Endianness>> {
+    f: &'a ElfFile<'d, H>,
+    sections: &'a Sections,
+    symbols: &'a Symbols,
+}
+
+impl<H: FileHeader<Endian = Endianness>> Resolver<'_, '_, H> {
+    fn symbol_section(&self, i: SymbolIndex) -> Option<usize> {
+        self.f
+            .symbol_by_index(i)
+            .ok()
+            .and_then(|s| s.section_index())
+            .map(|s| s.0)
+    }
+
+    /// The literal section `target` is in, if it is in one.
+    fn literal_section(&self, target: SymbolIndex) -> Option<usize> {
+        self.symbol_section(target).filter(|s| {
+            self.sections
+                .names
+                .get(s)
+                .is_some_and(|n| n.starts_with(".literal"))
+        })
+    }
+
+    /// The named symbol a target stands for: itself, or, for a section symbol plus addend,
+    /// the symbol defined at that place.
+    fn resolve(&self, target: SymbolIndex, addend: i64) -> Option<(String, bool)> {
+        let (name, external) = self.symbols.names.get(&target.0)?.clone();
+        let is_section = self
+            .f
+            .symbol_by_index(target)
+            .map(|s| s.kind() == object::SymbolKind::Section)
+            .unwrap_or(false);
+        if !is_section {
+            return Some((name, external));
+        }
+        let sec = self.symbol_section(target)?;
+        match self.symbols.by_address.get(&(sec, addend as u64)) {
+            // A section-relative reference to a named symbol: external if the symbol is.
+            Some(n) => Some((
+                n.clone(),
+                self.symbols.names.values().any(|(m, ext)| m == n && *ext),
+            )),
+            None => Some((format!("{name}+{addend:#x}"), false)),
+        }
+    }
+
+    /// An `l32r` of a literal: the symbol whose address the literal word holds.
+    fn through_literal(
+        &self,
+        relocs: &BTreeMap<usize, Vec<Reloc>>,
+        lit: usize,
+        target: SymbolIndex,
+        addend: i64,
+        rtype: u32,
+    ) -> Option<Resolved> {
+        let at = self
+            .f
+            .symbol_by_index(target)
+            .map(|s| s.address())
+            .unwrap_or(0)
+            .wrapping_add(addend as u64);
+        let &(_, wtype, wt, wa) = relocs
+            .get(&lit)?
+            .iter()
+            .find(|r| r.0 == at && r.1 == elf::R_XTENSA_32)?;
+        let to = self.resolve(wt?, wa)?;
+        Some((
+            to,
+            Mechanism::L32rLiteral,
+            [xtensa_reloc_name(rtype), xtensa_reloc_name(wtype)],
+        ))
+    }
+
+    /// Any other relocation against a symbol.
+    fn direct(
+        &self,
+        target: SymbolIndex,
+        addend: i64,
+        rtype: u32,
+        is_xtensa: bool,
+    ) -> Option<Resolved> {
+        let to = self.resolve(target, addend)?;
+        let (mechanism, name) = if is_xtensa {
+            let m = if is_slot_alt(rtype) || is_slot_op(rtype) {
+                Mechanism::Const16
+            } else {
+                Mechanism::Direct
+            };
+            (m, xtensa_reloc_name(rtype))
+        } else {
+            (Mechanism::Direct, format!("type {rtype}"))
+        };
+        Some((to, mechanism, [name.clone(), name]))
+    }
 }
 
 /// Demangles an Itanium C++ name, or returns `None` for a C name.

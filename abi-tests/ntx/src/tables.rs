@@ -11,12 +11,13 @@ use neuron_translate::{RegisterLog, TranslationCtx};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::model::InputError;
+use crate::error::{Error, ErrorKind};
 
 /// Reads a table image: exactly 168 bytes.
-pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, InputError> {
+pub fn parse_table(data: &[u8], source: &str) -> Result<TranslationCtx, Error> {
     let bytes: &[u8; CTX_SIZE] = data.try_into().map_err(|_| {
-        InputError::new(
+        Error::new(
+            ErrorKind::MalformedTable,
             source,
             format!(
                 "a window table is exactly {CTX_SIZE} bytes; this file has {}",
@@ -159,7 +160,7 @@ pub fn explain_json(d: &TableDescription) -> Value {
 }
 
 /// `ntx explain` on bytes.
-pub fn explain(data: &[u8], source: &str, json_out: bool) -> Result<String, InputError> {
+pub fn explain(data: &[u8], source: &str, json_out: bool) -> Result<String, Error> {
     let d = describe(&parse_table(data, source)?);
     Ok(if json_out {
         serde_json::to_string_pretty(&explain_json(&d)).unwrap_or_default() + "\n"
@@ -298,14 +299,20 @@ impl Num {
 }
 
 /// `ntx build`: spec text to the 168-byte image, or every reason it cannot be built.
-pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
-    let spec: Spec = toml::from_str(text)
-        .map_err(|e| InputError::new(source, format!("not a valid table spec: {e}")))?;
+pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], Error> {
+    let spec: Spec = toml::from_str(text).map_err(|e| {
+        Error::new(
+            ErrorKind::BadSpec,
+            source,
+            format!("not a valid table spec: {e}"),
+        )
+    })?;
     let mut b = TableBuilder::new();
     let mut errors = Vec::new();
     if let Some(o) = &spec.original {
         if !spec.windows.is_empty() {
-            return Err(InputError::new(
+            return Err(Error::new(
+                ErrorKind::BadSpec,
                 source,
                 "give either [original] or [[window]]s, not both",
             ));
@@ -316,7 +323,13 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
                 Num::Text(t) => parse_u64(t).ok_or(()),
                 Num::Int(_) => Err(()),
             }
-            .map_err(|_| InputError::new(source, format!("[original] {what} is not an address")))
+            .map_err(|_| {
+                Error::new(
+                    ErrorKind::BadSpec,
+                    source,
+                    format!("[original] {what} is not an address"),
+                )
+            })
         };
         b = TableBuilder::original(&InitInputs {
             engine_base: num(&o.engine_base, "engine_base")?,
@@ -364,8 +377,13 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], InputError> {
         }
     }
     if !errors.is_empty() {
-        return Err(InputError::new(source, errors.join("; ")));
+        return Err(Error::new(ErrorKind::BadSpec, source, errors.join("; ")));
     }
-    b.build_image()
-        .map_err(|e| InputError::new(source, format!("the table cannot be built:\n{e}")))
+    b.build_image().map_err(|e| {
+        Error::new(
+            ErrorKind::BadSpec,
+            source,
+            format!("the table cannot be built:\n{e}"),
+        )
+    })
 }

@@ -1,0 +1,67 @@
+//! The one error type of `ntx`: what went wrong, with which file, and a stable kind a
+//! pipeline can match on. Every error is an input problem (`ntx` exits 2 on it); a finding
+//! of the diff is not an error.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// What kind of problem an [`Error`] is. Serialised in kebab-case; the spellings are part
+/// of the JSON output and stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// A file could not be read.
+    Read,
+    /// A file could not be written.
+    Write,
+    /// Not an ELF object, an `ar` archive or an ABI manifest.
+    UnknownFormat,
+    /// An ELF file that is not a valid, relocatable object.
+    MalformedElf,
+    /// A corrupt or unsupported `ar` archive.
+    MalformedArchive,
+    /// A manifest that is not valid TOML of the manifest's shape.
+    MalformedManifest,
+    /// The archive has no member of that name.
+    MissingMember,
+    /// Two objects of another ELF class, byte order or machine.
+    NotComparable,
+    /// A window table image that is not 168 bytes.
+    MalformedTable,
+    /// A table spec that is not valid, or describes a table that cannot be built.
+    BadSpec,
+    /// A command-line value that is not what it should be.
+    BadArgument,
+}
+
+/// An error that names the file (or `file(member)`, or `command line`) and says what is
+/// wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Error {
+    /// The kind, for programs.
+    pub kind: ErrorKind,
+    /// The file concerned.
+    pub file: String,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl Error {
+    /// An error of `kind` about `file`.
+    pub fn new(kind: ErrorKind, file: impl Into<String>, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            file: file.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
