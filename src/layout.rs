@@ -123,6 +123,15 @@ impl MapRecord {
         self.ptr & !self.mask != 0
     }
 
+    /// Whether some address matches both records: neither is empty, and their tags agree
+    /// on the bits both masks fix.
+    #[inline(always)]
+    pub const fn overlaps(&self, other: &MapRecord) -> bool {
+        !self.is_empty()
+            && !other.is_empty()
+            && (self.ptr ^ other.ptr) & self.mask & other.mask == 0
+    }
+
     /// Whether the record's mask is contiguous ([`mask_is_contiguous`]).
     #[inline(always)]
     pub const fn has_contiguous_mask(&self) -> bool {

@@ -71,6 +71,77 @@ pub struct Window {
     pub reg_location: u64,
 }
 
+impl Window {
+    /// The record this window is (its slot already checked to be in range), with every
+    /// problem of the window on its own pushed to `errors`; `None` when it has no usable
+    /// size.
+    fn record(&self, errors: &mut Vec<BuildError>) -> Option<MapRecord> {
+        let slot = self.slot;
+        match (self.kind, SlotUse::of(slot)) {
+            (SlotUse::Pinned, SlotUse::Reusable) => {
+                errors.push(BuildError::PinnedInReusableSlot { slot })
+            }
+            (SlotUse::Reusable, SlotUse::Pinned) => {
+                errors.push(BuildError::ReusableInPinnedSlot { slot })
+            }
+            _ => {}
+        }
+        let reg_location = self.reg_location;
+        if reg_location > u64::from(u32::MAX) {
+            errors.push(BuildError::RegisterPast32Bits { slot, reg_location });
+        } else if SlotUse::of(slot) == SlotUse::Reusable
+            && RegisterAddress::on_device(reg_location).is_none()
+        {
+            errors.push(BuildError::RegisterUnusable { slot, reg_location });
+        }
+        let mask = match self.extent {
+            Extent::Size(size) if size == 0 || !size.is_power_of_two() => {
+                errors.push(BuildError::SizeNotPowerOfTwo { slot, size });
+                return None;
+            }
+            Extent::Size(size) => !(size - 1),
+            Extent::Mask(mask) if !mask_is_contiguous(mask) => {
+                errors.push(BuildError::MaskNotContiguous { slot, mask });
+                return None;
+            }
+            Extent::Mask(mask) => mask,
+        };
+        let size = size_of_mask(mask);
+        if let Some(soc_base) = self.soc_base.filter(|b| b & !mask != 0) {
+            errors.push(BuildError::SocBaseMisaligned {
+                slot,
+                soc_base,
+                size,
+            });
+        }
+        let local_base = self.local_base;
+        if u64::from(local_base) & !mask != 0 {
+            errors.push(BuildError::LocalBaseMisaligned {
+                slot,
+                local_base,
+                size,
+            });
+        }
+        if u128::from(local_base) + size > 1u128 << 32 {
+            errors.push(BuildError::LocalRangePast32Bits {
+                slot,
+                local_base,
+                size,
+            });
+        }
+        Some(match self.soc_base {
+            Some(soc_base) => MapRecord {
+                ptr: soc_base & mask,
+                window: local_base,
+                _pad: 0,
+                mask,
+                reg_location,
+            },
+            None => MapRecord::empty(local_base, mask, reg_location),
+        })
+    }
+}
+
 /// Why a table cannot be built. Every variant names the slot(s) concerned; the fields
 /// are the offending values.
 #[allow(missing_docs)]
@@ -238,7 +309,7 @@ impl TableBuilder {
         let mut errors = Vec::new();
         let mut t = TranslationCtx::empty();
         let mut described = [false; RECORDS];
-        let mut ranges: Vec<(usize, u64, u64)> = Vec::new(); // slot, mask, tag
+        let mut placed: Vec<(usize, MapRecord)> = Vec::new();
         for w in &self.windows {
             let slot = w.slot;
             if slot >= RECORDS {
@@ -250,84 +321,19 @@ impl TableBuilder {
                 continue;
             }
             described[slot] = true;
-            match (w.kind, SlotUse::of(slot)) {
-                (SlotUse::Pinned, SlotUse::Reusable) => {
-                    errors.push(BuildError::PinnedInReusableSlot { slot })
-                }
-                (SlotUse::Reusable, SlotUse::Pinned) => {
-                    errors.push(BuildError::ReusableInPinnedSlot { slot })
-                }
-                _ => {}
-            }
-            if w.reg_location > u64::from(u32::MAX) {
-                errors.push(BuildError::RegisterPast32Bits {
-                    slot,
-                    reg_location: w.reg_location,
-                });
-            } else if SlotUse::of(slot) == SlotUse::Reusable
-                && RegisterAddress::on_device(w.reg_location).is_none()
-            {
-                errors.push(BuildError::RegisterUnusable {
-                    slot,
-                    reg_location: w.reg_location,
-                });
-            }
-            let mask = match w.extent {
-                Extent::Size(size) if size == 0 || !size.is_power_of_two() => {
-                    errors.push(BuildError::SizeNotPowerOfTwo { slot, size });
-                    continue;
-                }
-                Extent::Size(size) => !(size - 1),
-                Extent::Mask(mask) if !mask_is_contiguous(mask) => {
-                    errors.push(BuildError::MaskNotContiguous { slot, mask });
-                    continue;
-                }
-                Extent::Mask(mask) => mask,
+            let Some(r) = w.record(&mut errors) else {
+                continue;
             };
-            let size = size_of_mask(mask);
-            if let Some(soc_base) = w.soc_base.filter(|b| b & !mask != 0) {
-                errors.push(BuildError::SocBaseMisaligned {
-                    slot,
-                    soc_base,
-                    size,
-                });
-            }
-            if u64::from(w.local_base) & !mask != 0 {
-                errors.push(BuildError::LocalBaseMisaligned {
-                    slot,
-                    local_base: w.local_base,
-                    size,
-                });
-            }
-            if u128::from(w.local_base) + size > 1u128 << 32 {
-                errors.push(BuildError::LocalRangePast32Bits {
-                    slot,
-                    local_base: w.local_base,
-                    size,
-                });
-            }
-            t.records[slot] = match w.soc_base {
-                Some(soc_base) => {
-                    let tag = soc_base & mask;
-                    for &(other, m2, p2) in &ranges {
-                        if (tag ^ p2) & mask & m2 == 0 {
-                            errors.push(BuildError::SocOverlap {
-                                first: other.min(slot),
-                                second: other.max(slot),
-                            });
-                        }
-                    }
-                    ranges.push((slot, mask, tag));
-                    MapRecord {
-                        ptr: tag,
-                        window: w.local_base,
-                        _pad: 0,
-                        mask,
-                        reg_location: w.reg_location,
-                    }
+            for &(other, o) in &placed {
+                if r.overlaps(&o) {
+                    errors.push(BuildError::SocOverlap {
+                        first: other.min(slot),
+                        second: other.max(slot),
+                    });
                 }
-                None => MapRecord::empty(w.local_base, mask, w.reg_location),
-            };
+            }
+            placed.push((slot, r));
+            t.records[slot] = r;
         }
         for (slot, d) in described
             .iter()
@@ -430,117 +436,144 @@ pub struct TableDescription {
     pub problems: Vec<Problem>,
 }
 
-/// Describes any table; never fails.
-pub fn describe(t: &TranslationCtx) -> TableDescription {
-    let mut problems = Vec::new();
-    let mut records = Vec::new();
-    let mut push = |severity, slot, kind, message: String| {
-        problems.push(Problem {
+/// Problems as they are found.
+#[derive(Default)]
+struct Problems(Vec<Problem>);
+
+impl Problems {
+    fn push(
+        &mut self,
+        severity: Severity,
+        slot: Option<usize>,
+        kind: &'static str,
+        message: String,
+    ) {
+        self.0.push(Problem {
             severity,
             slot,
             kind,
             message,
-        })
-    };
-    for (slot, r) in t.records.iter().enumerate() {
-        let use_ = SlotUse::of(slot);
-        let shape = if r.is_empty() {
-            RecordShape::Empty
-        } else if !r.has_contiguous_mask() {
-            RecordShape::Scattered
-        } else {
-            RecordShape::Window {
-                soc_start: r.ptr,
-                size: size_of_mask(r.mask),
-                local_start: r.window,
-            }
-        };
-        match shape {
-            RecordShape::Empty if use_ == SlotUse::Pinned => push(
-                Severity::Warning,
-                Some(slot),
-                "pinned-empty",
-                format!("slot {slot}: pinned but empty (its tag {:#x} has bits outside its mask): it never matches", r.ptr),
-            ),
-            RecordShape::Scattered => push(
-                Severity::Warning,
-                Some(slot),
-                "mask-not-contiguous",
-                format!("slot {slot}: mask {:#018x} is not contiguous: the addresses it matches are scattered", r.mask),
-            ),
-            RecordShape::Window { size, local_start, .. } => {
-                if u128::from(local_start) + size.min(1u128 << 33) > 1u128 << 32 {
-                    push(
-                        Severity::Warning,
-                        Some(slot),
-                        "local-range-wraps",
-                        format!("slot {slot}: local range from {local_start:#x} ({size:#x} bytes) passes 2^32: local addresses wrap"),
-                    );
-                }
-                if size <= 1u128 << 32 && u128::from(local_start) % size != 0 {
-                    push(
-                        Severity::Warning,
-                        Some(slot),
-                        "local-base-misaligned",
-                        format!("slot {slot}: local base {local_start:#x} is not aligned to the window size {size:#x}"),
-                    );
-                }
-            }
-            _ => {}
-        }
-        if r.reg_location >> 32 != 0 {
-            push(
-                Severity::Warning,
-                Some(slot),
-                "register-high-bits",
-                format!(
-                    "slot {slot}: register location {:#x} has high bits set; the device uses only the low 32 ({:#x})",
-                    r.reg_location, r.reg_location as u32
-                ),
-            );
-        }
-        if use_ == SlotUse::Reusable && RegisterAddress::on_device(r.reg_location).is_none() {
-            push(
-                Severity::Error,
-                Some(slot),
-                "register-unusable",
-                format!(
-                    "slot {slot}: register location {:#x} is null or not 4-aligned on the device: a refill of this slot traps",
-                    r.reg_location as u32
-                ),
-            );
-        }
-        if r._pad != 0 {
-            push(
-                Severity::Warning,
-                Some(slot),
-                "padding-nonzero",
-                format!("slot {slot}: padding bytes 12..16 are {:#x}, not 0", r._pad),
-            );
-        }
-        let a = &APERTURES[slot];
-        let original = (r.window == a.window
-            && r.mask == a.mask()
-            && u64::from(r.reg_location as u32) == a.reg_location())
-        .then_some(a.name);
-        let register =
-            RegisterAddress::on_device(r.reg_location).and_then(|x| pair_at(u64::from(x)));
-        records.push(RecordDescription {
-            slot,
-            use_,
-            record: *r,
-            shape,
-            original,
-            register,
         });
     }
-    // Overlaps: two records share an address iff both match something and their tags
-    // agree on the bits both masks fix.
+}
+
+/// Describes any table; never fails.
+pub fn describe(t: &TranslationCtx) -> TableDescription {
+    let mut problems = Problems::default();
+    let records = (0..RECORDS)
+        .map(|slot| describe_record(slot, &t.records[slot], &mut problems))
+        .collect();
+    table_problems(t, &mut problems);
+    let mut problems = problems.0;
+    problems.sort_by_key(|p| p.severity);
+    TableDescription {
+        records,
+        next_alloc: t.next_alloc,
+        victim: t.victim(),
+        problems,
+    }
+}
+
+/// One record: its shape, names, and the problems it has on its own.
+fn describe_record(slot: usize, r: &MapRecord, problems: &mut Problems) -> RecordDescription {
+    let use_ = SlotUse::of(slot);
+    let shape = if r.is_empty() {
+        RecordShape::Empty
+    } else if !r.has_contiguous_mask() {
+        RecordShape::Scattered
+    } else {
+        RecordShape::Window {
+            soc_start: r.ptr,
+            size: size_of_mask(r.mask),
+            local_start: r.window,
+        }
+    };
+    let warn = Severity::Warning;
+    match shape {
+        RecordShape::Empty if use_ == SlotUse::Pinned => problems.push(
+            warn,
+            Some(slot),
+            "pinned-empty",
+            format!("slot {slot}: pinned but empty (its tag {:#x} has bits outside its mask): it never matches", r.ptr),
+        ),
+        RecordShape::Scattered => problems.push(
+            warn,
+            Some(slot),
+            "mask-not-contiguous",
+            format!("slot {slot}: mask {:#018x} is not contiguous: the addresses it matches are scattered", r.mask),
+        ),
+        RecordShape::Window { size, local_start, .. } => {
+            if u128::from(local_start) + size.min(1u128 << 33) > 1u128 << 32 {
+                problems.push(
+                    warn,
+                    Some(slot),
+                    "local-range-wraps",
+                    format!("slot {slot}: local range from {local_start:#x} ({size:#x} bytes) passes 2^32: local addresses wrap"),
+                );
+            }
+            if size <= 1u128 << 32 && u128::from(local_start) % size != 0 {
+                problems.push(
+                    warn,
+                    Some(slot),
+                    "local-base-misaligned",
+                    format!("slot {slot}: local base {local_start:#x} is not aligned to the window size {size:#x}"),
+                );
+            }
+        }
+        _ => {}
+    }
+    if r.reg_location >> 32 != 0 {
+        problems.push(
+            warn,
+            Some(slot),
+            "register-high-bits",
+            format!(
+                "slot {slot}: register location {:#x} has high bits set; the device uses only the low 32 ({:#x})",
+                r.reg_location, r.reg_location as u32
+            ),
+        );
+    }
+    let register = RegisterAddress::on_device(r.reg_location);
+    if use_ == SlotUse::Reusable && register.is_none() {
+        problems.push(
+            Severity::Error,
+            Some(slot),
+            "register-unusable",
+            format!(
+                "slot {slot}: register location {:#x} is null or not 4-aligned on the device: a refill of this slot traps",
+                r.reg_location as u32
+            ),
+        );
+    }
+    if r._pad != 0 {
+        problems.push(
+            warn,
+            Some(slot),
+            "padding-nonzero",
+            format!("slot {slot}: padding bytes 12..16 are {:#x}, not 0", r._pad),
+        );
+    }
+    let a = &APERTURES[slot];
+    let original = (r.window == a.window
+        && r.mask == a.mask()
+        && u64::from(r.reg_location as u32) == a.reg_location())
+    .then_some(a.name);
+    RecordDescription {
+        slot,
+        use_,
+        record: *r,
+        shape,
+        original,
+        register: register.and_then(|x| pair_at(u64::from(x))),
+    }
+}
+
+/// The problems of the table as a whole: overlaps, the cursor, the tail padding.
+fn table_problems(t: &TranslationCtx, problems: &mut Problems) {
     for i in 0..RECORDS {
         for j in i + 1..RECORDS {
-            let (a, b) = (&t.records[i], &t.records[j]);
-            if !a.is_empty() && !b.is_empty() && (a.ptr ^ b.ptr) & a.mask & b.mask == 0 {
-                push(
+            if t.records[i].overlaps(&t.records[j]) {
+                problems.push(
                     Severity::Warning,
                     Some(j),
                     "shadowed",
@@ -550,7 +583,7 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
         }
     }
     if t.next_alloc >= REUSABLE_SLOTS {
-        push(
+        problems.push(
             Severity::Error,
             None,
             "next-alloc-out-of-range",
@@ -562,19 +595,12 @@ pub fn describe(t: &TranslationCtx) -> TableDescription {
         );
     }
     if t._pad != [0; 7] {
-        push(
+        problems.push(
             Severity::Warning,
             None,
             "padding-nonzero",
             "tail padding bytes 161..168 are not 0".to_string(),
         );
-    }
-    problems.sort_by_key(|p| p.severity);
-    TableDescription {
-        records,
-        next_alloc: t.next_alloc,
-        victim: t.victim(),
-        problems,
     }
 }
 

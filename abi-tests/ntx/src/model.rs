@@ -561,32 +561,39 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
             model.undefined.insert(name);
             continue;
         }
-        let (section, placed) = match (sym.section(), section_index) {
-            (_, Some(i)) => (
-                SectionKind::of_section(sections.names.get(&i).map_or("", |n| n)),
-                sections
-                    .aligns
-                    .get(&i)
-                    .map(|&a| (sym.address(), guaranteed_align(a, sym.address()))),
-            ),
-            (SymbolSection::Common, _) => (SectionKind::Common, None),
-            (SymbolSection::Absolute, _) => (SectionKind::Abs, None),
-            _ => (SectionKind::Unknown, None),
-        };
-        model.defined.insert(
-            name,
-            DefinedSymbol {
-                binding,
-                kind: stype,
-                visibility: Visibility::from_raw(st_other & 3),
-                section,
-                size: sym.size(),
-                offset: placed.map(|p| p.0),
-                align: placed.map(|p| p.1),
-            },
-        );
+        let d = defined_symbol(&sym, sections, (binding, stype, st_other));
+        model.defined.insert(name, d);
     }
     Ok(out)
+}
+
+/// A defined external symbol: its attributes and, in a section, its place.
+fn defined_symbol<'d, 'f, H: FileHeader<Endian = Endianness>>(
+    sym: &object::read::elf::ElfSymbol<'d, 'f, H>,
+    sections: &Sections,
+    (binding, stype, st_other): (Binding, SymbolType, u8),
+) -> DefinedSymbol {
+    let (section, placed) = match sym.section() {
+        SymbolSection::Section(i) => (
+            SectionKind::of_section(sections.names.get(&i.0).map_or("", |n| n)),
+            sections
+                .aligns
+                .get(&i.0)
+                .map(|&a| (sym.address(), guaranteed_align(a, sym.address()))),
+        ),
+        SymbolSection::Common => (SectionKind::Common, None),
+        SymbolSection::Absolute => (SectionKind::Abs, None),
+        _ => (SectionKind::Unknown, None),
+    };
+    DefinedSymbol {
+        binding,
+        kind: stype,
+        visibility: Visibility::from_raw(st_other & 3),
+        section,
+        size: sym.size(),
+        offset: placed.map(|p| p.0),
+        align: placed.map(|p| p.1),
+    }
 }
 
 /// Every section's relocations, by section index, for the literal look-ups.

@@ -287,103 +287,85 @@ pub enum Num {
 }
 
 impl Num {
-    fn get(&self, what: &str, slot: usize) -> Result<u64, String> {
+    /// The number; `what` names it in the error (`window 0: size`).
+    fn value(&self, what: &str) -> Result<u64, String> {
         match self {
             Num::Int(i) if *i >= 0 => Ok(*i as u64),
-            Num::Int(i) => Err(format!("window {slot}: {what} = {i} is negative")),
-            Num::Text(t) => {
-                parse_u64(t).ok_or_else(|| format!("window {slot}: {what} = {t:?} is not a number"))
-            }
+            Num::Int(i) => Err(format!("{what} = {i} is negative")),
+            Num::Text(t) => parse_u64(t).ok_or_else(|| format!("{what} = {t:?} is not a number")),
         }
     }
 }
 
 /// `ntx build`: spec text to the 168-byte image, or every reason it cannot be built.
 pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], Error> {
-    let spec: Spec = toml::from_str(text).map_err(|e| {
-        Error::new(
-            ErrorKind::BadSpec,
-            source,
-            format!("not a valid table spec: {e}"),
-        )
-    })?;
-    let mut b = TableBuilder::new();
-    let mut errors = Vec::new();
-    if let Some(o) = &spec.original {
-        if !spec.windows.is_empty() {
-            return Err(Error::new(
-                ErrorKind::BadSpec,
-                source,
-                "give either [original] or [[window]]s, not both",
-            ));
+    let bad = |m: String| Error::new(ErrorKind::BadSpec, source, m);
+    let spec: Spec =
+        toml::from_str(text).map_err(|e| bad(format!("not a valid table spec: {e}")))?;
+    let mut b = match &spec.original {
+        Some(_) if !spec.windows.is_empty() => {
+            return Err(bad("give either [original] or [[window]]s, not both".into()))
         }
-        let num = |n: &Num, what: &str| {
-            match n {
-                Num::Int(i) if *i >= 0 => Ok(*i as u64),
-                Num::Text(t) => parse_u64(t).ok_or(()),
-                Num::Int(_) => Err(()),
-            }
-            .map_err(|_| {
-                Error::new(
-                    ErrorKind::BadSpec,
-                    source,
-                    format!("[original] {what} is not an address"),
-                )
-            })
-        };
-        b = TableBuilder::original(&InitInputs {
-            engine_base: num(&o.engine_base, "engine_base")?,
-            hbm_scratch: num(&o.hbm_scratch, "hbm_scratch")?,
-        });
-    }
+        Some(o) => TableBuilder::original(&o.inputs().map_err(bad)?),
+        None => TableBuilder::new(),
+    };
     b = b.next_alloc(spec.next_alloc);
+    let mut errors = Vec::new();
     for w in &spec.windows {
-        let kind = match w.kind.as_str() {
-            "reusable" => SlotUse::Reusable,
-            "pinned" => SlotUse::Pinned,
-            other => {
-                errors.push(format!(
-                    "window {}: kind {other:?} is neither \"reusable\" nor \"pinned\"",
-                    w.slot
-                ));
-                continue;
-            }
-        };
-        let extent = match (&w.size, &w.mask) {
-            (Some(s), None) => s.get("size", w.slot).map(Extent::Size),
-            (None, Some(m)) => m.get("mask", w.slot).map(Extent::Mask),
-            _ => Err(format!(
-                "window {}: give exactly one of size and mask",
-                w.slot
-            )),
-        };
-        let fields = (|| -> Result<Window, String> {
-            Ok(Window {
-                slot: w.slot,
-                kind,
-                soc_base: match &w.soc_base {
-                    Some(n) => Some(n.get("soc_base", w.slot)?),
-                    None => None,
-                },
-                extent: extent.clone()?,
-                local_base: u32::try_from(w.local_base.get("local_base", w.slot)?)
-                    .map_err(|_| format!("window {}: local_base does not fit 32 bits", w.slot))?,
-                reg_location: w.reg_location.get("reg_location", w.slot)?,
-            })
-        })();
-        match fields {
+        match w.window() {
             Ok(win) => b = b.window(win),
             Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
-        return Err(Error::new(ErrorKind::BadSpec, source, errors.join("; ")));
+        return Err(bad(errors.join("; ")));
     }
-    b.build_image().map_err(|e| {
-        Error::new(
-            ErrorKind::BadSpec,
-            source,
-            format!("the table cannot be built:\n{e}"),
-        )
-    })
+    b.build_image()
+        .map_err(|e| bad(format!("the table cannot be built:\n{e}")))
+}
+
+impl SpecOriginal {
+    /// What `_init_translate_ctx` would read.
+    fn inputs(&self) -> Result<InitInputs, String> {
+        Ok(InitInputs {
+            engine_base: self.engine_base.value("[original] engine_base")?,
+            hbm_scratch: self.hbm_scratch.value("[original] hbm_scratch")?,
+        })
+    }
+}
+
+impl SpecWindow {
+    /// The window this entry describes, or the first thing wrong with it.
+    fn window(&self) -> Result<Window, String> {
+        let slot = self.slot;
+        let field = |what: &str| format!("window {slot}: {what}");
+        let kind = match self.kind.as_str() {
+            "reusable" => SlotUse::Reusable,
+            "pinned" => SlotUse::Pinned,
+            other => {
+                return Err(field(&format!(
+                    "kind {other:?} is neither \"reusable\" nor \"pinned\""
+                )))
+            }
+        };
+        let extent = match (&self.size, &self.mask) {
+            (Some(s), None) => Extent::Size(s.value(&field("size"))?),
+            (None, Some(m)) => Extent::Mask(m.value(&field("mask"))?),
+            _ => return Err(field("give exactly one of size and mask")),
+        };
+        let soc_base = match &self.soc_base {
+            Some(n) => Some(n.value(&field("soc_base"))?),
+            None => None,
+        };
+        let local_base = u32::try_from(self.local_base.value(&field("local_base"))?)
+            .map_err(|_| field("local_base does not fit 32 bits"))?;
+        Ok(Window {
+            slot,
+            kind,
+            soc_base,
+            extent,
+            local_base,
+            reg_location: self.reg_location.value(&field("reg_location"))?,
+        })
+    }
 }
