@@ -116,8 +116,8 @@ fn init_reads_the_register_block_builds_the_table_and_refills_program_mem_window
     }
     // SAFETY: as above.
     let refilled = unsafe { ctx.read() };
-    for k in 0..3 {
-        assert_eq!(refilled.records[k].ptr, regions[k], "slot {k}'s tag");
+    for (k, (r, a)) in refilled.records.iter().zip(regions).enumerate() {
+        assert_eq!(r.ptr, a, "slot {k}'s tag");
     }
     assert_eq!(
         refilled.next_alloc, 0,

@@ -5,8 +5,8 @@
 //! Input: the reference's length (4 bytes, little-endian), the reference, the candidate.
 #![no_main]
 
-use ntx::{diff, load_bytes};
 use libfuzzer_sys::fuzz_target;
+use ntx::{diff, load_bytes};
 
 fuzz_target!(|data: &[u8]| {
     let Some((len, rest)) = data.split_first_chunk::<4>() else {
@@ -35,8 +35,7 @@ fuzz_target!(|data: &[u8]| {
     // Every member of an archive, through the archive writer and back.
     if let Ok(members) = ntx::archive::read_members(rest, "archive") {
         let bytes = ntx::archive::write_gnu(&members);
-        let back =
-            ntx::archive::read_members(&bytes, "rewritten").expect("our archives read back");
+        let back = ntx::archive::read_members(&bytes, "rewritten").expect("our archives read back");
         assert_eq!(back.len(), members.len());
         for (a, b) in members.iter().zip(&back) {
             assert_eq!(a.data, b.data);

@@ -2,9 +2,9 @@
 //! 168 bytes, and answers anything else with an error naming the size.
 #![no_main]
 
-use ntx::tables::{explain, explain_json, explain_text};
 use libfuzzer_sys::fuzz_target;
 use neuron_translate::host::describe_bytes;
+use ntx::tables::{explain, explain_json, explain_text};
 
 fuzz_target!(|data: &[u8]| {
     match <&[u8; 168]>::try_from(data) {

@@ -9,10 +9,10 @@
 //! replaced; every other byte is the fuzzer's).
 #![no_main]
 
-use nt_support::differential::Pair;
-use nt_support::gen::Op;
 use libfuzzer_sys::fuzz_target;
 use neuron_translate::TranslationCtx;
+use nt_support::differential::Pair;
+use nt_support::gen::Op;
 
 fuzz_target!(|data: &[u8]| {
     let Some((head, calls)) = data.split_first_chunk::<168>() else {

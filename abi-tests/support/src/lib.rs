@@ -53,9 +53,9 @@ pub static GLOBAL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 pub mod reference {
     use core::ffi::{c_int, c_void};
     extern "C" {
-        /// seed §4 + §6.
+        /// docs/original.md §4 + §6.
         pub fn ref_translate(ctx: *mut c_void, addr: u64) -> *mut c_void;
-        /// seed §7.
+        /// docs/original.md §7.
         pub fn ref_mapping_lookup(
             ctx: *mut c_void,
             addr: u64,
