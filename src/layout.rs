@@ -1,4 +1,4 @@
-//! The window table exactly as the device reads it (contract §2, seed §2: DWARF, OBSERVED).
+//! The window table exactly as the device reads it (contract §2, docs/original.md §2: DWARF, OBSERVED).
 //!
 //! ```text
 //! _map_record_t  (32 bytes, align 8)     _translation_ctx_t (168 bytes, align 8)
@@ -16,15 +16,19 @@
 
 use static_assertions::{assert_eq_size, const_assert_eq};
 
-/// Number of windows in a table (DWARF `DW_AT_count = 5`).
+// The doc comments of the items cbindgen exports (the two constants, the two types and
+// their fields) are copied into the C header: they are written for C and C++ readers too.
+
+/// Number of windows in a table.
 pub const RECORDS: usize = 5;
-/// Slots the refill may reuse, round-robin: `0..REUSABLE_SLOTS` (seed §6, the `% 3`).
+/// Number of reusable windows: a refill replaces windows 0, 1 and 2 in turn; windows 3 and
+/// 4 are never replaced.
 pub const REUSABLE_SLOTS: u8 = 3;
 
 /// One translation window, `_map_record_t` (32 bytes).
 ///
-/// An address `a` belongs to the window when `(a & mask) == ptr`; it then translates to
-/// `window + (lo32(a) & !lo32(mask))`.
+/// A 64-bit SoC address `a` belongs to the window when `(a & mask) == ptr`; it then
+/// translates to the 32-bit local address `window + ((uint32_t)a & ~(uint32_t)mask)`.
 #[repr(C, align(8))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct MapRecord {
@@ -34,9 +38,10 @@ pub struct MapRecord {
     pub window: u32,
     /// Padding (implicit in the original; always written as 0 by this library).
     pub _pad: u32,
-    /// Selects the tag bits; `!mask` selects the offset bits.
+    /// Selects the tag bits; `~mask` selects the offset bits.
     pub mask: u64,
-    /// Address of the SoC window register this window programs on a refill.
+    /// NX-local address of the window register a refill of this window programs (on the
+    /// device only the low 32 bits are used); 0 for a window that is never refilled.
     pub reg_location: u64,
 }
 
@@ -46,7 +51,7 @@ pub struct MapRecord {
 pub struct TranslationCtx {
     /// The five windows, searched in order.
     pub records: [MapRecord; RECORDS],
-    /// Round-robin victim cursor for the reusable slots `0..3`.
+    /// The reusable window (0, 1 or 2) the next refill replaces.
     pub next_alloc: u8,
     /// Tail padding (always written as 0 by this library).
     pub _pad: [u8; 7],

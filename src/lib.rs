@@ -54,6 +54,12 @@ pub use translate::{Mapping, Refill, RefillError};
 pub use window_reg::RegisterLog;
 pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};
 
+/// The C header generated from this version of the library (`include/neuron_translate.h`
+/// is a copy, written by `make header` and checked by `make test`).
+#[cfg(feature = "std")]
+#[doc(hidden)]
+pub const GENERATED_HEADER: &str = include_str!(env!("NT_GENERATED_HEADER"));
+
 /// The host static library without `std` needs a panic handler of its own. Nothing in the
 /// library panics (the device build proves it: it has no reference to `core`'s panic
 /// machinery); if something ever did, it would trap like a bad refill.

@@ -1,10 +1,10 @@
 //! The translation logic (contract §3 and §4), safe and free of FFI concerns.
 //!
-//! * `match(r, a) := (a & r.mask) == r.ptr` on all 64 bits (seed §4, the and/xor/or/beqz).
+//! * `match(r, a) := (a & r.mask) == r.ptr` on all 64 bits (docs/original.md §4, the and/xor/or/beqz).
 //! * `local(r, a) := r.window + (lo32(a) & !lo32(r.mask))`, a 32-bit wrapping add: only the
-//!   low word of the offset counts (seed §4 finalizer, "GOTCHA").
+//!   low word of the offset counts (docs/original.md §4 finalizer, "GOTCHA").
 //! * The first matching record wins (the unrolled scan runs 0..5 in order).
-//! * A miss refills the round-robin victim among slots `0..3` (seed §6, the `% 3`).
+//! * A miss refills the round-robin victim among slots `0..3` (docs/original.md §6, the `% 3`).
 
 use core::ptr::addr_of_mut;
 

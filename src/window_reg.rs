@@ -1,4 +1,4 @@
-//! Programming a SoC window register (contract §3, seed §6 0x23b..0x242).
+//! Programming a SoC window register (contract §3, docs/original.md §6 0x23b..0x242).
 //!
 //! The refill writes the new tag to the victim's register block: a barrier, a 32-bit store
 //! of `hi32(tag)` to `reg_location + 4`, a 32-bit store of `lo32(tag)` to `reg_location + 0`,
@@ -19,7 +19,7 @@ pub trait WindowRegisters {
 /// A checked register address: non-null and 4-aligned, of pointer width.
 ///
 /// The device is ELF32, so only the low 32 bits of `reg_location` form the address there,
-/// as the original's single `l32i a9, a6, 24` shows (seed §6); on a 64-bit host all 64 do.
+/// as the original's single `l32i a9, a6, 24` shows (docs/original.md §6); on a 64-bit host all 64 do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegisterAddress(usize);
 

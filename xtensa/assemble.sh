@@ -2,7 +2,7 @@
 # usage: xtensa/assemble.sh IN.s OUT.o
 #
 # Assembles compiler-written Xtensa assembly the way that works around LLVM's literal-pool
-# bug (shared toolchain notes, bug 1): the integrated assembler of rustc and clang places
+# bug (docs/toolchain.md, fact 2): the integrated assembler of rustc and clang places
 # l32r literal pools unaligned in the previous function's section; the stand-alone llvm-mc
 # puts them in .literal.* sections, which this script then gives the 4-byte alignment l32r
 # needs (llvm-mc leaves them 1-aligned). Tools come from the environment (the Makefile).

@@ -4,7 +4,7 @@
 #
 #   1. rustc (a toolchain with the Xtensa backend and core's sources) compiles the crate for
 #      xtensa/xtensa-ncore2gp-none-elf.json to *assembly*: the integrated assembler path
-#      misplaces l32r literal pools (see shared toolchain notes, bug 1).
+#      misplaces l32r literal pools (docs/toolchain.md, fact 2).
 #   2. The assembly, xtensa/trap.s and xtensa/xtensa_info.s are assembled together into one
 #      object by xtensa/assemble.sh (llvm-mc, then 4-byte alignment for literal sections).
 #   3. The object is archived (with a symbol index) and disassembled.
@@ -21,7 +21,7 @@ mkdir -p "$work" "$XTENSA_OUT"
 
 # -Zbuild-std needs nightly features; RUSTC_BOOTSTRAP=1 unlocks them on a stable toolchain.
 # codegen-units=1 for this crate only (one assembly file); core keeps its defaults (LLVM
-# crashes building core with one codegen unit at opt-level 3: toolchain notes, bug 2).
+# crashes building core with one codegen unit at opt-level 3: docs/toolchain.md, fact 3).
 RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc --quiet \
     --manifest-path "$root/Cargo.toml" -p neuron-translate --release --locked \
     -Zbuild-std=core -Zjson-target-spec --target "$spec" \

@@ -2,8 +2,8 @@
  * The reference model: the seed page's own reconstruction of translation.cpp, kept as
  * close to the page as C allows, for differential tests against the Rust library.
  *
- *   ref_translate       seed §4 (the annotated C), with the miss path of seed §6
- *   ref_mapping_lookup  seed §7: the window's SoC range, as docs/contract.md §3 reads it
+ *   ref_translate       docs/original.md §4 (the annotated C), with the miss path of docs/original.md §6
+ *   ref_mapping_lookup  docs/original.md §7: the window's SoC range, as docs/contract.md §3 reads it
  *
  * It is deliberately NOT hardened: it indexes records[next_alloc] as is, stores through
  * reg_location as is and dereferences ctx and the outputs as is. The tests never hand it
@@ -29,16 +29,16 @@ typedef struct {
     uint8_t pad_[7];
 } ref_translation_ctx_t;
 
-_Static_assert(sizeof(ref_map_record_t) == 32, "seed §2: _map_record_t is 32 bytes");
-_Static_assert(sizeof(ref_translation_ctx_t) == 168, "seed §2: _translation_ctx_t is 168 bytes");
+_Static_assert(sizeof(ref_map_record_t) == 32, "docs/original.md §2: _map_record_t is 32 bytes");
+_Static_assert(sizeof(ref_translation_ctx_t) == 168, "docs/original.md §2: _translation_ctx_t is 168 bytes");
 
-/* seed §6: the miss path masks the low word with an 0xFF000000-like constant (a12) and
+/* docs/original.md §6: the miss path masks the low word with an 0xFF000000-like constant (a12) and
  * keeps the high word of the address as the tag's high word (a5 is stored unmasked);
  * the offset mask is a11 >> 8 = 0x00FFFFFF. */
 #define REF_ALLOC_MASK_LO 0xFF000000u
 #define REF_ALLOC_OFFSET_LO 0x00FFFFFFu
 
-/* seed §6: the two barriers around the register stores (memw on the device). */
+/* docs/original.md §6: the two barriers around the register stores (memw on the device). */
 #if defined(__xtensa__)
 #define REF_BARRIER() __asm__ volatile("memw" ::: "memory")
 #else
@@ -62,7 +62,7 @@ static void *ref_translate_miss(ref_translation_ctx_t *ctx, unsigned long long a
     return (void *)(uintptr_t)(window + (addr_lo & REF_ALLOC_OFFSET_LO)); /* 233 add */
 }
 
-/* seed §4, "The complete fast path as annotated C". */
+/* docs/original.md §4, "The complete fast path as annotated C". */
 void *ref_translate(void *ctx_, unsigned long long addr)
 {
     ref_translation_ctx_t *ctx = (ref_translation_ctx_t *)ctx_;
@@ -76,7 +76,7 @@ void *ref_translate(void *ctx_, unsigned long long addr)
     return ref_translate_miss(ctx, addr);
 }
 
-/* seed §7: the same five-way match; on a hit the window's SoC range is written out, its
+/* docs/original.md §7: the same five-way match; on a hit the window's SoC range is written out, its
  * tag to the third argument and the tag plus the NOT of the mask (the seed's xor with -1,
  * then a 64-bit add carry-corrected with saltu) to the fourth, and 0 is returned; on a
  * miss -1 and nothing is written. */
