@@ -11,7 +11,34 @@
 
 use crate::layout::{MapRecord, TranslationCtx, RECORDS};
 use crate::regs::{RegPair, MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
-use crate::symbols::Provenance;
+
+/// Where a value comes from (the tags of docs/contract.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// Read by the seed page from the binary.
+    Observed,
+    /// From the public decode of the same archive (its symbol tables, constants and
+    /// register map).
+    Public,
+    /// Derived by the seed page or by this project from observed facts.
+    Inferred,
+    /// This project's choice.
+    Decided,
+}
+
+impl Provenance {
+    /// The tag as docs/contract.md writes it (`PUBLIC`, ...). Inline, so that the device
+    /// object, which never calls it, carries no copy.
+    #[inline]
+    pub const fn label(self) -> &'static str {
+        match self {
+            Provenance::Observed => "OBSERVED",
+            Provenance::Public => "PUBLIC",
+            Provenance::Inferred => "INFERRED",
+            Provenance::Decided => "DECIDED",
+        }
+    }
+}
 
 /// What `_init_translate_ctx` reads: one register and one global of the rest of the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -125,20 +125,6 @@ pub enum Linkage {
     C,
 }
 
-/// Where a fact comes from (contract tags).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provenance {
-    /// Read by the seed page from the binary.
-    Observed,
-    /// From the public decode of the same archive (its symbol tables, constants and
-    /// register map).
-    Public,
-    /// Derived by the seed page or by this project from observed facts.
-    Inferred,
-    /// This project's choice.
-    Decided,
-}
-
 /// One entry of the symbol table of the drop-in object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Symbol {
@@ -154,8 +140,6 @@ pub struct Symbol {
     pub c_type: &'static str,
     /// C parameter list (functions only), in the header's type names; `void` for none.
     pub c_params: &'static str,
-    /// How sure the name is.
-    pub provenance: Provenance,
     /// C++ or C linkage.
     pub linkage: Linkage,
     /// In the original translation.o (false: this library's addition, which an ABI diff
@@ -178,7 +162,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Export,
         c_type: "void *",
         c_params: "void *ctx, unsigned long long addr",
-        provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,
@@ -191,7 +174,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Export,
         c_type: "_translation_ctx_t *",
         c_params: "void",
-        provenance: Provenance::Inferred,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,
@@ -205,7 +187,6 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "int",
         c_params: "void *ctx, unsigned long long addr, unsigned long long *out_start, \
                    unsigned long long *out_end",
-        provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,
@@ -218,7 +199,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Export,
         c_type: "void",
         c_params: "void",
-        provenance: Provenance::Inferred,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,
@@ -231,7 +211,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Export,
         c_type: "_translation_ctx_t *",
         c_params: "",
-        provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,
@@ -244,7 +223,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Export,
         c_type: "uint64_t",
         c_params: "",
-        provenance: Provenance::Public,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,
@@ -258,7 +236,6 @@ pub const SYMBOLS: &[Symbol] = &[
         c_type: "void *",
         c_params: "void *ctx, unsigned long long addr, unsigned long long len, \
                    unsigned long long *out_span",
-        provenance: Provenance::Decided,
         linkage: Linkage::C,
         original: false,
         in_library: true,
@@ -271,7 +248,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Import,
         c_type: "unsigned char",
         c_params: "",
-        provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
         in_library: false,
@@ -284,7 +260,6 @@ pub const SYMBOLS: &[Symbol] = &[
         direction: Direction::Import,
         c_type: "unsigned long long",
         c_params: "",
-        provenance: Provenance::Observed,
         linkage: Linkage::Cxx,
         original: true,
         in_library: true,

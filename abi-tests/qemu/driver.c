@@ -127,7 +127,7 @@ static int check_init(void)
         return fail(0, 0, 0, "_sbuf_window", _sbuf_window, nt_sbuf_window[0]);
     if (memcmp(_ctx, nt_init_table, sizeof *_ctx) != 0)
         return fail(0, 0, 0, "initial table bytes", 0, 0);
-    for (i = 0; i < 3; ++i) {
+    for (i = 0; i < NT_INIT_REFILLS; ++i) {
         void *p = neuron_translate(_ctx, nt_refill_addr[i]);
         if ((uint32_t)(uintptr_t)p != nt_refill_local[i])
             return fail(0, 0, i, "refill of the initial table", (uintptr_t)p, nt_refill_local[i]);

@@ -7,6 +7,7 @@ use core::ptr::null_mut;
 use neuron_translate::abi::{
     neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span,
 };
+use neuron_translate::layout::REUSABLE_SLOTS;
 use neuron_translate::TranslationCtx;
 use nt_support::gen::disjoint_table;
 use nt_support::guard::{page, GuardedPages};
@@ -202,7 +203,7 @@ fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
         unsafe { ctx.write(t) };
         // SAFETY: as above; the victims' blocks are valid.
         let p = unsafe { neuron_translate(ctx.cast(), 0x77_0000_0000 + u64::from(n)) };
-        let v = usize::from(n % 3);
+        let v = usize::from(n % REUSABLE_SLOTS);
         assert_eq!(
             p as usize,
             0x10_0000 * (v + 1) + usize::from(n),
@@ -210,7 +211,10 @@ fn refill_with_next_alloc_out_of_range_stays_inside_the_records() {
         );
         // SAFETY: as above.
         let after = unsafe { ctx.read() };
-        assert_eq!(after.next_alloc, ((v + 1) % 3) as u8);
+        assert_eq!(
+            after.next_alloc,
+            ((v + 1) % usize::from(REUSABLE_SLOTS)) as u8
+        );
         assert_eq!(after.records[v].ptr, 0x77_0000_0000);
     }
 }

@@ -11,6 +11,7 @@ use neuron_translate::TranslationCtx;
 use nt_support::tools::{product, scratch};
 use proptest::prelude::*;
 
+use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
 use nt_support::gen::{sample_table as good, sample_window as w};
 
 fn errors(b: TableBuilder) -> Vec<BuildError> {
@@ -201,8 +202,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
 
     #[test]
-    fn the_decoder_describes_any_168_bytes(bytes in proptest::collection::vec(any::<u8>(), 168)) {
-        let arr: [u8; 168] = bytes.try_into().unwrap();
+    fn the_decoder_describes_any_168_bytes(bytes in proptest::collection::vec(any::<u8>(), CTX_SIZE)) {
+        let arr: [u8; CTX_SIZE] = bytes.try_into().unwrap();
         let d = describe_bytes(&arr);
         let t = TranslationCtx::from_bytes(&arr);
         prop_assert_eq!(d.records.len(), 5);
@@ -267,7 +268,7 @@ reg_location = 0x100230
         String::from_utf8_lossy(&out.stderr)
     );
     let bytes = std::fs::read(&table).unwrap();
-    assert_eq!(bytes.len(), 168);
+    assert_eq!(bytes.len(), CTX_SIZE);
     assert_eq!(bytes[160], 1);
 
     let out = ntx(&["explain", table.to_str().unwrap()]);
@@ -330,7 +331,8 @@ reg_location = 0x100230
     std::fs::write(&short, [0u8; 100]).unwrap();
     let out = ntx(&["explain", short.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly 168 bytes; this file has 100"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains(&format!("exactly {CTX_SIZE} bytes; this file has 100")));
     let out = ntx(&["translate", table.to_str().unwrap(), "banana"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -350,7 +352,11 @@ fn the_original_preset_is_the_table_init_builds() {
         let t = TableBuilder::original(&inputs).build().unwrap();
         assert_eq!(t, initial_table(&inputs), "{inputs:x?}");
         let d = describe(&t);
-        let names: Vec<_> = d.records.iter().map(|r| r.original).collect();
+        let names: Vec<_> = d
+            .records
+            .iter()
+            .map(|r| r.original.map(|a| a.name))
+            .collect();
         assert_eq!(
             names,
             [
@@ -377,7 +383,7 @@ fn the_original_preset_is_the_table_init_builds() {
             ]
         );
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        for k in 0..3 {
+        for k in 0..usize::from(REUSABLE_SLOTS) {
             assert_eq!(
                 d.records[k].shape,
                 RecordShape::Empty,
@@ -437,10 +443,10 @@ fn ntx_builds_and_explains_the_original_table() {
     let text = String::from_utf8_lossy(&out.stdout);
     for line in [
         "slot 0  reusable  empty",
-        "register 0x100218 (MEM_WINDOW3_LO)  [the original's reusable-0 window]",
-        "register 0x100230 (MEM_WINDOW6_LO)  [the original's reusable-2 window]",
-        "slot 3  pinned    SoC 0x00000027fc000000..=0x00000027ffffffff (64 MiB) -> local 0x80000000..=0x83ffffff  register 0x0  [the original's sbuf window]",
-        "slot 4  pinned    SoC 0x0000004210000000..=0x0000004213ffffff (64 MiB) -> local 0x84000000..=0x87ffffff  register 0x0  [the original's hbm-scratch window]",
+        "register 0x100218 (MEM_WINDOW3_LO)  [the original's reusable-0 window, PUBLIC]",
+        "register 0x100230 (MEM_WINDOW6_LO)  [the original's reusable-2 window, PUBLIC]",
+        "slot 3  pinned    SoC 0x00000027fc000000..=0x00000027ffffffff (64 MiB) -> local 0x80000000..=0x83ffffff  register 0x0  [the original's sbuf window, PUBLIC]",
+        "slot 4  pinned    SoC 0x0000004210000000..=0x0000004213ffffff (64 MiB) -> local 0x84000000..=0x87ffffff  register 0x0  [the original's hbm-scratch window, PUBLIC]",
         "No problems found.",
     ] {
         assert!(text.contains(line), "{line:?} not in:\n{text}");
@@ -449,6 +455,11 @@ fn ntx_builds_and_explains_the_original_table() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["records"][0]["register"], "MEM_WINDOW3");
     assert_eq!(v["records"][3]["original"], "sbuf");
+    assert_eq!(v["records"][3]["original_provenance"], "PUBLIC");
+    assert!(v["records"][3]["original_source"]
+        .as_str()
+        .unwrap()
+        .contains("ENGINE_BASE_ADDR - 41 MiB"));
     assert_eq!(v["records"][3]["register"], serde_json::Value::Null);
     // The contract's worked example, through ntx.
     let out = ntx(&["translate", table.to_str().unwrap(), "0x2802012345"]);

@@ -184,6 +184,24 @@ fn every_mutant_is_caught_with_the_right_class() {
             assert_eq!(v["breaks"], 0, "{name}: {v:#}");
         }
     }
+    // Against the manifest, a finding carries the manifest's evidence for what it is about.
+    let missing = assemble(&dir, "missing", &mutate("@MUTATE-TRANSLATE-BINDING", ""));
+    let v = diff_json(&product("NT_MANIFEST"), &missing).1;
+    let f = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "symbol-missing")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(f["symbol"], "_Z16neuron_translatePvy");
+    assert_eq!(f["evidence"], "§1; §4 (.text @0x120) (HIGH/OBSERVED)");
+    assert!(
+        v["reference_evidence"]
+            .as_str()
+            .unwrap()
+            .starts_with("translation.o of libneuroncustomop.a: "),
+        "{v:#}"
+    );
     // neuron_translate_ctx's CONST16 pair now loads data_scratch_map instead of _ctx.
     let moved = assemble(
         &dir,

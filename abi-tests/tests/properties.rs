@@ -1,5 +1,6 @@
 //! Property tests of the contract's invariants, on arbitrary tables and address streams.
 
+use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
 use neuron_translate::RegisterLog;
 use neuron_translate::{MapRecord, TranslationCtx};
 use proptest::prelude::*;
@@ -28,7 +29,7 @@ fn arb_table() -> impl Strategy<Value = TranslationCtx> {
             } else {
                 rnd
             };
-            let reg_location = if k < 3 {
+            let reg_location = if k < usize::from(REUSABLE_SLOTS) {
                 u64::from(reg | 4) & !3
             } else {
                 u64::from(reg)
@@ -105,7 +106,7 @@ proptest! {
             let n = log.0.len();
             t.translate(a, &mut log).unwrap();
             if log.0.len() > n {
-                prop_assert!(t.next_alloc < 3);
+                prop_assert!(t.next_alloc < REUSABLE_SLOTS);
             }
         }
         if t.next_alloc >= 3 {
@@ -164,8 +165,8 @@ proptest! {
     }
 
     #[test]
-    fn byte_image_round_trips(bytes in proptest::collection::vec(any::<u8>(), 168)) {
-        let arr: [u8; 168] = bytes.try_into().unwrap();
+    fn byte_image_round_trips(bytes in proptest::collection::vec(any::<u8>(), CTX_SIZE)) {
+        let arr: [u8; CTX_SIZE] = bytes.try_into().unwrap();
         prop_assert_eq!(TranslationCtx::from_bytes(&arr).to_bytes(), arr);
     }
 }

@@ -5,7 +5,7 @@
 use neuron_translate::init::{
     empty_tag, initial_table, sbuf_window, InitInputs, APERTURES, REFILL_MASK,
 };
-use neuron_translate::layout::{offsets, MapRecord, TranslationCtx};
+use neuron_translate::layout::{offsets, MapRecord, TranslationCtx, REUSABLE_SLOTS};
 use neuron_translate::translate::{Mapping, RefillError};
 use neuron_translate::window_reg::RegisterAddress;
 use neuron_translate::RegisterLog as Log;
@@ -146,13 +146,17 @@ fn next_alloc_out_of_range_is_taken_modulo_3() {
         t.next_alloc = n;
         let mut log = Log::default();
         t.translate(0x99_0000_0000, &mut log).unwrap();
-        let v = usize::from(n % 3);
+        let v = usize::from(n % REUSABLE_SLOTS);
         assert_eq!(
             log.0,
             [((REG + 8 * v as u64) as usize, 0x99_0000_0000)],
             "next_alloc {n}"
         );
-        assert_eq!(t.next_alloc, ((v + 1) % 3) as u8, "next_alloc {n}");
+        assert_eq!(
+            t.next_alloc,
+            ((v + 1) % usize::from(REUSABLE_SLOTS)) as u8,
+            "next_alloc {n}"
+        );
         assert_eq!(t.records[v].ptr, 0x99_0000_0000);
     }
 }
@@ -287,7 +291,7 @@ fn initial_table_is_the_originals() {
         assert_eq!(*r, APERTURES[k].record(&inputs), "slot {k}");
     }
     // Slots 0..2 start empty: nothing matches them before a refill.
-    for k in 0..3 {
+    for k in 0..usize::from(REUSABLE_SLOTS) {
         assert!(t.records[k].is_empty(), "slot {k} starts empty");
     }
     // SBUF: 64 MiB from _sbuf_window rounded down, at NX 0x8000_0000.

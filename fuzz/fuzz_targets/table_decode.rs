@@ -4,22 +4,23 @@
 
 use libfuzzer_sys::fuzz_target;
 use neuron_translate::host::describe_bytes;
+use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
 use ntx::tables::{explain, explain_json, explain_text};
 
 fuzz_target!(|data: &[u8]| {
-    match <&[u8; 168]>::try_from(data) {
+    match <&[u8; CTX_SIZE]>::try_from(data) {
         Ok(bytes) => {
             let d = describe_bytes(bytes);
             assert_eq!(d.records.len(), 5);
-            assert!(d.victim < 3);
+            assert!(d.victim < usize::from(REUSABLE_SLOTS));
             let text = explain_text(&d);
             assert!(text.contains("slot 4"));
             let _ = explain_json(&d);
             assert!(explain(data, "t", true).is_ok());
         }
         Err(_) => {
-            let e = explain(data, "t", false).expect_err("only 168 bytes are a table");
-            assert!(e.message.contains("168"));
+            let e = explain(data, "t", false).expect_err("only a table's size is a table");
+            assert!(e.message.contains(&CTX_SIZE.to_string()));
         }
     }
 });

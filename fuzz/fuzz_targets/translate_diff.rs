@@ -10,12 +10,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::TranslationCtx;
 use nt_support::differential::Pair;
 use nt_support::gen::Op;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((head, calls)) = data.split_first_chunk::<168>() else {
+    let Some((head, calls)) = data.split_first_chunk::<CTX_SIZE>() else {
         return;
     };
     let mut table = TranslationCtx::from_bytes(head);

@@ -8,7 +8,7 @@ use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use crate::init::{InitInputs, TagSource, APERTURES};
+use crate::init::{Aperture, InitInputs, TagSource, APERTURES};
 use crate::layout::{
     mask_is_contiguous, offsets, MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS,
 };
@@ -394,8 +394,9 @@ pub struct RecordDescription {
     /// What it matches.
     pub shape: RecordShape,
     /// The row of the original's table this record is (same slot, local base, mask and
-    /// register; any tag), if any: `reusable-0`, ..., `sbuf`, `hbm-scratch`.
-    pub original: Option<&'static str>,
+    /// register; any tag), if any: `reusable-0`, ..., `sbuf`, `hbm-scratch`, with where its
+    /// values come from.
+    pub original: Option<&'static Aperture>,
     /// The NX register pair whose `_LO` the record's register address (as the device
     /// uses it) is, if it is one the library knows (`MEM_WINDOW3`, ...).
     pub register: Option<RegPair>,
@@ -557,7 +558,7 @@ fn describe_record(slot: usize, r: &MapRecord, problems: &mut Problems) -> Recor
     let original = (r.window == a.window
         && r.mask == a.mask()
         && u64::from(r.reg_location as u32) == a.reg_location())
-    .then_some(a.name);
+    .then_some(a);
     RecordDescription {
         slot,
         use_,

@@ -8,7 +8,9 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use crate::model::{demangle, AbiModel, DefinedSymbol, Mechanism, SymbolType};
+use crate::model::{
+    demangle, reference_key, AbiModel, DefinedSymbol, Mechanism, SymbolType, OBJECT_EVIDENCE,
+};
 
 /// The class of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -98,6 +100,9 @@ pub struct Finding {
     /// What the candidate has (absent when it has nothing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate: Option<String>,
+    /// Where the reference's fact comes from, when the reference records it (a manifest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
     /// A sentence for a person.
     pub message: String,
 }
@@ -111,6 +116,9 @@ pub struct Report {
     pub reference: String,
     /// The candidate's source.
     pub candidate: String,
+    /// Where the reference's facts come from, when it records that (a manifest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_evidence: Option<String>,
     /// Counts by class.
     pub breaks: usize,
     /// Additions.
@@ -148,6 +156,9 @@ impl Report {
     pub fn to_text(&self) -> String {
         let mut s = self.summary();
         s.push('\n');
+        if let Some(e) = &self.reference_evidence {
+            let _ = writeln!(s, "  reference: {e}");
+        }
         for f in &self.findings {
             let class = match f.class {
                 Class::Break => "BREAK",
@@ -164,6 +175,9 @@ impl Report {
             }
             if let Some(c) = &f.candidate {
                 let _ = writeln!(s, "      candidate: {c}");
+            }
+            if let Some(e) = &f.evidence {
+                let _ = writeln!(s, "      evidence: {e}");
             }
         }
         s
@@ -204,6 +218,7 @@ impl Findings {
             demangled: symbol.and_then(demangle),
             reference,
             candidate,
+            evidence: None,
             message,
         });
     }
@@ -250,10 +265,19 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
     imports(&mut f, reference, candidate);
     references(&mut f, reference, candidate);
     sections(&mut f, reference, candidate);
+    // Each finding about a symbol or import the reference records evidence for carries it
+    // (the reference findings got theirs, by `from -> to`, as they were made).
+    for finding in f.0.iter_mut().filter(|x| x.evidence.is_none()) {
+        finding.evidence = finding
+            .symbol
+            .as_ref()
+            .and_then(|k| reference.evidence.get(k).cloned());
+    }
     let mut report = Report {
         version: 1,
         reference: reference.source.clone(),
         candidate: candidate.source.clone(),
+        reference_evidence: reference.evidence.get(OBJECT_EVIDENCE).cloned(),
         breaks: 0,
         additions: 0,
         notes: 0,
@@ -431,6 +455,8 @@ fn imports(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
 /// The function-to-symbol references.
 fn references(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
     for ((from, to), r) in &reference.references {
+        let evidence = reference.evidence.get(&reference_key(from, to)).cloned();
+        let before = f.0.len();
         let dropped_import = reference.undefined.contains(to)
             && !candidate.undefined.contains(to)
             && !candidate.defined.contains_key(to);
@@ -441,7 +467,7 @@ fn references(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
                 Class::Break,
                 FindingKind::ReferenceMissing,
                 Some(from),
-                (Some(format!("{from} -> {to}")), None),
+                (Some(reference_key(from, to)), None),
                 format!("{from} no longer references {to}"),
             ),
             Some(c) => {
@@ -460,6 +486,9 @@ fn references(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
                 }
             }
         }
+        for made in &mut f.0[before..] {
+            made.evidence = evidence.clone();
+        }
     }
     for (from, to) in candidate.references.keys() {
         if !reference
@@ -471,7 +500,7 @@ fn references(f: &mut Findings, reference: &AbiModel, candidate: &AbiModel) {
                 Class::Note,
                 FindingKind::ReferenceAdded,
                 Some(from),
-                (None, Some(format!("{from} -> {to}"))),
+                (None, Some(reference_key(from, to))),
                 format!(
                     "{from} references {to}, which the reference's {from} does not (as recorded)"
                 ),

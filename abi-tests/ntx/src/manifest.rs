@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use crate::error::{Error, ErrorKind};
-use crate::model::{AbiModel, DefinedSymbol, Mechanism, Reference};
+use crate::model::{reference_key, AbiModel, DefinedSymbol, Mechanism, Reference, OBJECT_EVIDENCE};
 
 /// The manifest file, as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -123,7 +123,13 @@ impl Manifest {
     /// error naming the symbol.
     pub fn to_model(&self, source: &str) -> Result<AbiModel, Error> {
         let mut defined = std::collections::BTreeMap::new();
+        let o = &self.object;
+        let mut evidence = BTreeMap::from([(
+            OBJECT_EVIDENCE.to_string(),
+            format!("{} of {}: {} ({})", o.name, o.archive, o.seed, o.confidence),
+        )]);
         for s in &self.symbols {
+            evidence.insert(s.name.clone(), format!("{} ({})", s.seed, s.confidence));
             let bad = |e: String| {
                 Error::new(
                     ErrorKind::MalformedManifest,
@@ -142,9 +148,26 @@ impl Manifest {
             };
             defined.insert(s.name.clone(), symbol);
         }
-        let undefined: BTreeSet<String> = self.imports.iter().map(|i| i.name.clone()).collect();
+        let mut undefined = BTreeSet::new();
+        for i in &self.imports {
+            undefined.insert(i.name.clone());
+            evidence.insert(
+                i.name.clone(),
+                format!("defined by {}; {} ({})", i.defined_by, i.seed, i.confidence),
+            );
+        }
         let mut references: BTreeMap<(String, String), Reference> = BTreeMap::new();
         for r in &self.references {
+            let at: Vec<String> = r.offsets.iter().map(|o| format!("{o:#x}")).collect();
+            let place = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at .text {}", at.join(", "))
+            };
+            evidence.insert(
+                reference_key(&r.from, &r.to),
+                format!("{}{place} ({})", r.seed, r.confidence),
+            );
             let e = references
                 .entry((r.from.clone(), r.to.clone()))
                 .or_default();
@@ -170,6 +193,7 @@ impl Manifest {
             references,
             notable_sections: None,
             xtensa_abi: None,
+            evidence,
         })
     }
 }

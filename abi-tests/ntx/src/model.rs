@@ -317,6 +317,18 @@ pub struct AbiModel {
     pub notable_sections: Option<BTreeSet<String>>,
     /// The `ABI=` value of `.xtensa.info` (`0` windowed, `1` call0), where present.
     pub xtensa_abi: Option<String>,
+    /// Where the source's facts come from, where it records that (a manifest does): by
+    /// symbol or import name, by reference (`from -> to`), and for the object as a whole
+    /// under [`OBJECT_EVIDENCE`].
+    pub evidence: BTreeMap<String, String>,
+}
+
+/// The key of [`AbiModel::evidence`] for the object as a whole.
+pub const OBJECT_EVIDENCE: &str = "object";
+
+/// The key of [`AbiModel::evidence`] and the text of findings for a reference.
+pub fn reference_key(from: &str, to: &str) -> String {
+    format!("{from} -> {to}")
 }
 
 /// `e_machine` as a name.
@@ -455,6 +467,7 @@ fn from_elf_file<H: FileHeader<Endian = Endianness>>(
         references: BTreeMap::new(),
         notable_sections: Some(BTreeSet::new()),
         xtensa_abi: None,
+        evidence: BTreeMap::new(),
     };
     let sections = read_sections(f, &mut model, source)?;
     let symbols = read_symbols(f, &sections, &mut model, source)?;

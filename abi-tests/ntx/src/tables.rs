@@ -91,8 +91,13 @@ pub fn explain_text(d: &TableDescription) -> String {
         if let Some(reg) = r.register {
             let _ = write!(s, " ({}_LO)", reg.name);
         }
-        if let Some(name) = r.original {
-            let _ = write!(s, "  [the original's {name} window]");
+        if let Some(a) = r.original {
+            let _ = write!(
+                s,
+                "  [the original's {} window, {}]",
+                a.name,
+                a.provenance.label()
+            );
         }
         s.push('\n');
     }
@@ -125,7 +130,9 @@ pub fn explain_json(d: &TableDescription) -> Value {
                 "window": format!("{:#x}", r.record.window),
                 "reg_location": format!("{:#x}", r.record.reg_location),
                 "register": r.register.map(|reg| reg.name),
-                "original": r.original,
+                "original": r.original.map(|a| a.name),
+                "original_provenance": r.original.map(|a| a.provenance.label()),
+                "original_source": r.original.map(|a| a.source),
             });
             match r.shape {
                 RecordShape::Window {

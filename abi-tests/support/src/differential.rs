@@ -22,6 +22,7 @@ use neuron_translate::abi::{
     neuron_translate, neuron_translate_mapping_lookup, neuron_translate_span,
 };
 use neuron_translate::init::REFILL_MASK;
+use neuron_translate::layout::REUSABLE_SLOTS;
 use neuron_translate::TranslationCtx;
 
 /// What a run exercised, so that a test can insist it exercised everything.
@@ -95,10 +96,10 @@ impl Pair {
                 let victim = self.rust.victim();
                 if hit {
                     self.counts.hits += 1;
-                } else if self.rust.next_alloc >= 3 {
+                } else if self.rust.next_alloc >= REUSABLE_SLOTS {
                     // D2_NEXT_ALLOC_RANGE
                     self.counts.d2_applied += 1;
-                    self.model.next_alloc = self.rust.next_alloc % 3;
+                    self.model.next_alloc = self.rust.next_alloc % REUSABLE_SLOTS;
                 }
                 if hit || self.rust.records[victim].mask == REFILL_MASK {
                     if !hit {
@@ -125,7 +126,7 @@ impl Pair {
                     }
                     let mut expect = before;
                     expect.records[victim].ptr = tag;
-                    expect.next_alloc = ((victim + 1) % 3) as u8;
+                    expect.next_alloc = ((victim + 1) % usize::from(REUSABLE_SLOTS)) as u8;
                     if self.rust != expect {
                         return Err(format!(
                             "D1 refill translate({a:#x}): table {:?}, expected {expect:?}",

@@ -8,7 +8,7 @@
 use neuron_translate::host::{Extent, SlotUse, TableBuilder, Window};
 use neuron_translate::init::APERTURES;
 use neuron_translate::init::REFILL_MASK;
-use neuron_translate::layout::RECORDS;
+use neuron_translate::layout::{RECORDS, REUSABLE_SLOTS};
 use neuron_translate::{MapRecord, TranslationCtx};
 
 /// SplitMix64: tiny, fast, and the same everywhere.
@@ -93,7 +93,7 @@ pub fn table(rng: &mut Rng, shape: TableShape) -> TranslationCtx {
         let mask = match shape {
             TableShape::Wild if rng.chance(1, 4) => rng.next_u64(),
             TableShape::Wild => contiguous_mask(rng, 0, 64),
-            _ if k < 3 => REFILL_MASK,
+            _ if k < usize::from(REUSABLE_SLOTS) => REFILL_MASK,
             _ => contiguous_mask(rng, 12, 28),
         };
         let base = match shape {

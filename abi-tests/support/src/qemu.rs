@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::layout::RECORDS;
 use neuron_translate::{RegisterLog, TranslationCtx};
 
@@ -175,7 +176,7 @@ pub const INIT_HBM_SCRATCH: u64 = 0x0042_1234_5678;
 pub const INIT_REFILLS: [u64; 3] = [0x0033_0200_1234, 0x0033_0500_0042, 0x0034_0700_0001];
 
 fn c_bytes(name: &str, t: &TranslationCtx) -> String {
-    let mut s = format!("static const unsigned char {name}[168] = ");
+    let mut s = format!("static const unsigned char {name}[{CTX_SIZE}] = ");
     table_bytes(&mut s, t);
     s.push_str(";\n");
     s
@@ -218,8 +219,9 @@ pub fn init_header() -> String {
          static const unsigned long long nt_engine_base[2] = {{{:#x}ull, {:#x}ull}};\n\
          static const unsigned long long nt_sbuf_window[2] = {{{:#x}ull, {:#x}ull}};\n\
          {}{}{}\
-         static const unsigned long long nt_refill_addr[3] = {{{}}};\n\
-         static const unsigned nt_refill_local[3] = {{{locals}}};\n\
+         #define NT_INIT_REFILLS {n}\n\
+         static const unsigned long long nt_refill_addr[NT_INIT_REFILLS] = {{{}}};\n\
+         static const unsigned nt_refill_local[NT_INIT_REFILLS] = {{{locals}}};\n\
          #define NT_INIT_STORES {}\n\
          static const unsigned nt_init_stores[NT_INIT_STORES][2] = {{{stores}}};\n",
         INIT_HBM_SCRATCH,
@@ -235,6 +237,7 @@ pub fn init_header() -> String {
         ),
         addrs.join(","),
         2 * rec.0.len(),
+        n = INIT_REFILLS.len(),
     )
 }
 
@@ -300,8 +303,8 @@ pub fn vectors_header(vectors: &[(TableShape, TableVector)]) -> String {
          unsigned long long start; unsigned long long end; unsigned next_alloc; \
          int block; unsigned lo; unsigned hi; }};\n\
          struct nt_vector {{ unsigned first_op; unsigned ops; unsigned check_reference; }};\n\
-         static const unsigned char nt_tables[NT_VECTORS][168] = {{\n{tables}}};\n\
-         static const unsigned char nt_finals[NT_VECTORS][168] = {{\n{finals}}};\n\
+         static const unsigned char nt_tables[NT_VECTORS][{CTX_SIZE}] = {{\n{tables}}};\n\
+         static const unsigned char nt_finals[NT_VECTORS][{CTX_SIZE}] = {{\n{finals}}};\n\
          static const struct nt_vector nt_vectors[NT_VECTORS] = {{\n{index}}};\n\
          static const struct nt_op nt_ops[NT_OPS] = {{\n{ops}}};\n{}",
         vectors.len(),
