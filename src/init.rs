@@ -107,58 +107,76 @@ pub struct Aperture {
     pub source: &'static str,
 }
 
+impl Aperture {
+    /// A reusable 16 MiB window at NX `window`, programming `register`, empty at first.
+    const fn reusable(
+        name: &'static str,
+        window: u32,
+        register: RegPair,
+        source: &'static str,
+    ) -> Self {
+        Aperture {
+            name,
+            size: REFILL_WINDOW_SIZE,
+            window,
+            tag: TagSource::Empty,
+            register: Some(register),
+            provenance: Provenance::Public,
+            source,
+        }
+    }
+
+    /// A pinned 64 MiB window at NX `window`, its tag from `tag`, no register.
+    const fn pinned(name: &'static str, window: u32, tag: TagSource, source: &'static str) -> Self {
+        Aperture {
+            name,
+            size: PINNED_WINDOW_SIZE,
+            window,
+            tag,
+            register: None,
+            provenance: Provenance::Public,
+            source,
+        }
+    }
+}
+
 /// The five rows, slot by slot.
 pub const APERTURES: [Aperture; RECORDS] = [
-    Aperture {
-        name: "reusable-0",
-        size: REFILL_WINDOW_SIZE,
-        window: 0x0700_0000,
-        tag: TagSource::Empty,
-        register: Some(MEM_WINDOW3),
-        provenance: Provenance::Public,
-        source: "public decode: reusable 16 MiB window at NX 0x0700_0000 through MEM_WINDOW3; \
-                 initial tag empty (DECIDED)",
-    },
-    Aperture {
-        name: "reusable-1",
-        size: REFILL_WINDOW_SIZE,
-        window: 0x0900_0000,
-        tag: TagSource::Empty,
-        register: Some(MEM_WINDOW5),
-        provenance: Provenance::Public,
-        source: "public decode: reusable 16 MiB window at NX 0x0900_0000 through MEM_WINDOW5; \
-                 initial tag empty (DECIDED)",
-    },
-    Aperture {
-        name: "reusable-2",
-        size: REFILL_WINDOW_SIZE,
-        window: 0x0A00_0000,
-        tag: TagSource::Empty,
-        register: Some(MEM_WINDOW6),
-        provenance: Provenance::Public,
-        source: "public decode: reusable 16 MiB window at NX 0x0A00_0000 through MEM_WINDOW6; \
-                 initial tag empty (DECIDED)",
-    },
-    Aperture {
-        name: "sbuf",
-        size: PINNED_WINDOW_SIZE,
-        window: 0x8000_0000,
-        tag: TagSource::SbufWindow,
-        register: None,
-        provenance: Provenance::Public,
-        source: "public decode: pinned 64 MiB SBUF window at NX 0x8000_0000, tag \
-                 _sbuf_window = ENGINE_BASE_ADDR - 41 MiB; reg_location 0 (DECIDED)",
-    },
-    Aperture {
-        name: "hbm-scratch",
-        size: PINNED_WINDOW_SIZE,
-        window: 0x8400_0000,
-        tag: TagSource::HbmScratch,
-        register: None,
-        provenance: Provenance::Public,
-        source: "public decode: pinned 64 MiB HBM scratch window at NX 0x8400_0000, tag \
-                 hbm_scratch & ~0x3FF_FFFF; reg_location 0 (DECIDED)",
-    },
+    Aperture::reusable(
+        "reusable-0",
+        0x0700_0000,
+        MEM_WINDOW3,
+        "public decode: reusable 16 MiB window at NX 0x0700_0000 through MEM_WINDOW3; \
+         initial tag empty (DECIDED)",
+    ),
+    Aperture::reusable(
+        "reusable-1",
+        0x0900_0000,
+        MEM_WINDOW5,
+        "public decode: reusable 16 MiB window at NX 0x0900_0000 through MEM_WINDOW5; \
+         initial tag empty (DECIDED)",
+    ),
+    Aperture::reusable(
+        "reusable-2",
+        0x0A00_0000,
+        MEM_WINDOW6,
+        "public decode: reusable 16 MiB window at NX 0x0A00_0000 through MEM_WINDOW6; \
+         initial tag empty (DECIDED)",
+    ),
+    Aperture::pinned(
+        "sbuf",
+        0x8000_0000,
+        TagSource::SbufWindow,
+        "public decode: pinned 64 MiB SBUF window at NX 0x8000_0000, tag \
+         _sbuf_window = ENGINE_BASE_ADDR - 41 MiB; reg_location 0 (DECIDED)",
+    ),
+    Aperture::pinned(
+        "hbm-scratch",
+        0x8400_0000,
+        TagSource::HbmScratch,
+        "public decode: pinned 64 MiB HBM scratch window at NX 0x8400_0000, tag \
+         hbm_scratch & ~0x3FF_FFFF; reg_location 0 (DECIDED)",
+    ),
 ];
 
 /// The tag of [`MapRecord::empty`]: the lowest bit outside `mask`.

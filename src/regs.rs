@@ -26,6 +26,10 @@ pub struct RegPair {
 }
 
 impl RegPair {
+    const fn new(name: &'static str, offset: u32) -> Self {
+        RegPair { name, offset }
+    }
+
     /// NX-local address of `_LO`.
     #[inline(always)]
     pub const fn lo(&self) -> u32 {
@@ -40,28 +44,16 @@ impl RegPair {
 }
 
 /// `ENGINE_BASE_ADDR`: the engine's SoC base address, read by `_init_translate_ctx`.
-pub const ENGINE_BASE_ADDR: RegPair = RegPair {
-    name: "ENGINE_BASE_ADDR",
-    offset: 0x028,
-};
+pub const ENGINE_BASE_ADDR: RegPair = RegPair::new("ENGINE_BASE_ADDR", 0x028);
 
 /// `MEM_WINDOW3`: programmed by a refill of slot 0.
-pub const MEM_WINDOW3: RegPair = RegPair {
-    name: "MEM_WINDOW3",
-    offset: 0x218,
-};
+pub const MEM_WINDOW3: RegPair = RegPair::new("MEM_WINDOW3", 0x218);
 
 /// `MEM_WINDOW5`: programmed by a refill of slot 1.
-pub const MEM_WINDOW5: RegPair = RegPair {
-    name: "MEM_WINDOW5",
-    offset: 0x228,
-};
+pub const MEM_WINDOW5: RegPair = RegPair::new("MEM_WINDOW5", 0x228);
 
 /// `MEM_WINDOW6`: programmed by a refill of slot 2.
-pub const MEM_WINDOW6: RegPair = RegPair {
-    name: "MEM_WINDOW6",
-    offset: 0x230,
-};
+pub const MEM_WINDOW6: RegPair = RegPair::new("MEM_WINDOW6", 0x230);
 
 /// Every register pair the library touches.
 pub const REGISTERS: [RegPair; 4] = [ENGINE_BASE_ADDR, MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6];

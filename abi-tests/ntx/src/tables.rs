@@ -134,19 +134,20 @@ pub fn explain_json(d: &TableDescription) -> Value {
                 "original_provenance": r.original.map(|a| a.provenance.label()),
                 "original_source": r.original.map(|a| a.source),
             });
-            match r.shape {
-                RecordShape::Window {
-                    soc_start,
-                    size,
-                    local_start,
-                } => {
-                    v["shape"] = json!("window");
-                    v["soc_start"] = json!(format!("{soc_start:#x}"));
-                    v["size"] = json!(format!("{size:#x}"));
-                    v["local_start"] = json!(format!("{local_start:#x}"));
-                }
-                RecordShape::Empty => v["shape"] = json!("empty"),
-                RecordShape::Scattered => v["shape"] = json!("scattered"),
+            v["shape"] = json!(match r.shape {
+                RecordShape::Window { .. } => "window",
+                RecordShape::Empty => "empty",
+                RecordShape::Scattered => "scattered",
+            });
+            if let RecordShape::Window {
+                soc_start,
+                size,
+                local_start,
+            } = r.shape
+            {
+                v["soc_start"] = json!(format!("{soc_start:#x}"));
+                v["size"] = json!(format!("{size:#x}"));
+                v["local_start"] = json!(format!("{local_start:#x}"));
             }
             v
         })

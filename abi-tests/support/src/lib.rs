@@ -40,6 +40,21 @@ pub mod start_exit {
     }
 }
 
+/// Declares tests that need the tools and products the Makefile names (the device object,
+/// `ntx`, the cross compilers, qemu): a plain `cargo test` lists them as ignored, with the
+/// reason; `make test` runs them (`--include-ignored`).
+#[macro_export]
+macro_rules! make_tests {
+    ($($(#[$m:meta])* fn $name:ident() $body:block)*) => {
+        $(
+            #[test]
+            #[ignore = "needs the tools and products the Makefile names: run `make test`"]
+            $(#[$m])*
+            fn $name() $body
+        )*
+    };
+}
+
 /// The repository root (the workspace's).
 pub fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
