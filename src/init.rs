@@ -179,12 +179,6 @@ pub const APERTURES: [Aperture; RECORDS] = [
     ),
 ];
 
-/// The tag of [`MapRecord::empty`]: the lowest bit outside `mask`.
-#[inline(always)]
-pub const fn empty_tag(mask: u64) -> u64 {
-    MapRecord::empty(0, mask, 0).ptr
-}
-
 impl Aperture {
     /// `!(size - 1)`.
     #[inline(always)]
@@ -206,7 +200,9 @@ impl Aperture {
     pub const fn record(&self, inputs: &InitInputs) -> MapRecord {
         let mask = self.mask();
         let ptr = match self.tag {
-            TagSource::Empty => empty_tag(mask),
+            TagSource::Empty => {
+                return MapRecord::empty(self.window, mask, self.reg_location());
+            }
             TagSource::SbufWindow => sbuf_window(inputs.engine_base) & mask,
             TagSource::HbmScratch => inputs.hbm_scratch & mask,
         };

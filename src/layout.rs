@@ -158,6 +158,12 @@ impl MapRecord {
     }
 }
 
+/// The byte offset, in a table's image, of the field at `offset` of record `k`.
+#[inline(always)]
+const fn field(k: usize, offset: usize) -> usize {
+    offsets::RECORD_ARRAY + k * offsets::RECORD_SIZE + offset
+}
+
 impl TranslationCtx {
     /// A table whose five records match nothing (mask `!0xFFF`, window 0, no register).
     #[inline]
@@ -175,12 +181,12 @@ impl TranslationCtx {
     pub fn to_bytes(&self) -> [u8; offsets::CTX_SIZE] {
         let mut out = [0u8; offsets::CTX_SIZE];
         for (k, r) in self.records.iter().enumerate() {
-            let base = offsets::RECORD_ARRAY + k * offsets::RECORD_SIZE;
-            out[base + offsets::PTR..][..8].copy_from_slice(&r.ptr.to_le_bytes());
-            out[base + offsets::WINDOW..][..4].copy_from_slice(&r.window.to_le_bytes());
-            out[base + offsets::WINDOW + 4..][..4].copy_from_slice(&r._pad.to_le_bytes());
-            out[base + offsets::MASK..][..8].copy_from_slice(&r.mask.to_le_bytes());
-            out[base + offsets::REG_LOCATION..][..8].copy_from_slice(&r.reg_location.to_le_bytes());
+            out[field(k, offsets::PTR)..][..8].copy_from_slice(&r.ptr.to_le_bytes());
+            out[field(k, offsets::WINDOW)..][..4].copy_from_slice(&r.window.to_le_bytes());
+            out[field(k, offsets::WINDOW + 4)..][..4].copy_from_slice(&r._pad.to_le_bytes());
+            out[field(k, offsets::MASK)..][..8].copy_from_slice(&r.mask.to_le_bytes());
+            out[field(k, offsets::REG_LOCATION)..][..8]
+                .copy_from_slice(&r.reg_location.to_le_bytes());
         }
         out[offsets::NEXT_ALLOC] = self.next_alloc;
         out[offsets::NEXT_ALLOC + 1..].copy_from_slice(&self._pad);
@@ -194,13 +200,12 @@ impl TranslationCtx {
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
         let mut ctx = TranslationCtx::default();
         for (k, r) in ctx.records.iter_mut().enumerate() {
-            let base = offsets::RECORD_ARRAY + k * offsets::RECORD_SIZE;
             *r = MapRecord {
-                ptr: u64_at(base + offsets::PTR),
-                window: u32_at(base + offsets::WINDOW),
-                _pad: u32_at(base + offsets::WINDOW + 4),
-                mask: u64_at(base + offsets::MASK),
-                reg_location: u64_at(base + offsets::REG_LOCATION),
+                ptr: u64_at(field(k, offsets::PTR)),
+                window: u32_at(field(k, offsets::WINDOW)),
+                _pad: u32_at(field(k, offsets::WINDOW + 4)),
+                mask: u64_at(field(k, offsets::MASK)),
+                reg_location: u64_at(field(k, offsets::REG_LOCATION)),
             };
         }
         ctx.next_alloc = bytes[offsets::NEXT_ALLOC];

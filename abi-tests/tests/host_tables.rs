@@ -7,7 +7,7 @@ use neuron_translate::host::{
     describe, describe_bytes, BuildError, Extent, RecordShape, Severity, SlotUse, TableBuilder,
     Window,
 };
-use neuron_translate::TranslationCtx;
+use neuron_translate::{MapRecord, TranslationCtx};
 use nt_support::tools::{product, scratch};
 use proptest::prelude::*;
 
@@ -477,4 +477,105 @@ nt_support::make_tests! {
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains("either [original] or [[window]]s"));
     }
+}
+
+#[test]
+fn slot_uses_print_as_the_explain_output_names_them() {
+    assert_eq!(SlotUse::Reusable.to_string(), "reusable");
+    assert_eq!(SlotUse::Pinned.to_string(), "pinned");
+}
+
+#[test]
+fn the_builders_boundaries_are_exact() {
+    // A register location of exactly u32::MAX fits the device's address space (a pinned
+    // slot needs no usable register); one more does not.
+    let pinned = |reg_location| Window {
+        reg_location,
+        ..w(3, 0x50_0000_0000, 1 << 24, 0x400_0000)
+    };
+    assert!(good().window(pinned(u64::from(u32::MAX))).build().is_ok());
+    assert_eq!(
+        errors(good().window(pinned(1 << 32))),
+        vec![BuildError::RegisterPast32Bits {
+            slot: 3,
+            reg_location: 1 << 32
+        }]
+    );
+    // A local range that ends exactly at 2^32 is fine; a byte more is not.
+    let top = |local_base| Window {
+        local_base,
+        ..w(3, 0x50_0000_0000, 1 << 24, 0)
+    };
+    assert!(good().window(top(0xFF00_0000)).build().is_ok());
+    let got = errors(good().window(Window {
+        extent: Extent::Size(1 << 25),
+        ..top(0xFF00_0000)
+    }));
+    assert!(got.contains(&BuildError::LocalRangePast32Bits {
+        slot: 3,
+        local_base: 0xFF00_0000,
+        size: 1 << 25
+    }));
+    // A contiguous mask is as good as the size it stands for.
+    let by_mask = good().window(Window {
+        extent: Extent::Mask(!0xFF_FFFF),
+        ..w(3, 0x50_0000_0000, 1 << 24, 0x400_0000)
+    });
+    let by_size = good().window(w(3, 0x50_0000_0000, 1 << 24, 0x400_0000));
+    assert_eq!(by_mask.build().unwrap(), by_size.build().unwrap());
+}
+
+#[test]
+fn build_errors_print_one_per_line() {
+    let e = good()
+        .window(w(9, 0, 1 << 12, 0))
+        .window(w(7, 0, 1 << 12, 0))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "slot 9: there are only slots 0 to 4\nslot 7: there are only slots 0 to 4"
+    );
+    let one = good().window(w(9, 0, 1 << 12, 0)).build().unwrap_err();
+    assert_eq!(one.to_string(), "slot 9: there are only slots 0 to 4");
+}
+
+/// The problem kinds `describe` reports for slot `slot`.
+fn kinds_of(t: &TranslationCtx, slot: usize) -> Vec<&'static str> {
+    describe(t)
+        .problems
+        .iter()
+        .filter(|p| p.slot == Some(slot))
+        .map(|p| p.kind)
+        .collect()
+}
+
+#[test]
+fn the_decoder_flags_empty_pinned_slots_wrapping_and_misaligned_windows() {
+    let mut t = good().build().unwrap();
+    // Slot 3 of the sample is left empty: pinned and empty is a warning; an empty
+    // reusable slot is not (it fills on the first refill).
+    assert_eq!(kinds_of(&t, 3), ["pinned-empty"]);
+    t.records[0] = MapRecord::empty(0x8_0000, !0xFFFF, t.records[0].reg_location);
+    assert!(kinds_of(&t, 0).is_empty(), "{:?}", kinds_of(&t, 0));
+    // A 16 MiB window ending exactly at 2^32: neither wraps nor is misaligned.
+    let window = |local: u32, mask: u64| MapRecord {
+        ptr: 0x600_0000_0000 & mask,
+        window: local,
+        _pad: 0,
+        mask,
+        reg_location: 0,
+    };
+    t.records[4] = window(0xFF00_0000, !0xFF_FFFF);
+    assert!(kinds_of(&t, 4).is_empty(), "{:?}", kinds_of(&t, 4));
+    // One 4 KiB page further: it wraps, and it is not aligned to its size.
+    t.records[4] = window(0xFF00_1000, !0xFF_FFFF);
+    assert_eq!(
+        kinds_of(&t, 4),
+        ["local-range-wraps", "local-base-misaligned"]
+    );
+    // A 1 TiB window: it wraps whatever its base; alignment to more than 2^32 is not
+    // asked for.
+    t.records[4] = window(0x1000, !((1u64 << 40) - 1));
+    assert_eq!(kinds_of(&t, 4), ["local-range-wraps"]);
 }

@@ -3,10 +3,10 @@
 //! exported symbols in ffi_contract.rs and init_global.rs.
 
 use neuron_translate::init::{
-    empty_tag, initial_table, sbuf_window, InitInputs, APERTURES, REFILL_MASK,
+    initial_table, sbuf_window, InitInputs, Provenance, APERTURES, REFILL_MASK,
 };
 use neuron_translate::layout::{offsets, MapRecord, TranslationCtx, REUSABLE_SLOTS};
-use neuron_translate::translate::{Mapping, RefillError};
+use neuron_translate::translate::{Mapping, Refill, RefillError};
 use neuron_translate::window_reg::RegisterAddress;
 use neuron_translate::RegisterLog as Log;
 use nt_support::gen::disjoint_table;
@@ -244,7 +244,7 @@ fn byte_image_round_trips_at_the_contract_offsets() {
 fn empty_tags_never_match() {
     for a in &APERTURES {
         let m = a.mask();
-        let tag = empty_tag(m);
+        let tag = MapRecord::empty(a.window, m, 0).ptr;
         assert_ne!(
             tag & !m,
             0,
@@ -376,5 +376,82 @@ fn initial_table_windows_do_not_overlap_locally() {
                 "slots {i} and {j} overlap: {a:x?} {b:x?}"
             );
         }
+    }
+}
+
+#[test]
+fn the_refill_error_says_which_slot_and_register() {
+    let e = RefillError::BadRegister {
+        slot: 2,
+        reg_location: 0x10_0231,
+    };
+    assert_eq!(
+        e.to_string(),
+        "refill victim slot 2 has an unusable register location 0x100231 (null or not 4-aligned)"
+    );
+}
+
+#[test]
+fn an_empty_record_matches_no_address_whatever_its_mask() {
+    // Masks with one zero bit, contiguous ones of every width, and scattered ones: the empty
+    // tag has a bit outside the mask, so `addr & mask` can never equal it.
+    let mut masks: Vec<u64> = (0..64).map(|b| !(1u64 << b)).collect();
+    masks.extend((0..64).map(|k| !((1u64 << k) - 1)));
+    masks.extend([
+        0,
+        0xFFFF_0000_FFFF_0000,
+        0x8000_0000_0000_0001,
+        0x5555_5555_5555_5555,
+    ]);
+    for mask in masks {
+        let r = MapRecord::empty(0x1000, mask, 0);
+        assert_eq!((r.window, r.mask), (0x1000, mask));
+        if mask == u64::MAX {
+            // No bit outside the mask: the tag is 0, which matches address 0 alone.
+            assert_eq!(r.ptr, 0);
+            continue;
+        }
+        assert!(r.is_empty(), "mask {mask:#x}: tag {:#x}", r.ptr);
+        assert_ne!(r.ptr & !mask, 0);
+        assert_eq!(r.ptr.count_ones(), 1, "the lowest bit outside the mask");
+        assert_eq!(r.ptr, (!mask) & (!mask).wrapping_neg(), "mask {mask:#x}");
+        for a in [0, u64::MAX, r.ptr, r.ptr | mask, !r.ptr, mask, !mask] {
+            assert!(!r.matches(a), "mask {mask:#x} matched {a:#x}");
+        }
+    }
+}
+
+#[test]
+fn provenance_labels_are_the_contracts_tags() {
+    let labels = [
+        Provenance::Observed,
+        Provenance::Public,
+        Provenance::Inferred,
+        Provenance::Decided,
+    ]
+    .map(Provenance::label);
+    assert_eq!(labels, ["OBSERVED", "PUBLIC", "INFERRED", "DECIDED"]);
+    assert!(APERTURES.iter().all(|a| a.provenance.label() == "PUBLIC"));
+}
+
+#[test]
+fn a_hand_made_refill_of_no_record_changes_nothing() {
+    // Refill's fields are public, so a caller can make one whose slot is not a record:
+    // apply_refill must then touch neither the table (whose next_alloc and padding follow
+    // the records) nor the registers.
+    for slot in [5, 6, usize::MAX] {
+        let mut t = table();
+        let before = t;
+        let plan = Refill {
+            slot,
+            tag: 0x77_7700_0000,
+            register: RegisterAddress::new(0x1000).unwrap(),
+            local: 0,
+            next_alloc: 9,
+        };
+        let mut log = Log::default();
+        t.apply_refill(&plan, &mut log);
+        assert_eq!(t, before, "slot {slot}");
+        assert!(log.0.is_empty(), "slot {slot}");
     }
 }

@@ -243,3 +243,32 @@ proptest! {
         prop_assert_eq!(next_member(&r, high | x), brute);
     }
 }
+
+#[test]
+fn next_member_of_a_matching_address_is_the_address_itself() {
+    // Contiguous and scattered masks, addresses at the start, inside and at the end of what
+    // the record matches.
+    for (mask, ptr) in [
+        (!0xFFFu64, 0x40_0000_1000u64),
+        (!0xFF_FFFF, 0x28_0200_0000),
+        (0xFFFF_0000_FFFF_00F0, 0x1234_0000_5678_0030),
+    ] {
+        let r = MapRecord {
+            ptr,
+            window: 0,
+            _pad: 0,
+            mask,
+            reg_location: 0,
+        };
+        for x in [ptr, ptr | (!mask & 0x5), ptr | !mask] {
+            assert!(r.matches(x));
+            assert_eq!(next_member(&r, x), Some(x), "mask {mask:#x}, x {x:#x}");
+        }
+        // Just below the block of a contiguous mask: the block's start; just past it:
+        // nothing.
+        if mask == !0xFFF {
+            assert_eq!(next_member(&r, ptr - 1), Some(ptr));
+            assert_eq!(next_member(&r, (ptr | !mask) + 1), None);
+        }
+    }
+}
