@@ -503,49 +503,12 @@ fn describe_record(slot: usize, r: &MapRecord, problems: &mut Problems) -> Recor
             "mask-not-contiguous",
             format!("slot {slot}: mask {:#018x} is not contiguous: the addresses it matches are scattered", r.mask),
         ),
-        RecordShape::Window { size, local_start, .. } => {
-            if u128::from(local_start) + size.min(1u128 << 33) > 1u128 << 32 {
-                problems.push(
-                    warn,
-                    Some(slot),
-                    "local-range-wraps",
-                    format!("slot {slot}: local range from {local_start:#x} ({size:#x} bytes) passes 2^32: local addresses wrap"),
-                );
-            }
-            if size <= 1u128 << 32 && u128::from(local_start) % size != 0 {
-                problems.push(
-                    warn,
-                    Some(slot),
-                    "local-base-misaligned",
-                    format!("slot {slot}: local base {local_start:#x} is not aligned to the window size {size:#x}"),
-                );
-            }
-        }
+        RecordShape::Window {
+            size, local_start, ..
+        } => local_range_problems(slot, size, local_start, problems),
         _ => {}
     }
-    if r.reg_location >> 32 != 0 {
-        problems.push(
-            warn,
-            Some(slot),
-            "register-high-bits",
-            format!(
-                "slot {slot}: register location {:#x} has high bits set; the device uses only the low 32 ({:#x})",
-                r.reg_location, r.reg_location as u32
-            ),
-        );
-    }
-    let register = RegisterAddress::on_device(r.reg_location);
-    if use_ == SlotUse::Reusable && register.is_none() {
-        problems.push(
-            Severity::Error,
-            Some(slot),
-            "register-unusable",
-            format!(
-                "slot {slot}: register location {:#x} is null or not 4-aligned on the device: a refill of this slot traps",
-                r.reg_location as u32
-            ),
-        );
-    }
+    register_problems(slot, use_, r, problems);
     if r._pad != 0 {
         problems.push(
             warn,
@@ -565,7 +528,54 @@ fn describe_record(slot: usize, r: &MapRecord, problems: &mut Problems) -> Recor
         record: *r,
         shape,
         original,
-        register: register.and_then(|x| pair_at(u64::from(x))),
+        register: RegisterAddress::on_device(r.reg_location).and_then(|x| pair_at(u64::from(x))),
+    }
+}
+
+/// A window's local range: past 2^32 it wraps; not aligned to its size, it is unusual.
+fn local_range_problems(slot: usize, size: u128, local_start: u32, problems: &mut Problems) {
+    if u128::from(local_start) + size.min(1u128 << 33) > 1u128 << 32 {
+        problems.push(
+            Severity::Warning,
+            Some(slot),
+            "local-range-wraps",
+            format!("slot {slot}: local range from {local_start:#x} ({size:#x} bytes) passes 2^32: local addresses wrap"),
+        );
+    }
+    if size <= 1u128 << 32 && u128::from(local_start) % size != 0 {
+        problems.push(
+            Severity::Warning,
+            Some(slot),
+            "local-base-misaligned",
+            format!("slot {slot}: local base {local_start:#x} is not aligned to the window size {size:#x}"),
+        );
+    }
+}
+
+/// A record's register: high bits the device ignores; for a reusable slot, one a refill
+/// cannot use.
+fn register_problems(slot: usize, use_: SlotUse, r: &MapRecord, problems: &mut Problems) {
+    if r.reg_location >> 32 != 0 {
+        problems.push(
+            Severity::Warning,
+            Some(slot),
+            "register-high-bits",
+            format!(
+                "slot {slot}: register location {:#x} has high bits set; the device uses only the low 32 ({:#x})",
+                r.reg_location, r.reg_location as u32
+            ),
+        );
+    }
+    if use_ == SlotUse::Reusable && RegisterAddress::on_device(r.reg_location).is_none() {
+        problems.push(
+            Severity::Error,
+            Some(slot),
+            "register-unusable",
+            format!(
+                "slot {slot}: register location {:#x} is null or not 4-aligned on the device: a refill of this slot traps",
+                r.reg_location as u32
+            ),
+        );
     }
 }
 
