@@ -1,12 +1,13 @@
 //! Arbitrary bytes as the reference and the candidate of the ABI diff: ELF objects,
 //! archives and manifests (the committed corpus starts from the test fixtures). Loading
-//! must fail with a message or succeed; the diff and both renderings must never panic.
+//! must fail with a message or succeed; the diff and every rendering (text, JSON, SARIF,
+//! JUnit) must never panic, and the JUnit must be well-formed XML.
 //!
 //! Input: the reference's length (4 bytes, little-endian), the reference, the candidate.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ntx::{diff, load_bytes};
+use ntx::{diff, load_bytes, report};
 
 fuzz_target!(|data: &[u8]| {
     let Some((len, rest)) = data.split_first_chunk::<4>() else {
@@ -26,6 +27,16 @@ fuzz_target!(|data: &[u8]| {
             let report = diff::diff(&r, &c);
             let _ = report.to_text();
             let _ = serde_json::to_string(&report);
+            let _ = serde_json::to_string(&report::sarif(Ok(&report), diff::Class::Note, 1));
+            let xml = report::junit(Ok(&report), diff::Class::Addition);
+            let mut reader = quick_xml::Reader::from_str(&xml);
+            loop {
+                match reader.read_event() {
+                    Ok(quick_xml::events::Event::Eof) => break,
+                    Ok(_) => {}
+                    Err(e) => panic!("JUnit not well-formed: {e}\n{xml}"),
+                }
+            }
             assert_eq!(
                 report.breaks + report.additions + report.notes,
                 report.findings.len()

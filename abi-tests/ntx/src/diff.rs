@@ -6,14 +6,15 @@
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{
     demangle, reference_key, AbiModel, DefinedSymbol, Mechanism, SymbolType, OBJECT_EVIDENCE,
 };
+use crate::suppress::{Rule, Suppressions};
 
-/// The class of a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// The class of a finding, most severe first (`--fail-on` takes the same spellings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
     /// Consumers of the reference may fail to link or misbehave.
@@ -25,60 +26,106 @@ pub enum Class {
 }
 
 /// The kind of a finding. The spellings (kebab-case, `e_flags`) are the JSON format's and
-/// stable; abi-tests/README.md lists what each means. Declared in the alphabetical order of
+/// stable; [`FindingKind::meaning`] says what each means. Declared in the alphabetical order of
 /// the spellings, which is the order findings of one class are listed in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
-    /// Another archive member needs a symbol the candidate does not define.
     ConsumerUnresolved,
-    /// The ELF header flags differ.
     #[serde(rename = "e_flags")]
     EFlags,
-    /// A new import.
     ImportAdded,
-    /// An import no longer needed.
     ImportUnused,
-    /// A new reference.
     ReferenceAdded,
-    /// The same reference, another relocation mechanism.
     ReferenceMechanism,
-    /// A reference no longer made.
     ReferenceMissing,
-    /// A section of note is new.
     SectionAdded,
-    /// A section of note is missing.
     SectionMissing,
-    /// A section of note the reference does not record.
     SectionPresent,
-    /// A new global symbol.
     SymbolAdded,
-    /// A data object less aligned.
     SymbolAlignment,
-    /// Another binding.
     SymbolBinding,
-    /// A symbol of the reference is not defined.
     SymbolMissing,
-    /// A data object elsewhere in its section.
     SymbolOffset,
-    /// Another section kind.
     SymbolSection,
-    /// A data object of another size.
     SymbolSize,
-    /// Another type.
     SymbolType,
-    /// Another visibility.
     SymbolVisibility,
-    /// `.xtensa.info` says another calling convention.
     XtensaAbi,
+}
+
+impl FindingKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FindingKind; 20] = [
+        FindingKind::ConsumerUnresolved,
+        FindingKind::EFlags,
+        FindingKind::ImportAdded,
+        FindingKind::ImportUnused,
+        FindingKind::ReferenceAdded,
+        FindingKind::ReferenceMechanism,
+        FindingKind::ReferenceMissing,
+        FindingKind::SectionAdded,
+        FindingKind::SectionMissing,
+        FindingKind::SectionPresent,
+        FindingKind::SymbolAdded,
+        FindingKind::SymbolAlignment,
+        FindingKind::SymbolBinding,
+        FindingKind::SymbolMissing,
+        FindingKind::SymbolOffset,
+        FindingKind::SymbolSection,
+        FindingKind::SymbolSize,
+        FindingKind::SymbolType,
+        FindingKind::SymbolVisibility,
+        FindingKind::XtensaAbi,
+    ];
+
+    /// What a finding of this kind means, in one sentence (the SARIF rules carry it;
+    /// abi-tests/README.md explains each kind at length).
+    pub fn meaning(self) -> &'static str {
+        use FindingKind::*;
+        match self {
+            ConsumerUnresolved => {
+                "Another archive member needs a symbol the candidate does not define."
+            }
+            EFlags => "The ELF header flags differ.",
+            ImportAdded => "A new import.",
+            ImportUnused => "An import no longer needed.",
+            ReferenceAdded => "A new reference.",
+            ReferenceMechanism => "The same reference, another relocation mechanism.",
+            ReferenceMissing => "A reference no longer made.",
+            SectionAdded => "A section of note is new.",
+            SectionMissing => "A section of note is missing.",
+            SectionPresent => "A section of note the reference does not record.",
+            SymbolAdded => "A new global symbol.",
+            SymbolAlignment => "A data object less aligned.",
+            SymbolBinding => "Another binding.",
+            SymbolMissing => "A symbol of the reference is not defined.",
+            SymbolOffset => "A data object elsewhere in its section.",
+            SymbolSection => "Another section kind.",
+            SymbolSize => "A data object of another size.",
+            SymbolType => "Another type.",
+            SymbolVisibility => "Another visibility.",
+            XtensaAbi => "`.xtensa.info` says another calling convention.",
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        spelling(self, f)
+    }
 }
 
 impl fmt::Display for FindingKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The serde spelling is the one name of each kind.
-        let v = serde_json::to_value(self).map_err(|_| fmt::Error)?;
-        f.write_str(v.as_str().ok_or(fmt::Error)?)
+        spelling(self, f)
     }
+}
+
+/// The serde spelling is the one name of each class and kind.
+fn spelling(v: &impl Serialize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let v = serde_json::to_value(v).map_err(|_| fmt::Error)?;
+    f.write_str(v.as_str().ok_or(fmt::Error)?)
 }
 
 /// One difference.
@@ -105,6 +152,10 @@ pub struct Finding {
     pub evidence: Option<String>,
     /// A sentence for a person.
     pub message: String,
+    /// The reason of the suppression rule that accepts it, when one does; a suppressed
+    /// finding is listed but not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<String>,
 }
 
 /// The result of a diff.
@@ -119,26 +170,88 @@ pub struct Report {
     /// Where the reference's facts come from, when it records that (a manifest).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference_evidence: Option<String>,
-    /// Counts by class.
+    /// Counts by class, of the findings no suppression accepts.
     pub breaks: usize,
     /// Additions.
     pub additions: usize,
     /// Notes.
     pub notes: usize,
+    /// Findings a suppression rule accepts (listed, not counted above).
+    pub suppressed: usize,
     /// Every finding, breaks first.
     pub findings: Vec<Finding>,
+    /// Suppression rules that matched no finding (stale rules are worth removing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unused_suppressions: Vec<Rule>,
 }
 
 impl Report {
-    /// True when nothing breaks.
+    /// True when nothing breaks (suppressed breaks aside).
     pub fn compatible(&self) -> bool {
         self.breaks == 0
     }
 
+    /// The findings that fail a run with `--fail-on threshold`: those not suppressed whose
+    /// class is `threshold` or more severe.
+    pub fn failing(&self, threshold: Class) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(move |f| f.suppressed.is_none() && f.class <= threshold)
+    }
+
+    /// Whether a run with `--fail-on threshold` fails.
+    pub fn fails(&self, threshold: Class) -> bool {
+        self.failing(threshold).next().is_some()
+    }
+
+    /// Marks the findings `rules` accept as suppressed (the first matching rule's reason),
+    /// recounts, and records the rules that matched nothing.
+    pub fn suppress(&mut self, rules: &Suppressions) {
+        let mut used = vec![false; rules.rules.len()];
+        for f in &mut self.findings {
+            if let Some((i, r)) = rules.find(f) {
+                used[i] = true;
+                f.suppressed = Some(r.reason.clone());
+            }
+        }
+        self.unused_suppressions = rules
+            .rules
+            .iter()
+            .zip(used)
+            .filter(|(_, u)| !u)
+            .map(|(r, _)| r.clone())
+            .collect();
+        self.recount();
+    }
+
+    fn recount(&mut self) {
+        let count = |c| {
+            self.findings
+                .iter()
+                .filter(|f| f.class == c && f.suppressed.is_none())
+                .count()
+        };
+        (self.breaks, self.additions, self.notes) = (
+            count(Class::Break),
+            count(Class::Addition),
+            count(Class::Note),
+        );
+        self.suppressed = self
+            .findings
+            .iter()
+            .filter(|f| f.suppressed.is_some())
+            .count();
+    }
+
     /// The one-line summary the text output starts with.
     pub fn summary(&self) -> String {
+        let suppressed = if self.suppressed > 0 {
+            format!(", {} suppressed", self.suppressed)
+        } else {
+            String::new()
+        };
         format!(
-            "{}: {} break(s), {} addition(s), {} note(s): {} against {}",
+            "{}: {} break(s), {} addition(s), {} note(s){suppressed}: {} against {}",
             if self.compatible() {
                 "COMPATIBLE"
             } else {
@@ -152,7 +265,8 @@ impl Report {
         )
     }
 
-    /// Text for a person: the summary, then one block per finding.
+    /// Text for a person: the summary, then one block per finding, then the suppression
+    /// rules that matched nothing.
     pub fn to_text(&self) -> String {
         let mut s = self.summary();
         s.push('\n');
@@ -160,25 +274,33 @@ impl Report {
             let _ = writeln!(s, "  reference: {e}");
         }
         for f in &self.findings {
-            let class = match f.class {
-                Class::Break => "BREAK",
-                Class::Addition => "addition",
-                Class::Note => "note",
+            let class = match (f.class, f.suppressed.is_some()) {
+                (Class::Break, false) => "BREAK".to_string(),
+                (c, false) => c.to_string(),
+                (c, true) => format!("suppressed {c}"),
             };
             let _ = write!(s, "  [{class}] {}: {}", f.kind, f.message);
             if let Some(d) = &f.demangled {
                 let _ = write!(s, " ({d})");
             }
             s.push('\n');
-            if let Some(r) = &f.reference {
-                let _ = writeln!(s, "      reference: {r}");
+            for (label, v) in [
+                ("reference", &f.reference),
+                ("candidate", &f.candidate),
+                ("evidence", &f.evidence),
+                ("suppressed", &f.suppressed),
+            ] {
+                if let Some(v) = v {
+                    let _ = writeln!(s, "      {label}: {v}");
+                }
             }
-            if let Some(c) = &f.candidate {
-                let _ = writeln!(s, "      candidate: {c}");
-            }
-            if let Some(e) = &f.evidence {
-                let _ = writeln!(s, "      evidence: {e}");
-            }
+        }
+        for r in &self.unused_suppressions {
+            let _ = writeln!(
+                s,
+                "  warning: suppression {} {:?} matched no finding ({})",
+                r.kind, r.symbol, r.reason
+            );
         }
         s
     }
@@ -189,12 +311,7 @@ impl Report {
         self.findings.extend(more);
         self.findings
             .sort_by(|a, b| (a.class, a.kind, &a.symbol).cmp(&(b.class, b.kind, &b.symbol)));
-        let count = |c| self.findings.iter().filter(|f| f.class == c).count();
-        (self.breaks, self.additions, self.notes) = (
-            count(Class::Break),
-            count(Class::Addition),
-            count(Class::Note),
-        );
+        self.recount();
     }
 }
 
@@ -220,6 +337,7 @@ impl Findings {
             candidate,
             evidence: None,
             message,
+            suppressed: None,
         });
     }
 }
@@ -281,7 +399,9 @@ pub fn diff(reference: &AbiModel, candidate: &AbiModel) -> Report {
         breaks: 0,
         additions: 0,
         notes: 0,
+        suppressed: 0,
         findings: Vec::new(),
+        unused_suppressions: Vec::new(),
     };
     report.extend(f.0);
     report
@@ -578,34 +698,42 @@ mod tests {
 
     #[test]
     fn finding_kinds_are_declared_in_the_order_of_their_spellings() {
-        let all = [
-            XtensaAbi,
-            EFlags,
-            SymbolMissing,
-            SymbolBinding,
-            SymbolType,
-            SymbolVisibility,
-            SymbolSection,
-            SymbolSize,
-            SymbolAlignment,
-            SymbolOffset,
-            SymbolAdded,
-            ImportAdded,
-            ImportUnused,
-            ReferenceMissing,
-            ReferenceAdded,
-            ReferenceMechanism,
-            ConsumerUnresolved,
-            SectionMissing,
-            SectionAdded,
-            SectionPresent,
-        ];
-        let mut by_ord: Vec<FindingKind> = all.to_vec();
+        let mut by_ord: Vec<FindingKind> = FindingKind::ALL.to_vec();
         by_ord.sort();
-        let mut by_text = all.to_vec();
+        let mut by_text = FindingKind::ALL.to_vec();
         by_text.sort_by_key(|k| k.to_string());
         assert_eq!(by_ord, by_text);
+        assert_eq!(by_ord, FindingKind::ALL);
         assert_eq!(EFlags.to_string(), "e_flags");
         assert_eq!(ConsumerUnresolved.to_string(), "consumer-unresolved");
+    }
+
+    /// The README's table of kinds lists every kind, and nothing else: each spelling in its
+    /// first column parses back to a kind of `ALL`.
+    #[test]
+    fn the_readme_lists_exactly_the_kinds() {
+        let readme = include_str!("../../README.md");
+        let table = readme
+            .split("### Finding kinds")
+            .nth(1)
+            .expect("README has a Finding kinds section");
+        let mut listed = Vec::new();
+        for row in table
+            .lines()
+            .skip_while(|l| !l.starts_with("| kind"))
+            .skip(2)
+        {
+            let Some(first) = row.strip_prefix("| ").and_then(|r| r.split(" |").next()) else {
+                break;
+            };
+            for name in first.split(", ") {
+                let name = name.trim_matches('`');
+                let kind: FindingKind = serde_json::from_value(serde_json::json!(name))
+                    .unwrap_or_else(|e| panic!("README kind {name}: {e}"));
+                listed.push(kind);
+            }
+        }
+        listed.sort();
+        assert_eq!(listed, FindingKind::ALL);
     }
 }

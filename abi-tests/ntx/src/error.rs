@@ -33,6 +33,38 @@ pub enum ErrorKind {
     BadSpec,
     /// A command-line value that is not what it should be.
     BadArgument,
+    /// A command line `ntx` cannot parse (an unknown flag, a missing value).
+    Usage,
+    /// A suppression file that is not valid, or a rule without a reason.
+    BadSuppressions,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 13] = [
+        ErrorKind::Read,
+        ErrorKind::Write,
+        ErrorKind::UnknownFormat,
+        ErrorKind::MalformedElf,
+        ErrorKind::MalformedArchive,
+        ErrorKind::MalformedManifest,
+        ErrorKind::MissingMember,
+        ErrorKind::NotComparable,
+        ErrorKind::MalformedTable,
+        ErrorKind::BadSpec,
+        ErrorKind::BadArgument,
+        ErrorKind::Usage,
+        ErrorKind::BadSuppressions,
+    ];
+
+    /// The kind's stable spelling.
+    pub fn spelling(self) -> String {
+        // Serialising a unit variant cannot fail.
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default()
+    }
 }
 
 /// An error that names the file (or `file(member)`, or `command line`) and says what is
@@ -65,3 +97,28 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorKind;
+
+    /// The README's list of error kinds is exactly `ALL`, in order.
+    #[test]
+    fn the_readme_lists_exactly_the_error_kinds() {
+        let readme = include_str!("../../README.md");
+        let list = readme
+            .split("`error.kind` is stable: ")
+            .nth(1)
+            .and_then(|r| r.split(". ").next())
+            .expect("README lists the error kinds");
+        let listed: Vec<String> = list
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|w| !w.contains(' '))
+            .map(String::from)
+            .collect();
+        let all: Vec<String> = ErrorKind::ALL.iter().map(|k| k.spelling()).collect();
+        assert_eq!(listed, all);
+    }
+}

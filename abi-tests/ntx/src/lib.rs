@@ -7,6 +7,8 @@ pub mod diff;
 pub mod error;
 pub mod manifest;
 pub mod model;
+pub mod report;
+pub mod suppress;
 pub mod tables;
 
 use error::{Error, ErrorKind};

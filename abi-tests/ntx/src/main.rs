@@ -1,31 +1,67 @@
 //! `ntx`: tells whether an object is a drop-in for the original `translation.o`, and swaps
 //! it into a vendor archive.
 //!
-//! Exit status: 0 no break, 1 a break (or a refused relink), 2 a usage, I/O or parse error.
+//! Exit status: [`EXIT_STATUS`], which `--help` shows.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ntx::diff::{Class, Report};
 use ntx::error::{Error, ErrorKind};
-use ntx::{archive, diff, load, load_bytes, tables};
+use ntx::suppress::Suppressions;
+use ntx::{archive, diff, load, load_bytes, report, tables};
+
+/// The exit codes, stated once (`ntx --help`, `ntx abi-diff --help`, `ntx relink --help`).
+const EXIT_STATUS: &str = "Exit status:
+  0  success: abi-diff found nothing at or above --fail-on (suppressed findings aside);
+     relink wrote the archive
+  1  abi-diff found a finding at or above --fail-on; relink refused an object with a
+     break (or, with --force, wrote one)
+  2  bad input: a usage error, an unreadable or malformed file, a bad suppression file,
+     or two objects that cannot be compared (under --format json, sarif or junit the
+     error is reported in that format on stdout)";
 
 #[derive(Parser, Debug)]
-#[command(name = "ntx", version, about = "neuron-translate ABI tools")]
+#[command(name = "ntx", version, about = "neuron-translate ABI tools", after_help = EXIT_STATUS)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+/// Output formats of `explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
 }
 
+/// Output formats of `abi-diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DiffFormat {
+    /// For people.
+    Text,
+    /// The report, version 1 (abi-tests/README.md).
+    Json,
+    /// SARIF 2.1.0, for code-scanning views.
+    Sarif,
+    /// JUnit XML, for test-report views.
+    Junit,
+}
+
+/// How a diff's findings decide the exit status.
+#[derive(Args, Debug)]
+struct Policy {
+    /// A TOML file of accepted differences (finding kind, symbol glob, reason); the
+    /// findings it covers are listed as suppressed and do not count.
+    #[arg(long, value_name = "FILE")]
+    suppressions: Option<PathBuf>,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compare a candidate object's ABI against a reference (ELF, archive or manifest).
+    #[command(after_help = EXIT_STATUS)]
     AbiDiff {
         /// The reference: an ELF relocatable, an ar archive, or an ABI manifest (TOML).
         #[arg(long)]
@@ -38,7 +74,12 @@ enum Command {
         member: String,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: DiffFormat,
+        /// The least severe class that fails the run (exit 1).
+        #[arg(long, value_enum, default_value = "break")]
+        fail_on: Class,
+        #[command(flatten)]
+        policy: Policy,
     },
     /// Describe a 168-byte window table for a person: each window's SoC and local range,
     /// its register, and everything wrong with the table.
@@ -67,6 +108,7 @@ enum Command {
         out: PathBuf,
     },
     /// Replace a member of a vendor archive with an object, after checking its ABI.
+    #[command(after_help = EXIT_STATUS)]
     Relink {
         /// The vendor archive (read, never written).
         #[arg(long)]
@@ -83,11 +125,16 @@ enum Command {
         /// Relink even when the diff finds a break.
         #[arg(long)]
         force: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        policy: Policy,
     },
 }
 
 enum Failure {
-    /// Exit 1, with a message.
+    /// Exit 1, with a message (already reported when the format is not text).
     Refused(String),
     /// Exit 2.
     Input(Error),
@@ -99,15 +146,113 @@ impl From<Error> for Failure {
     }
 }
 
+/// How an input error is reported: in the format the run's output was asked in.
+#[derive(Clone, Copy, Debug)]
+enum ErrorFormat {
+    Text,
+    Json,
+    Sarif(Class),
+    Junit(Class),
+}
+
+impl ErrorFormat {
+    fn of(command: &Command) -> Self {
+        match command {
+            Command::AbiDiff {
+                format, fail_on, ..
+            } => Self::from_diff(*format, *fail_on),
+            Command::Explain { format, .. } | Command::Relink { format, .. } => {
+                Self::from_diff(Self::plain(*format), Class::Break)
+            }
+            _ => ErrorFormat::Text,
+        }
+    }
+
+    fn plain(f: Format) -> DiffFormat {
+        match f {
+            Format::Text => DiffFormat::Text,
+            Format::Json => DiffFormat::Json,
+        }
+    }
+
+    fn from_diff(f: DiffFormat, fail_on: Class) -> Self {
+        match f {
+            DiffFormat::Text => ErrorFormat::Text,
+            DiffFormat::Json => ErrorFormat::Json,
+            DiffFormat::Sarif => ErrorFormat::Sarif(fail_on),
+            DiffFormat::Junit => ErrorFormat::Junit(fail_on),
+        }
+    }
+
+    /// The format a command line that did not parse asked for, as far as it can be read.
+    fn from_raw_args(args: &[std::ffi::OsString]) -> Self {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let value = args.iter().enumerate().find_map(|(i, a)| {
+            a.strip_prefix("--format=").map(String::from).or_else(|| {
+                (a == "--format")
+                    .then(|| args.get(i + 1).cloned())
+                    .flatten()
+            })
+        });
+        match value.and_then(|v| DiffFormat::from_str(&v, false).ok()) {
+            Some(f) => Self::from_diff(f, Class::Break),
+            None => ErrorFormat::Text,
+        }
+    }
+
+    fn report(self, e: &Error) {
+        eprintln!("ntx: error: {e}");
+        match self {
+            ErrorFormat::Text => {}
+            ErrorFormat::Json => println!("{}", pretty(&report::json_error(e))),
+            ErrorFormat::Sarif(fail_on) => {
+                println!("{}", pretty(&report::sarif(Err(e), fail_on, 2)))
+            }
+            ErrorFormat::Junit(fail_on) => print!("{}", report::junit(Err(e), fail_on)),
+        }
+    }
+}
+
+fn pretty(v: &impl serde::Serialize) -> String {
+    // Serialising a value built of strings, numbers and maps cannot fail.
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help, --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            match ErrorFormat::from_raw_args(&args) {
+                ErrorFormat::Text => {
+                    let _ = e.print();
+                }
+                f => {
+                    // clap's message, up to its usage block, on one line.
+                    let text = e.render().to_string();
+                    let message = text
+                        .lines()
+                        .take_while(|l| !l.starts_with("Usage:"))
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let message = message.trim_start_matches("error: ");
+                    f.report(&Error::new(ErrorKind::Usage, "command line", message));
+                }
+            }
+            return ExitCode::from(2);
         }
     };
+    let errors = ErrorFormat::of(&cli.command);
     match run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Refused(m)) => {
@@ -115,9 +260,25 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Err(Failure::Input(e)) => {
-            eprintln!("ntx: error: {e}");
+            errors.report(&e);
             ExitCode::from(2)
         }
+    }
+}
+
+impl Policy {
+    fn load(&self) -> Result<Option<Suppressions>, Error> {
+        self.suppressions
+            .as_deref()
+            .map(Suppressions::load)
+            .transpose()
+    }
+
+    fn apply(&self, report: &mut Report) -> Result<(), Error> {
+        if let Some(rules) = self.load()? {
+            report.suppress(&rules);
+        }
+        Ok(())
     }
 }
 
@@ -128,25 +289,38 @@ fn run(command: Command) -> Result<u8, Failure> {
             candidate,
             member,
             format,
+            fail_on,
+            policy,
         } => {
+            // The suppression file first: a bad one is an error before any work.
+            let rules = policy.load()?;
             let r = load(&reference, &member)?;
             let c = load(&candidate, &member)?;
             diff::comparable(&r, &c).map_err(|m| {
                 Error::new(ErrorKind::NotComparable, candidate.display().to_string(), m)
             })?;
-            let report = diff::diff(&r, &c);
-            match format {
-                Format::Text => print!("{}", report.to_text()),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report).map_err(|e| Error::new(
-                        ErrorKind::Write,
-                        "-",
-                        e.to_string()
-                    ))?
-                ),
+            let mut report = diff::diff(&r, &c);
+            if let Some(rules) = &rules {
+                report.suppress(rules);
             }
-            Ok(if report.compatible() { 0 } else { 1 })
+            let code = u8::from(report.fails(fail_on));
+            match format {
+                DiffFormat::Text => {
+                    print!("{}", report.to_text());
+                    if code != 0 && report.compatible() {
+                        println!(
+                            "FAIL: {} finding(s) at or above --fail-on {fail_on}",
+                            report.failing(fail_on).count()
+                        );
+                    }
+                }
+                DiffFormat::Json => println!("{}", pretty(&report)),
+                DiffFormat::Sarif => {
+                    println!("{}", pretty(&report::sarif(Ok(&report), fail_on, code)))
+                }
+                DiffFormat::Junit => print!("{}", report::junit(Ok(&report), fail_on)),
+            }
+            Ok(code)
         }
         Command::Relink {
             archive: vendor,
@@ -154,7 +328,19 @@ fn run(command: Command) -> Result<u8, Failure> {
             out,
             member,
             force,
-        } => relink(&vendor, &object, &out, &member, force),
+            format,
+            policy,
+        } => relink(
+            &Relink {
+                vendor: &vendor,
+                object: &object,
+                out: &out,
+                member: &member,
+                force,
+            },
+            format,
+            &policy,
+        ),
         Command::Explain { table, format } => {
             let data = read(&table)?;
             print!(
@@ -207,31 +393,92 @@ fn read(path: &Path) -> Result<Vec<u8>, Error> {
     })
 }
 
-fn relink(
-    vendor: &Path,
-    object: &Path,
-    out: &Path,
-    member: &str,
+/// What `ntx relink` was asked to do.
+struct Relink<'a> {
+    vendor: &'a Path,
+    object: &'a Path,
+    out: &'a Path,
+    member: &'a str,
     force: bool,
-) -> Result<u8, Failure> {
-    let vsrc = vendor.display().to_string();
-    if same_file(vendor, out) {
+}
+
+fn relink(job: &Relink, format: Format, policy: &Policy) -> Result<u8, Failure> {
+    let (report, members, index) = relink_report(job, policy)?;
+    let refused = (!report.compatible() && !job.force).then(|| {
+        format!(
+            "refusing to relink: {} break(s) against {}({}); --force to relink anyway",
+            report.breaks,
+            job.vendor.display(),
+            job.member
+        )
+    });
+    let written = match &refused {
+        Some(_) => None,
+        None => Some(write_relinked(job, members, index)?),
+    };
+    match format {
+        Format::Text => {
+            print!("{}", report.to_text());
+            if let Some(n) = written {
+                println!(
+                    "wrote {} ({n} members, {} replaced)",
+                    job.out.display(),
+                    job.member
+                );
+            }
+        }
+        Format::Json => println!(
+            "{}",
+            pretty(&serde_json::json!({
+                "version": 1,
+                "report": report,
+                "relink": {
+                    "archive": job.vendor.display().to_string(),
+                    "object": job.object.display().to_string(),
+                    "member": job.member,
+                    "out": job.out.display().to_string(),
+                    "forced": job.force && !report.compatible(),
+                    "written": written.is_some(),
+                    "members": written,
+                    "refused": refused,
+                },
+            }))
+        ),
+    }
+    if let Some(m) = refused {
+        return Err(Failure::Refused(m));
+    }
+    Ok(if report.compatible() { 0 } else { 1 })
+}
+
+/// The diff of the object against the member it replaces, with the other members'
+/// imports checked; the archive's members and the index of the one to replace.
+fn relink_report(
+    job: &Relink,
+    policy: &Policy,
+) -> Result<(Report, Vec<archive::Member>, usize), Failure> {
+    let vsrc = job.vendor.display().to_string();
+    if same_file(job.vendor, job.out) {
         return Err(Error::new(
             ErrorKind::BadArgument,
-            out.display().to_string(),
+            job.out.display().to_string(),
             "--out is the vendor archive itself; it is never overwritten",
         )
         .into());
     }
-    let vdata = read(vendor)?;
-    let mut members = archive::read_members(&vdata, &vsrc)?;
+    let vdata = read(job.vendor)?;
+    let members = archive::read_members(&vdata, &vsrc)?;
     let index = members
         .iter()
-        .position(|m| m.name == member.as_bytes())
-        .ok_or_else(|| archive::member(&members, member, &vsrc).unwrap_err())?;
-    let odata = read(object)?;
-    let osrc = object.display().to_string();
-    let reference = load_bytes(&members[index].data, &format!("{vsrc}({member})"), member)?;
+        .position(|m| m.name == job.member.as_bytes())
+        .ok_or_else(|| archive::member(&members, job.member, &vsrc).unwrap_err())?;
+    let odata = read(job.object)?;
+    let osrc = job.object.display().to_string();
+    let reference = load_bytes(
+        &members[index].data,
+        &format!("{vsrc}({})", job.member),
+        job.member,
+    )?;
     let candidate = ntx::model::from_elf(&odata, &osrc)?;
     diff::comparable(&reference, &candidate)
         .map_err(|m| Error::new(ErrorKind::NotComparable, &osrc, m))?;
@@ -249,34 +496,34 @@ fn relink(
         })
         .collect::<Result<_, Error>>()?;
     report.extend(diff::unresolved_consumers(&others, &reference, &candidate));
-    print!("{}", report.to_text());
-    if !report.compatible() && !force {
-        return Err(Failure::Refused(format!(
-            "refusing to relink: {} break(s) against {vsrc}({member}); --force to relink anyway",
-            report.breaks
-        )));
-    }
+    policy.apply(&mut report)?;
+    let mut members = members;
     members[index].data = odata;
+    Ok((report, members, index))
+}
+
+/// Writes the archive with `members[index]` (already holding the new object) stamped as
+/// a fresh member; returns the number of members.
+fn write_relinked(
+    job: &Relink,
+    mut members: Vec<archive::Member>,
+    index: usize,
+) -> Result<usize, Error> {
     members[index].date = 0;
     members[index].uid = 0;
     members[index].gid = 0;
     members[index].mode = 0o644;
     let bytes = archive::write_gnu(&members);
     // Write next to the destination, then rename: a failed write leaves nothing half-done.
-    let tmp = out.with_extension("ntx-tmp");
-    let osrc_out = out.display().to_string();
+    let tmp = job.out.with_extension("ntx-tmp");
+    let osrc_out = job.out.display().to_string();
     std::fs::write(&tmp, &bytes)
         .map_err(|e| Error::new(ErrorKind::Write, &osrc_out, format!("cannot write: {e}")))?;
-    std::fs::rename(&tmp, out).map_err(|e| {
+    std::fs::rename(&tmp, job.out).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         Error::new(ErrorKind::Write, &osrc_out, format!("cannot write: {e}"))
     })?;
-    println!(
-        "wrote {} ({} members, {member} replaced)",
-        out.display(),
-        members.len()
-    );
-    Ok(if report.compatible() { 0 } else { 1 })
+    Ok(members.len())
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
