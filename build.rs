@@ -81,6 +81,63 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// The C name of an import: the C++ name with its namespaces joined by `_`.
+fn c_name(s: &symbols::Symbol) -> String {
+    s.cxx_name.replace("::", "_")
+}
+
+/// What the consumer's image must define, from src/symbols.rs: C++ declares each in its
+/// namespace, C under its C name with an asm label naming the ELF symbol.
+fn imports(h: &mut String) {
+    let imports: Vec<&symbols::Symbol> = symbols::SYMBOLS
+        .iter()
+        .filter(|s| s.direction == symbols::Direction::Import)
+        .collect();
+    h.push_str(
+        "/*\n * What your image must define: start_exit.o of the vendor archive does. The original\n \
+         * translation.o needs both; this library needs only the HBM scratch address. A host\n \
+         * program or a test defines them itself, e.g. in C\n \
+         *     unsigned long long extended_isa_sdk_hbm_scratch = 0x4000000000ull;\n \
+         * (the declaration below gives it the ELF name), and in C++ the same variable inside\n \
+         * namespace extended_isa { namespace sdk { ... } }.\n */\n",
+    );
+    for (lang, cxx) in [("#ifdef __cplusplus", true), ("#else", false)] {
+        h.push_str(lang);
+        h.push('\n');
+        for s in &imports {
+            // A byte type is a region of a size this library does not know (data_scratch_map):
+            // an array of unknown bound, which any definition of it matches.
+            let array = if s.c_type == "unsigned char" {
+                "[]"
+            } else {
+                ""
+            };
+            let path: Vec<&str> = s.cxx_name.split("::").collect();
+            let (namespaces, name) = path.split_at(path.len() - 1);
+            doc_comment(h, "", s.doc);
+            if cxx {
+                let open: String = namespaces
+                    .iter()
+                    .map(|n| format!("namespace {n} {{ "))
+                    .collect();
+                let close = " }".repeat(namespaces.len());
+                let _ = writeln!(h, "{open}extern {} {}{array};{close}", s.c_type, name[0]);
+            } else if namespaces.is_empty() {
+                let _ = writeln!(h, "extern {} {}{array};", s.c_type, s.elf_name);
+            } else {
+                let _ = writeln!(
+                    h,
+                    "extern {} {}{array} __asm__(\"{}\");",
+                    s.c_type,
+                    c_name(s),
+                    s.elf_name
+                );
+            }
+        }
+    }
+    h.push_str("#endif /* __cplusplus */\n\n");
+}
+
 fn assemble(types: &str) -> String {
     use layout::offsets as o;
     // cbindgen's own text is the file comment, then the includes and the types: the include
@@ -88,8 +145,45 @@ fn assemble(types: &str) -> String {
     let (comment, body) = types
         .split_once("*/")
         .expect("cbindgen writes the header comment first");
-    let mut h = format!("{comment}*/\n\n#ifndef NEURON_TRANSLATE_H\n#define NEURON_TRANSLATE_H\n");
-    h.push_str(body.trim_end());
+    let mut h =
+        format!("{comment}*/\n\n#ifndef NEURON_TRANSLATE_H\n#define NEURON_TRANSLATE_H\n\n");
+    // C89 has neither <stdint.h> nor unsigned long long: refused with a reason, and
+    // nothing else of the header compiled, so that the reason is the only complaint.
+    h.push_str(
+        "#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)\n\
+         #error \"neuron_translate.h needs C99 or later (stdint.h, unsigned long long): compile with -std=c99, -std=gnu11 or newer\"\n\
+         #else\n\n",
+    );
+    // The version, from Cargo.toml.
+    h.push_str(
+        "/* The library's version. The original ABI never changes; an addition bumps MINOR. */\n",
+    );
+    let mut parts = Vec::new();
+    for part in ["MAJOR", "MINOR", "PATCH"] {
+        let v: u32 = std::env::var(format!("CARGO_PKG_VERSION_{part}"))
+            .expect("cargo sets the version")
+            .parse()
+            .expect("a number");
+        parts.push(v);
+        let _ = writeln!(h, "#define NEURON_TRANSLATE_VERSION_{part} {v}");
+    }
+    let _ = writeln!(
+        h,
+        "#define NEURON_TRANSLATE_VERSION_STRING \"{}\"",
+        std::env::var("CARGO_PKG_VERSION").expect("cargo sets the version")
+    );
+    h.push_str("/* One number for #if: MAJOR * 10000 + MINOR * 100 + PATCH. */\n");
+    let _ = writeln!(
+        h,
+        "#define NEURON_TRANSLATE_VERSION {}",
+        parts[0] * 10000 + parts[1] * 100 + parts[2]
+    );
+    assert!(
+        parts[1] < 100 && parts[2] < 100,
+        "NEURON_TRANSLATE_VERSION needs MINOR and PATCH < 100"
+    );
+    h.push('\n');
+    h.push_str(body.trim());
     h.push_str("\n\n");
 
     // Layout pins, from src/layout.rs.
@@ -165,6 +259,8 @@ fn assemble(types: &str) -> String {
     }
     h.push('\n');
 
+    imports(&mut h);
+
     // Declarations, from src/symbols.rs.
     let exports: Vec<&symbols::Symbol> = symbols::SYMBOLS
         .iter()
@@ -206,6 +302,8 @@ fn assemble(types: &str) -> String {
         }
         h.push('\n');
     }
-    h.push_str("#endif /* __cplusplus */\n\n#endif /* NEURON_TRANSLATE_H */\n");
+    h.push_str(
+        "#endif /* __cplusplus */\n\n#endif /* C99 or later */\n\n#endif /* NEURON_TRANSLATE_H */\n",
+    );
     h
 }

@@ -9,6 +9,17 @@
 #ifndef NEURON_TRANSLATE_H
 #define NEURON_TRANSLATE_H
 
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "neuron_translate.h needs C99 or later (stdint.h, unsigned long long): compile with -std=c99, -std=gnu11 or newer"
+#else
+
+/* The library's version. The original ABI never changes; an addition bumps MINOR. */
+#define NEURON_TRANSLATE_VERSION_MAJOR 0
+#define NEURON_TRANSLATE_VERSION_MINOR 1
+#define NEURON_TRANSLATE_VERSION_PATCH 0
+#define NEURON_TRANSLATE_VERSION_STRING "0.1.0"
+/* One number for #if: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define NEURON_TRANSLATE_VERSION 100
 
 #include <stddef.h>
 #include <stdint.h>
@@ -118,6 +129,36 @@ typedef char neuron_translate_layout_pin_7[(offsetof(_translation_ctx_t, next_al
 #define NEURON_TRANSLATE_MEM_WINDOW5_HI 0x0010022cu
 #define NEURON_TRANSLATE_MEM_WINDOW6_LO 0x00100230u
 #define NEURON_TRANSLATE_MEM_WINDOW6_HI 0x00100234u
+
+/*
+ * What your image must define: start_exit.o of the vendor archive does. The original
+ * translation.o needs both; this library needs only the HBM scratch address. A host
+ * program or a test defines them itself, e.g. in C
+ *     unsigned long long extended_isa_sdk_hbm_scratch = 0x4000000000ull;
+ * (the declaration below gives it the ELF name), and in C++ the same variable inside
+ * namespace extended_isa { namespace sdk { ... } }.
+ */
+#ifdef __cplusplus
+/**
+ * The core's data scratch map (defined by start_exit.o). The original translation.o
+ * imports it; this library does not need it (its table lives in its own .bss).
+ */
+extern unsigned char data_scratch_map[];
+/**
+ * SoC/HBM address of the core's HBM scratch region (defined by start_exit.o).
+ */
+namespace extended_isa { namespace sdk { extern unsigned long long hbm_scratch; } }
+#else
+/**
+ * The core's data scratch map (defined by start_exit.o). The original translation.o
+ * imports it; this library does not need it (its table lives in its own .bss).
+ */
+extern unsigned char data_scratch_map[];
+/**
+ * SoC/HBM address of the core's HBM scratch region (defined by start_exit.o).
+ */
+extern unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
+#endif /* __cplusplus */
 
 /*
  * The functions, _ctx and _sbuf_window, by their original names. In C++ the functions
@@ -231,5 +272,7 @@ extern uint64_t _sbuf_window __asm__("_sbuf_window");
 void *neuron_translate_span(void *ctx, unsigned long long addr, unsigned long long len, unsigned long long *out_span);
 
 #endif /* __cplusplus */
+
+#endif /* C99 or later */
 
 #endif /* NEURON_TRANSLATE_H */

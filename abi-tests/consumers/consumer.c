@@ -3,7 +3,7 @@
 #include "consumer_checks.h"
 
 /* The stand-in for what start_exit.o defines and the library needs. */
-unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
+unsigned long long extended_isa_sdk_hbm_scratch;
 
 #define ENGINE_BASE 0x4001000000ull
 

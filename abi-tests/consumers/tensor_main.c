@@ -7,7 +7,7 @@
 #define main test_main
 #endif
 
-unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
+unsigned long long extended_isa_sdk_hbm_scratch;
 
 static unsigned char buf[TENSOR_WINDOWS * TENSOR_WINDOW] __attribute__((aligned(4096)));
 static uint32_t regs[2 * NEURON_TRANSLATE_RECORDS];

@@ -12,7 +12,7 @@ void *ref_translate(void *ctx, unsigned long long addr);
 int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *out_start,
                        unsigned long long *out_end);
 
-unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE") = 0x4212345678ull;
+unsigned long long extended_isa_sdk_hbm_scratch = 0x4212345678ull;
 
 static uint32_t bank[10];
 static _translation_ctx_t t;

@@ -15,7 +15,7 @@ int ref_mapping_lookup(void *ctx, unsigned long long addr, unsigned long long *o
                        unsigned long long *out_end);
 
 /* The stand-in for what start_exit.o defines and the library needs. */
-unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE") = NT_HBM_SCRATCH;
+unsigned long long extended_isa_sdk_hbm_scratch = NT_HBM_SCRATCH;
 
 static uint32_t bank[2][2 * NT_RECORDS];
 static _translation_ctx_t table[2];

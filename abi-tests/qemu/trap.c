@@ -2,7 +2,7 @@
 #include "neuron_translate.h"
 #include "support.h"
 
-unsigned long long hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
+unsigned long long extended_isa_sdk_hbm_scratch;
 static _translation_ctx_t t;
 
 int test_main(void)

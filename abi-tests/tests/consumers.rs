@@ -200,3 +200,126 @@ nt_support::make_tests! {
         );
     }
 }
+
+/// Compiles `source` (C or C++, by `compiler`) against the committed header; the output.
+fn compile_snippet(
+    compiler: &str,
+    std: &str,
+    name: &str,
+    source: &str,
+) -> (std::process::Output, PathBuf) {
+    let dir = scratch(&format!("consumers_snippet_{name}"));
+    let ext = if compiler.contains("++") { "cpp" } else { "c" };
+    let src = dir.join(format!("{name}.{ext}"));
+    std::fs::write(&src, source).unwrap();
+    let obj = dir.join(format!("{name}.o"));
+    let out = Command::new(compiler)
+        .arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-c"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    (out, obj)
+}
+
+/// The workspace's version, `[workspace.package] version` of the root Cargo.toml.
+fn workspace_version() -> String {
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap()).unwrap();
+    manifest["workspace"]["package"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+nt_support::make_tests! {
+    fn the_header_states_the_version_of_cargo_toml() {
+        let version = workspace_version();
+        let parts: Vec<u32> = version.split('.').map(|p| p.parse().unwrap()).collect();
+        // What the compiler sees: every macro the header defines, from the preprocessor.
+        for var in ["HOST_CC", "HOST_CLANG"] {
+            let dir = scratch("consumers_version");
+            let src = dir.join("v.c");
+            std::fs::write(&src, "#include \"neuron_translate.h\"\n").unwrap();
+            let out = run_ok(
+                Command::new(tool(var))
+                    .args(["-std=c99", "-dM", "-E", "-I"])
+                    .arg(root().join("include"))
+                    .arg(&src),
+            );
+            let defines = String::from_utf8_lossy(&out.stdout).into_owned();
+            let value = |name: &str| {
+                defines
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+                    .unwrap_or_else(|| panic!("{var}: {name} is not defined"))
+                    .to_string()
+            };
+            assert_eq!(value("NEURON_TRANSLATE_VERSION_MAJOR"), parts[0].to_string());
+            assert_eq!(value("NEURON_TRANSLATE_VERSION_MINOR"), parts[1].to_string());
+            assert_eq!(value("NEURON_TRANSLATE_VERSION_PATCH"), parts[2].to_string());
+            assert_eq!(value("NEURON_TRANSLATE_VERSION_STRING"), format!("\"{version}\""));
+            assert_eq!(
+                value("NEURON_TRANSLATE_VERSION"),
+                (parts[0] * 10000 + parts[1] * 100 + parts[2]).to_string()
+            );
+        }
+    }
+
+    fn the_header_refuses_c89_with_a_reason() {
+        let program = "#include \"neuron_translate.h\"\nint main(void) { return 0; }\n";
+        for var in ["HOST_CC", "HOST_CLANG"] {
+            for std in ["c89", "c90", "gnu89"] {
+                let (out, _) = compile_snippet(&tool(var), std, "c89", program);
+                assert!(!out.status.success(), "{var} -std={std} must be refused");
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(
+                    err.contains("neuron_translate.h needs C99 or later"),
+                    "{var} -std={std}: the refusal says why:\n{err}"
+                );
+                // The #error is the only complaint: the rest of the header is not compiled.
+                assert_eq!(err.matches("error:").count(), 1, "{var} -std={std}:\n{err}");
+            }
+            let (out, _) = compile_snippet(&tool(var), "c99", "c99", program);
+            assert!(out.status.success(), "{var} -std=c99: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+
+    fn the_imports_are_declared_with_their_elf_names() {
+        // A consumer's definitions of what start_exit.o defines, in C and in C++, under the
+        // header's declarations, get exactly the ELF names the library references.
+        let c = "#include \"neuron_translate.h\"\n\
+                 unsigned long long extended_isa_sdk_hbm_scratch = 1;\n\
+                 unsigned char data_scratch_map[64];\n";
+        let cxx = "#include \"neuron_translate.h\"\n\
+                   namespace extended_isa { namespace sdk { unsigned long long hbm_scratch = 1; } }\n\
+                   unsigned char data_scratch_map[64];\n";
+        let imports: BTreeSet<String> = neuron_translate::symbols::SYMBOLS
+            .iter()
+            .filter(|s| s.direction == neuron_translate::symbols::Direction::Import)
+            .map(|s| s.elf_name.to_string())
+            .collect();
+        assert_eq!(imports.len(), 2);
+        for (var, std, src) in [
+            ("HOST_CC", "c99", c),
+            ("HOST_CLANG", "c11", c),
+            ("HOST_CXX", "c++11", cxx),
+            ("HOST_CLANGXX", "c++17", cxx),
+        ] {
+            let (out, obj) = compile_snippet(&tool(var), std, &format!("imports_{}", var.to_lowercase()), src);
+            assert!(out.status.success(), "{var}: {}", String::from_utf8_lossy(&out.stderr));
+            let data = std::fs::read(&obj).unwrap();
+            let f = object::File::parse(&*data).unwrap();
+            let defined: BTreeSet<String> = f
+                .symbols()
+                .filter(|s| s.is_definition() && s.is_global())
+                .map(|s| s.name().unwrap().to_string())
+                .collect();
+            assert_eq!(defined, imports, "{var}");
+        }
+    }
+}
