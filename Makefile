@@ -4,6 +4,7 @@
 #   make test     every test (installs what it needs from Debian's packages first)
 #   make xtensa   only the device object (dist/xtensa/)
 #   make bench    instruction counts under qemu, criterion on the host
+#   make install  header, host and device libraries, ntx, pkg-config files (PREFIX, DESTDIR)
 #
 # Every tool path and flag lives here; scripts receive them through the environment.
 
@@ -43,6 +44,7 @@ HOST_CLANG ?= clang$(LLVM_SUFFIX)
 HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
 ABIDIFF ?= abidiff
 VALGRIND ?= valgrind
+PKG_CONFIG ?= pkg-config
 # libclang for bindgen (the header round trip test).
 LIBCLANG_PATH ?= /usr/lib/llvm$(LLVM_SUFFIX)/lib
 
@@ -52,7 +54,7 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
-	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind \
+	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind $(PKG_CONFIG)=pkgconf \
 	$(LIBCLANG_PATH)/libclang$(LLVM_SUFFIX).so.1=libclang1$(LLVM_SUFFIX)
 
 DIST := dist
@@ -64,7 +66,7 @@ HOST_LIB := $(HOST_OUT)/libneuron_translate.a
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
-	HOST_CLANG HOST_CLANGXX ABIDIFF VALGRIND LIBCLANG_PATH
+	HOST_CLANG HOST_CLANGXX ABIDIFF VALGRIND PKG_CONFIG LIBCLANG_PATH
 
 # Absolute paths of the products, for the tests (which run from their crate's folder).
 export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
@@ -77,6 +79,11 @@ export NT_NTX := $(abspath $(NTX))
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
 NTX_SOURCES := $(wildcard abi-tests/ntx/src/*.rs) abi-tests/ntx/Cargo.toml
 
+# The version, from Cargo.toml (the one place it is written).
+VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+# The device's name, from its target specification's: the device archive's directory.
+DEVICE := $(patsubst %-none-elf,%,$(basename $(notdir $(XTENSA_SPEC))))
+
 .PHONY: all test bench bench-check qemu-test xtensa host ntx abi-report abi-check header header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
 all: xtensa host dist-header ntx abi-report
@@ -84,9 +91,10 @@ all: xtensa host dist-header ntx abi-report
 # The ABI of the device object against the original's, as the seed records it.
 abi-report: $(NTX) $(DEVICE_OBJ)
 	@$(NTX) abi-diff --reference abi-tests/reference/translation.toml --candidate $(DEVICE_OBJ) || true
-# The same, failing on a break.
+# The same, failing on a break or on an addition not accepted in the suppression file.
 abi-check: $(NTX) $(DEVICE_OBJ)
-	$(NTX) abi-diff --reference abi-tests/reference/translation.toml --candidate $(DEVICE_OBJ)
+	$(NTX) abi-diff --reference abi-tests/reference/translation.toml --candidate $(DEVICE_OBJ) \
+	  --fail-on addition --suppressions abi-tests/reference/suppressions.toml
 
 ntx: $(NTX)
 $(NTX): $(SOURCES) $(NTX_SOURCES)
@@ -116,8 +124,10 @@ header:
 	$(CARGO) run --locked -q -p abi-tests --bin nt-header
 header-check:
 	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --check
-dist-header:
-	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --out $(DIST)/include/neuron_translate.h
+DIST_HEADER := $(DIST)/include/neuron_translate.h
+dist-header: $(DIST_HEADER)
+$(DIST_HEADER): $(SOURCES) cbindgen.toml
+	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --out $@
 
 # The device object under qemu-xtensa (also part of the workspace tests `make test` runs).
 qemu-test: bootstrap all
@@ -185,6 +195,38 @@ mutants:
 	$(CARGO) test --locked -q -p abi-tests --all-features $(MUTANTS_TESTS)
 	$(CARGO) mutants --jobs $(MUTANTS_JOBS) --test-package abi-tests --baseline skip \
 	  --timeout 120 --build-timeout 600 -- $(MUTANTS_TESTS)
+
+# Installation (GNU conventions): DESTDIR stages, PREFIX and the *DIR variables place.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DEVICE_LIBDIR := $(LIBDIR)/$(DEVICE)
+INSTALL ?= install
+# Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
+INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(LIBDIR)/libneuron_translate.a \
+	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \
+	$(PKGCONFIGDIR)/neuron_translate.pc $(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc
+.PHONY: install uninstall
+install: $(DIST_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
+	@echo "install: into $(DESTDIR)$(PREFIX)"
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DEVICE_LIBDIR) \
+	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 644 $(DIST_HEADER) $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(HOST_LIB) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DESTDIR)$(DEVICE_LIBDIR)/
+	$(INSTALL) -m 755 $(NTX) $(DESTDIR)$(BINDIR)/
+	@for pc in neuron_translate:neuron_translate neuron_translate-device:neuron_translate-$(DEVICE); do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	      -e 's|@VERSION@|$(VERSION)|g' -e 's|@DEVICE@|$(DEVICE)|g' pkgconfig/$${pc%%:*}.pc.in \
+	    > $(DESTDIR)$(PKGCONFIGDIR)/$${pc#*:}.pc; \
+	  chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/$${pc#*:}.pc; \
+	  echo "wrote $(DESTDIR)$(PKGCONFIGDIR)/$${pc#*:}.pc"; \
+	done
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) 2>/dev/null
 
 .PHONY: clippy
 clippy:

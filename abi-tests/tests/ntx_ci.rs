@@ -411,3 +411,78 @@ nt_support::make_tests! {
         assert_eq!((v["relink"]["written"].as_bool(), v["relink"]["forced"].as_bool()), (Some(true), Some(true)));
     }
 }
+
+/// The workflow in docs/ci.md, parsed.
+fn documented_workflow() -> yaml_rust2::Yaml {
+    let doc = std::fs::read_to_string(nt_support::root().join("docs/ci.md")).unwrap();
+    let block = doc
+        .split("<!-- workflow -->")
+        .nth(1)
+        .and_then(|r| r.split_once("```yaml\n"))
+        .and_then(|(_, r)| r.split_once("```"))
+        .expect("docs/ci.md has the workflow after <!-- workflow -->")
+        .0;
+    yaml_rust2::YamlLoader::load_from_str(block)
+        .expect("the workflow is YAML")
+        .remove(0)
+}
+
+/// Runs a `run:` step as GitHub's runner does (bash, -e, pipefail) from the repository root.
+fn run_step(script: &str) -> Output {
+    Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+        .current_dir(nt_support::root())
+        .output()
+        .unwrap()
+}
+
+nt_support::make_tests! {
+    fn the_documented_ci_job_runs_and_uploads_valid_sarif() {
+        let wf = documented_workflow();
+        let steps = wf["jobs"]["abi-diff"]["steps"].as_vec().expect("jobs.abi-diff.steps");
+        let root = nt_support::root();
+        let mut ran = 0;
+        let mut uploaded = None;
+        for step in steps {
+            if let Some(script) = step["run"].as_str() {
+                let out = run_step(script);
+                assert!(
+                    out.status.success(),
+                    "step {:?} failed:\n{}\n{}",
+                    step["name"].as_str(),
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                ran += 1;
+            } else if step["uses"].as_str().is_some_and(|u| u.contains("upload-sarif")) {
+                assert_eq!(step["if"].as_str(), Some("always()"), "findings are uploaded when the diff fails too");
+                uploaded = step["with"]["sarif_file"].as_str().map(String::from);
+            }
+        }
+        assert_eq!(ran, 2, "the build and the diff");
+        let sarif_file = uploaded.expect("an upload-sarif step with a sarif_file");
+        // Out of the tree at once, into the test's scratch directory.
+        let dir = scratch("ntx_ci_workflow");
+        let moved = dir.join(&sarif_file);
+        std::fs::rename(root.join(&sarif_file), &moved).expect("the diff step wrote the uploaded file");
+        let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&moved).unwrap()).unwrap();
+        let problems = sarif_problems(&validator(), &log);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+        // The accepted addition is there, suppressed with the stored reason.
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        let span = results.iter().find(|r| r["ruleId"] == "symbol-added").unwrap();
+        assert!(span["suppressions"][0]["justification"].as_str().unwrap().contains("this library's addition"));
+
+        // The gate can fail: without the stored suppressions, the addition fails the step.
+        let diff = steps
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .find(|r| r.contains("abi-diff"))
+            .unwrap();
+        let unsuppressed = diff.replace("--suppressions abi-tests/reference/suppressions.toml", "");
+        assert_ne!(unsuppressed, diff);
+        let out = run_step(&unsuppressed);
+        let _ = std::fs::rename(root.join(&sarif_file), dir.join("unsuppressed.sarif"));
+        assert_eq!(out.status.code(), Some(1), "an unaccepted addition fails the job");
+    }
+}

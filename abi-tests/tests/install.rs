@@ -1,0 +1,236 @@
+//! `make install` as a packager and a user run it: staged into a DESTDIR and removed again
+//! by `make uninstall`, then installed under a PREFIX and used with pkg-config alone: the
+//! README's quick starts (examples/quickstart.c, .cpp) built and run against the installed
+//! tree, a cross build linked against the installed device archive, and the installed
+//! `ntx`. Also `cargo install` of `ntx` on its own.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use nt_support::tools::{run_ok, scratch, tool};
+
+/// One `make` at a time: the tests share the repository's products.
+static MAKE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn make(args: &[String]) -> std::process::Output {
+    let _one = MAKE.lock().unwrap_or_else(|e| e.into_inner());
+    let makebin = std::env::var("MAKE").unwrap_or_else(|_| "make".into());
+    run_ok(
+        Command::new(makebin)
+            .arg("-s")
+            .arg("-C")
+            .arg(nt_support::root())
+            .args(args),
+    )
+}
+
+/// Every file under `dir`, relative to it.
+fn files(dir: &Path) -> BTreeSet<String> {
+    fn walk(base: &Path, d: &Path, out: &mut BTreeSet<String>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.insert(p.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn version() -> String {
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(nt_support::root().join("Cargo.toml")).unwrap())
+            .unwrap();
+    manifest["workspace"]["package"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `pkg-config ARGS` against `pc_dir` alone.
+fn pkg_config(pc_dir: &Path, args: &[&str]) -> Vec<String> {
+    let out = run_ok(
+        Command::new(tool("PKG_CONFIG"))
+            .env("PKG_CONFIG_PATH", pc_dir)
+            .env("PKG_CONFIG_LIBDIR", pc_dir)
+            .args(args),
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// The README's fenced block that follows `marker`.
+fn readme_block(marker: &str) -> String {
+    let readme = std::fs::read_to_string(nt_support::root().join("README.md")).unwrap();
+    let after = readme
+        .split(marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("README has no {marker}"));
+    let body = after.split_once("```").unwrap().1;
+    let body = body.split_once('\n').unwrap().1;
+    body.split_once("```").unwrap().0.to_string()
+}
+
+const DEVICE: &str = "xtensa-ncore2gp";
+
+/// The README's quick starts are the files `make test` compiles, byte for byte.
+#[test]
+fn the_readme_quick_starts_are_the_example_files() {
+    for file in ["quickstart.c", "quickstart.cpp"] {
+        let text = std::fs::read_to_string(nt_support::root().join("examples").join(file)).unwrap();
+        assert_eq!(
+            readme_block(&format!("<!-- examples/{file} -->")),
+            text,
+            "README's copy of examples/{file} differs: paste the file into the README"
+        );
+    }
+}
+
+nt_support::make_tests! {
+    fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
+        let dir = scratch("install_destdir");
+        let stage = dir.join("stage");
+        let args = |t: &str| vec![t.to_string(), format!("DESTDIR={}", stage.display()), "PREFIX=/opt/nt".into()];
+        make(&args("install"));
+        let want: BTreeSet<String> = [
+            "opt/nt/include/neuron_translate.h".to_string(),
+            "opt/nt/lib/libneuron_translate.a".into(),
+            format!("opt/nt/lib/{DEVICE}/translation.o"),
+            format!("opt/nt/lib/{DEVICE}/libneuron_translate.a"),
+            "opt/nt/bin/ntx".into(),
+            "opt/nt/lib/pkgconfig/neuron_translate.pc".into(),
+            format!("opt/nt/lib/pkgconfig/neuron_translate-{DEVICE}.pc"),
+        ]
+        .into();
+        assert_eq!(files(&stage), want);
+        // The files are the products, and the .pc files name the final place, not the stage.
+        let root = nt_support::root();
+        for (installed, product) in [
+            ("opt/nt/include/neuron_translate.h", "include/neuron_translate.h"),
+            ("opt/nt/lib/libneuron_translate.a", "dist/host/libneuron_translate.a"),
+        ] {
+            assert_eq!(std::fs::read(stage.join(installed)).unwrap(), std::fs::read(root.join(product)).unwrap(), "{installed}");
+        }
+        let pc = std::fs::read_to_string(stage.join("opt/nt/lib/pkgconfig/neuron_translate.pc")).unwrap();
+        assert!(pc.contains("prefix=/opt/nt\n") && !pc.contains(&stage.display().to_string()), "{pc}");
+        // With the stage as sysroot, pkg-config points into it.
+        let out = run_ok(
+            Command::new(tool("PKG_CONFIG"))
+                .env("PKG_CONFIG_LIBDIR", stage.join("opt/nt/lib/pkgconfig"))
+                .env("PKG_CONFIG_SYSROOT_DIR", &stage)
+                .args(["--cflags", "neuron_translate"]),
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("-I{}/opt/nt/include", stage.display()));
+        make(&args("uninstall"));
+        assert_eq!(files(&stage), BTreeSet::new(), "uninstall leaves no file behind");
+    }
+
+    fn the_quick_starts_build_and_run_against_the_installed_tree_with_pkg_config_only() {
+        let dir = scratch("install_prefix");
+        let prefix = dir.join("prefix");
+        make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+        let pc_dir = prefix.join("lib/pkgconfig");
+        assert_eq!(pkg_config(&pc_dir, &["--modversion", "neuron_translate"]), [version()]);
+        let flags = pkg_config(&pc_dir, &["--cflags", "--libs", "neuron_translate"]);
+        // Every path pkg-config gives is in the installed tree.
+        for f in &flags {
+            if let Some(path) = f.strip_prefix("-I").or_else(|| f.strip_prefix("-L")) {
+                assert!(Path::new(path).starts_with(&prefix), "{f} is not under the prefix");
+            }
+        }
+        // The sources are copied out of the tree: only pkg-config's flags find the header.
+        let expected = readme_block("<!-- quickstart output -->");
+        for (var, std, file) in [
+            ("HOST_CC", "c99", "quickstart.c"),
+            ("HOST_CLANG", "c11", "quickstart.c"),
+            ("HOST_CXX", "c++11", "quickstart.cpp"),
+            ("HOST_CLANGXX", "c++17", "quickstart.cpp"),
+        ] {
+            let src = dir.join(file);
+            std::fs::copy(nt_support::root().join("examples").join(file), &src).unwrap();
+            let exe = dir.join(format!("{file}-{var}"));
+            run_ok(
+                Command::new(tool(var))
+                    .arg(format!("-std={std}"))
+                    .args(["-Wall", "-Wextra", "-Werror", "-pedantic"])
+                    .arg(&src)
+                    .args(&flags)
+                    .arg("-o")
+                    .arg(&exe),
+            );
+            let out = run_ok(&mut Command::new(&exe));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{file} with {var}: the README's output");
+        }
+        // The installed ntx is the built one.
+        let out = run_ok(Command::new(prefix.join("bin/ntx")).arg("--version"));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("ntx {}", version()));
+    }
+
+    fn a_cross_build_links_against_the_installed_device_archive() {
+        let dir = scratch("install_device");
+        let prefix = dir.join("prefix");
+        make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+        let pc_dir = prefix.join("lib/pkgconfig");
+        let name = format!("neuron_translate-{DEVICE}");
+        let object = pkg_config(&pc_dir, &["--variable=object", &name]);
+        assert_eq!(object, [prefix.join(format!("lib/{DEVICE}/translation.o")).display().to_string()]);
+        let src = dir.join("op.c");
+        std::fs::write(
+            &src,
+            "#include <neuron_translate.h>\n\
+             unsigned long long extended_isa_sdk_hbm_scratch = 0x4100000000ull;\n\
+             void _start(void) { _init_translate_ctx(); (void)neuron_translate(neuron_translate_ctx(), 0x4200000000ull); }\n",
+        )
+        .unwrap();
+        let obj = dir.join("op.o");
+        let cflags = pkg_config(&pc_dir, &["--cflags", &name]);
+        run_ok(
+            Command::new(tool("XTENSA_CLANG"))
+                .args(["--target=xtensa", "-ffreestanding", "-Xclang", "-target-feature", "-Xclang", "+windowed"])
+                .args(["-std=c11", "-O1", "-c"])
+                .args(&cflags)
+                .arg(&src)
+                .arg("-o")
+                .arg(&obj),
+        );
+        let exe = dir.join("op.elf");
+        let libs = pkg_config(&pc_dir, &["--libs", &name]);
+        let out = Command::new(tool("XTENSA_LD"))
+            .args(["-static", "-e", "_start", "--no-warn-execstack"])
+            .arg(&obj)
+            .args(&libs)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ld {libs:?}: {}", String::from_utf8_lossy(&out.stderr));
+        // The program holds the library's code: the translate function is linked in.
+        let nm = run_ok(Command::new(tool("XTENSA_NM")).arg(&exe));
+        assert!(String::from_utf8_lossy(&nm.stdout).contains(" T _Z16neuron_translatePvy"));
+    }
+
+    fn ntx_installs_alone_with_cargo_install() {
+        let dir = scratch("install_cargo");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // The README's command, into a scratch root; the workspace's target directory keeps
+        // the build from starting over.
+        run_ok(
+            Command::new(cargo)
+                .args(["install", "--locked", "--offline", "--quiet", "--path", "abi-tests/ntx", "--root"])
+                .arg(&dir)
+                .env("CARGO_TARGET_DIR", nt_support::root().join("target"))
+                .current_dir(nt_support::root()),
+        );
+        let out = run_ok(Command::new(dir.join("bin/ntx")).arg("--version"));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("ntx {}", version()));
+    }
+}
