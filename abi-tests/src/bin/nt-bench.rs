@@ -21,6 +21,145 @@ use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::{MapRecord, TranslationCtx};
 use nt_support::qemu::{compile_c, functions, link, root, start_object, trace_pcs};
 
+/// The chart of the counts, committed (bench/README.md and the README show it).
+const CHART: &str = "bench/instructions.svg";
+
+/// One path of the chart: the original's issue slots, clang's build of the seed's C, ours.
+struct ChartRow {
+    path: String,
+    shape: &'static str,
+    original: Option<u64>,
+    clang: Option<u64>,
+    ours: u64,
+}
+
+/// A horizontal grouped bar chart of `rows`, one panel per table shape (`ctx` and `init`
+/// in the first), as SVG text.
+fn chart(rows: &[ChartRow]) -> String {
+    use plotters::prelude::*;
+
+    let series: [(&str, RGBColor); 3] = [
+        ("original (issue slots)", RGBColor(150, 150, 150)),
+        ("seed's C, clang-22", RGBColor(230, 140, 40)),
+        ("neuron-translate", RGBColor(40, 100, 200)),
+    ];
+    let panels: Vec<(&str, Vec<&ChartRow>)> = ["low", "high"]
+        .iter()
+        .map(|shape| {
+            let title = if *shape == "low" {
+                "tags differ in the low word (and ctx, init)"
+            } else {
+                "tags differ only in the high word"
+            };
+            let mine: Vec<&ChartRow> = rows
+                .iter()
+                .filter(|r| r.shape == *shape || (*shape == "low" && r.shape == "-"))
+                .collect();
+            (title, mine)
+        })
+        .collect();
+    let max = rows
+        .iter()
+        .flat_map(|r| [r.original, r.clang, Some(r.ours)])
+        .flatten()
+        .max()
+        .unwrap_or(1);
+    let x_max = (max + 9) / 10 * 10 + 10;
+    let row_px = 44;
+    let heights: Vec<u32> = panels
+        .iter()
+        .map(|(_, r)| 70 + row_px * r.len() as u32)
+        .collect();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, heights.iter().sum::<u32>() + 44))
+            .into_drawing_area();
+        let _ = root.fill(&WHITE);
+        let (head, body) = root.split_vertically(44);
+        let _ = head.draw_text(
+            "Dynamic instructions per call under qemu-xtensa (lower is better)",
+            &("sans-serif", 18).into_text_style(&head),
+            (20, 8),
+        );
+        let _ = head.draw_text(
+            "No bar where no count exists: the seed's listing omits the original's init, and the seed's C has no ctx or init of its own.",
+            &("sans-serif", 11).into_text_style(&head),
+            (20, 26),
+        );
+        let mut rest = body;
+        for ((title, mine), h) in panels.iter().zip(&heights) {
+            let (area, below) = rest.split_vertically(*h);
+            rest = below;
+            let n = mine.len();
+            // Each row is four unit segments from the top: its three bars in series order
+            // and a gap. The axis runs upwards, so row i's bar si is segment
+            // 4 (n - 1 - i) + 3 - si; the row's name labels its middle bar.
+            let segment = |i: usize, si: usize| 4 * (n - 1 - i) + 3 - si;
+            let mut c = ChartBuilder::on(&area)
+                .caption(*title, ("sans-serif", 15))
+                .margin(10)
+                .x_label_area_size(28)
+                .y_label_area_size(130)
+                .build_cartesian_2d(0u64..x_max, (0..4 * n).into_segmented())
+                .expect("chart axes");
+            let _ = c
+                .configure_mesh()
+                .disable_y_mesh()
+                .y_labels(4 * n)
+                .y_label_formatter(&|v| match v {
+                    SegmentValue::CenterOf(k) if k % 4 == 2 => mine
+                        .get(n - 1 - k / 4)
+                        .map_or(String::new(), |r| r.path.clone()),
+                    _ => String::new(),
+                })
+                .x_desc("instructions")
+                .draw();
+            for (si, (name, color)) in series.iter().enumerate() {
+                let color = *color;
+                let bars: Vec<_> = mine
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, r)| {
+                        let v = [r.original, r.clang, Some(r.ours)][si]?;
+                        let k = segment(i, si);
+                        Some(Rectangle::new(
+                            [(0, SegmentValue::Exact(k)), (v, SegmentValue::Exact(k + 1))],
+                            color.filled(),
+                        ))
+                    })
+                    .collect();
+                if let Ok(d) = c.draw_series(bars) {
+                    d.label(*name).legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+                    });
+                }
+                // Each bar's count at its end.
+                let values: Vec<_> = mine
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, r)| {
+                        let v = [r.original, r.clang, Some(r.ours)][si]?;
+                        Some(Text::new(
+                            v.to_string(),
+                            (v + 1, SegmentValue::Exact(segment(i, si) + 1)),
+                            ("sans-serif", 10).into_font().color(&RGBColor(60, 60, 60)),
+                        ))
+                    })
+                    .collect();
+                let _ = c.draw_series(values);
+            }
+            let _ = c
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK)
+                .draw();
+        }
+        let _ = root.present();
+    }
+    svg
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Impl {
     Rust,
@@ -298,6 +437,7 @@ fn main() {
     );
     let mut over = Vec::new();
     let mut seen = Vec::new();
+    let mut rows: Vec<ChartRow> = Vec::new();
     for s in sc.iter().filter(|s| s.imp == Impl::Rust) {
         let key = (s.path.clone(), s.shape.to_string());
         if seen.contains(&key) {
@@ -312,6 +452,15 @@ fn main() {
         };
         let b = budget.get(&bkey).copied();
         let show = |v: Option<u64>| v.map_or("n/a".to_string(), |v| v.to_string());
+        if !matches!(s.func, Func::TensorPerElement | Func::TensorSpans) {
+            rows.push(ChartRow {
+                path: s.path.clone(),
+                shape: s.shape,
+                original: original.get(&s.path).copied(),
+                clang: refc.get(&key).copied(),
+                ours: n,
+            });
+        }
         let _ = writeln!(
             report,
             "| {} | {} | {} | {} | {} | {} |",
@@ -348,6 +497,20 @@ fn main() {
     }
     print!("{report}");
     std::fs::write(out_dir.join("counts.md"), &report).unwrap();
+    // The chart: written by `make bench`; `make test` (--check) fails when the committed
+    // one no longer shows these counts.
+    let svg = chart(&rows);
+    let committed = root().join(CHART);
+    if check {
+        if std::fs::read_to_string(&committed).ok().as_deref() != Some(svg.as_str()) {
+            over.push(format!(
+                "{CHART} does not show these counts: run `make bench` and commit it"
+            ));
+        }
+    } else {
+        std::fs::write(&committed, &svg).unwrap();
+        println!("wrote {CHART}");
+    }
     if check && !over.is_empty() {
         eprintln!("nt-bench: over budget:\n  {}", over.join("\n  "));
         std::process::exit(1);
