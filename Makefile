@@ -153,18 +153,9 @@ fuzz-tools:
 # Regenerates the committed seed corpora from the fixtures and the standard vectors.
 fuzz-corpus: bootstrap all
 	$(CARGO) run --locked -q -p abi-tests --bin nt-corpus -- fuzz/corpus
-# Each target from the committed corpus for a bounded time, into a scratch copy (the
-# committed corpus stays as it is); any finding fails.
+# Each target from the committed corpus for a bounded time (fuzz/smoke.sh); any finding fails.
 fuzz-smoke: fuzz-tools all
-	@for t in $(FUZZ_TARGETS); do \
-	  rm -rf target/fuzz-corpus/$$t && mkdir -p target/fuzz-corpus/$$t && cp fuzz/corpus/$$t/* target/fuzz-corpus/$$t/ && \
-	  echo "fuzz $$t for $(FUZZ_SMOKE_SECONDS) s" && \
-	  status=0; (cd fuzz && cargo +$(FUZZ_TOOLCHAIN) fuzz run -O $$t ../target/fuzz-corpus/$$t -- \
-	     -max_total_time=$(FUZZ_SMOKE_SECONDS) -print_final_stats=1 > ../target/fuzz-$$t.log 2>&1) || status=$$?; \
-	  grep -E 'Done [0-9]+ runs' target/fuzz-$$t.log || true; \
-	  if [ $$status -ne 0 ] || grep -qE 'ERROR|panicked|deadly signal|Test unit written' target/fuzz-$$t.log; then \
-	    tail -n 60 target/fuzz-$$t.log; echo "fuzz-smoke: $$t found a problem (status $$status)"; exit 1; fi; \
-	done
+	@FUZZ_TOOLCHAIN=$(FUZZ_TOOLCHAIN) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/smoke.sh $(FUZZ_TARGETS)
 fuzz: fuzz-tools all
 	@for t in $(FUZZ_TARGETS); do \
 	  (cd fuzz && cargo +$(FUZZ_TOOLCHAIN) fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \

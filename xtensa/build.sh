@@ -19,20 +19,34 @@ spec="$here/xtensa-ncore2gp-none-elf.json"
 work="$XTENSA_TARGET_DIR/obj"
 mkdir -p "$work" "$XTENSA_OUT"
 
+# Progress on stderr: the first build compiles core from source and takes minutes.
+t0=$SECONDS
+step() { echo "xtensa [$1/3] $2" >&2; }
+done_step() { echo "xtensa [$1/3] done ($((SECONDS - t0)) s so far)" >&2; }
+
 # -Zbuild-std needs nightly features; RUSTC_BOOTSTRAP=1 unlocks them on a stable toolchain.
 # codegen-units=1 for this crate only (one assembly file); core keeps its defaults (LLVM
 # crashes building core with one codegen unit at opt-level 3: docs/toolchain.md, fact 3).
-RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc --quiet \
+# Cargo's own "Compiling core / compiler_builtins / neuron-translate" lines say how far it is.
+step 1 "rustc to assembly: core and compiler_builtins from source (-Zbuild-std; minutes on a first build), then the crate"
+RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc \
     --manifest-path "$root/Cargo.toml" -p neuron-translate --release --locked \
     -Zbuild-std=core -Zjson-target-spec --target "$spec" \
     --target-dir "$XTENSA_TARGET_DIR" --crate-type lib \
     -- --emit="asm=$work/translation.rs.s" -C codegen-units=1 -C debuginfo=0 \
        -C force-unwind-tables=no
 
+done_step 1
+
+step 2 "assembling translation.o (llvm-mc, literal sections aligned)"
 cat "$work/translation.rs.s" "$here/trap.s" "$here/xtensa_info.s" > "$work/translation.s"
 "$here/assemble.sh" "$work/translation.s" "$XTENSA_OUT/translation.o"
+done_step 2
+
+step 3 "archive and disassembly"
 
 rm -f "$XTENSA_OUT/libneuron_translate.a"
 "$LLVM_AR" rcs "$XTENSA_OUT/libneuron_translate.a" "$XTENSA_OUT/translation.o"
 "$LLVM_OBJDUMP" -dr --mattr="$XTENSA_MATTR" "$XTENSA_OUT/translation.o" \
     > "$XTENSA_OUT/translation.lst"
+done_step 3

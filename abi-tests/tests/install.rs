@@ -82,6 +82,31 @@ fn readme_block(marker: &str) -> String {
 
 const DEVICE: &str = "xtensa-ncore2gp";
 
+/// The changelog's latest release is this version, with a date, in Keep a Changelog's form.
+#[test]
+fn the_changelog_leads_with_this_version() {
+    let log = std::fs::read_to_string(nt_support::root().join("CHANGELOG.md")).unwrap();
+    let first = log
+        .lines()
+        .find(|l| l.starts_with("## [") && !l.starts_with("## [Unreleased]"))
+        .expect("a release heading");
+    let want = format!("## [{}] - ", version());
+    assert!(
+        first.starts_with(&want),
+        "{first:?} is not {want:?}YYYY-MM-DD"
+    );
+    let date = &first[want.len()..];
+    assert!(
+        date.len() == 10
+            && date.chars().enumerate().all(|(i, c)| if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }),
+        "{date:?} is not a date"
+    );
+}
+
 /// The README's quick starts are the files `make test` compiles, byte for byte.
 #[test]
 fn the_readme_quick_starts_are_the_example_files() {
