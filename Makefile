@@ -76,7 +76,7 @@ export NT_MANIFEST := $(abspath abi-tests/reference/translation.toml)
 NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
 
-SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
+SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) cbindgen.toml cbindgen-host.toml Cargo.toml Cargo.lock
 NTX_SOURCES := $(wildcard abi-tests/ntx/src/*.rs) abi-tests/ntx/Cargo.toml
 
 # The version, from Cargo.toml (the one place it is written).
@@ -113,7 +113,7 @@ $(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/assemble.sh xten
 
 host: $(HOST_LIB)
 $(HOST_LIB): $(SOURCES)
-	$(CARGO) build --locked --release -p neuron-translate
+	$(CARGO) build --locked --release -p neuron-translate --features sim
 	@mkdir -p $(HOST_OUT)
 	cp target/release/libneuron_translate.a $(HOST_LIB)
 

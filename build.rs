@@ -32,7 +32,20 @@ fn main() {
     println!("cargo:rerun-if-changed=src/symbols.rs");
     println!("cargo:rerun-if-changed=src/regs.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=cbindgen-host.toml");
+    println!("cargo:rerun-if-changed=src/sim/ffi.rs");
+    println!("cargo:rerun-if-changed=src/sim/mod.rs");
     println!("cargo:rerun-if-changed=build.rs");
+    // `nt_sim`: the host model is built (feature `sim`, on the hosts it supports).
+    println!("cargo::rustc-check-cfg=cfg(nt_sim)");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    if std::env::var_os("CARGO_FEATURE_SIM").is_some()
+        && os == "linux"
+        && (arch == "x86_64" || arch == "aarch64")
+    {
+        println!("cargo:rustc-cfg=nt_sim");
+    }
     // The device build (target_os = "none") has no use for the header.
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("none") {
         return;
@@ -49,7 +62,17 @@ fn main() {
         .expect("cbindgen: generating the types")
         .write(&mut types);
     let types = String::from_utf8(types).expect("utf-8");
-    let header = assemble(&types);
+    let host_config = cbindgen::Config::from_file(Path::new(&root).join("cbindgen-host.toml"))
+        .expect("cbindgen-host.toml");
+    let mut host = Vec::new();
+    cbindgen::Builder::new()
+        .with_config(host_config)
+        // mod.rs brings ffi.rs (its `pub mod ffi`).
+        .with_src(Path::new(&root).join("src/sim/mod.rs"))
+        .generate()
+        .expect("cbindgen: generating the host model's API")
+        .write(&mut host);
+    let header = assemble(&types, &String::from_utf8(host).expect("utf-8"));
     let path = Path::new(&out).join("neuron_translate.h");
     std::fs::write(&path, header).expect("writing the header");
     println!("cargo:rustc-env=NT_GENERATED_HEADER={}", path.display());
@@ -79,6 +102,23 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         lines.push(cur);
     }
     lines
+}
+
+/// The host model's API (cbindgen's text), with C linkage in C++, behind the guard of the
+/// hosts it exists on.
+fn host_model(h: &mut String, api: &str) {
+    h.push_str(
+        "/*\n * The host model of the translation hardware: on a Linux x86_64 or aarch64 host, the\n \
+         * host library maps the NX register block, simulated SoC memory (SBUF and an HBM\n \
+         * region) and the five NX windows at their NX-local addresses, and remaps a window\n \
+         * when a refill programs its MEM_WINDOW register, so that the pointers\n \
+         * neuron_translate returns read and write SoC memory as on the device. Not in the\n \
+         * device library.\n */\n\
+         #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))\n\
+         #ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+    );
+    h.push_str(api.trim());
+    h.push_str("\n\n#ifdef __cplusplus\n}\n#endif\n#endif /* host model */\n\n");
 }
 
 /// The C name of an import: the C++ name with its namespaces joined by `_`.
@@ -138,7 +178,7 @@ fn imports(h: &mut String) {
     h.push_str("#endif /* __cplusplus */\n\n");
 }
 
-fn assemble(types: &str) -> String {
+fn assemble(types: &str, host: &str) -> String {
     use layout::offsets as o;
     // cbindgen's own text is the file comment, then the includes and the types: the include
     // guard goes around all of it but the comment.
@@ -302,8 +342,8 @@ fn assemble(types: &str) -> String {
         }
         h.push('\n');
     }
-    h.push_str(
-        "#endif /* __cplusplus */\n\n#endif /* C99 or later */\n\n#endif /* NEURON_TRANSLATE_H */\n",
-    );
+    h.push_str("#endif /* __cplusplus */\n\n");
+    host_model(&mut h, host);
+    h.push_str("#endif /* C99 or later */\n\n#endif /* NEURON_TRANSLATE_H */\n");
     h
 }

@@ -273,6 +273,120 @@ void *neuron_translate_span(void *ctx, unsigned long long addr, unsigned long lo
 
 #endif /* __cplusplus */
 
+/*
+ * The host model of the translation hardware: on a Linux x86_64 or aarch64 host, the
+ * host library maps the NX register block, simulated SoC memory (SBUF and an HBM
+ * region) and the five NX windows at their NX-local addresses, and remaps a window
+ * when a refill programs its MEM_WINDOW register, so that the pointers
+ * neuron_translate returns read and write SoC memory as on the device. Not in the
+ * device library.
+ */
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * What the model has counted since it started, or since the counters were last reset.
+ */
+typedef struct {
+  /**
+   * Calls of `neuron_translate` and `neuron_translate_span`.
+   */
+  uint64_t translates;
+  /**
+   * Hits, by slot.
+   */
+  uint64_t hits[NEURON_TRANSLATE_RECORDS];
+  /**
+   * Refills, by victim slot.
+   */
+  uint64_t refills[NEURON_TRANSLATE_RECORDS];
+  /**
+   * 32-bit stores to window registers (two per refill).
+   */
+  uint64_t register_writes;
+  /**
+   * NX windows remapped onto a new SoC base.
+   */
+  uint64_t remaps;
+} neuron_translate_host_counters_t;
+
+/**
+ * Start the host model: map the NX register block at NEURON_TRANSLATE_NX_REG_BASE with
+ * ENGINE_BASE_ADDR = engine_base, SBUF (64 MiB at engine_base - 41 MiB), an HBM region of
+ * hbm_size bytes at hbm_base (sparse: untouched pages cost nothing), and the five NX
+ * windows, the pinned ones over SBUF and the 64 MiB around hbm_scratch (which the program
+ * must also define). Call it before _init_translate_ctx. Fails if a model runs already
+ * or an address it needs is taken.
+ */
+int neuron_translate_host_start(unsigned long long engine_base,
+                                unsigned long long hbm_base,
+                                unsigned long long hbm_size,
+                                unsigned long long hbm_scratch);
+
+/**
+ * Stop the host model: unmap the register block, the windows and SoC memory. Every
+ * pointer neuron_translate returned is invalid afterwards.
+ */
+int neuron_translate_host_stop(void);
+
+/**
+ * Allocate size bytes of HBM aligned to align (a power of two); their SoC address goes to
+ * *out_soc. The memory reads as zeros.
+ *
+ * # Safety
+ * `out_soc` is a valid pointer.
+ */
+int neuron_translate_host_alloc(unsigned long long size,
+                                unsigned long long align,
+                                unsigned long long *out_soc);
+
+/**
+ * Copy len bytes from src into SoC memory at soc (not through a window).
+ *
+ * # Safety
+ * `src` is valid for `len` bytes.
+ */
+int neuron_translate_host_write(unsigned long long soc, const void *src, size_t len);
+
+/**
+ * Copy len bytes of SoC memory at soc into dst (not through a window).
+ *
+ * # Safety
+ * `dst` is valid for `len` bytes of writes.
+ */
+int neuron_translate_host_read(unsigned long long soc, void *dst, size_t len);
+
+/**
+ * Copy the counters (translate calls, hits and refills by slot, register writes, window
+ * remaps) to *out.
+ *
+ * # Safety
+ * `out` is a valid pointer.
+ */
+int neuron_translate_host_counters(neuron_translate_host_counters_t *out);
+
+/**
+ * Write every later translate call to the file at path, one line each, in the trace
+ * format `ntx simulate` replays; NULL stops tracing and flushes the file.
+ *
+ * # Safety
+ * `path` is NULL or a NUL-terminated string.
+ */
+int neuron_translate_host_trace(const char *path);
+
+/**
+ * Why the last failing neuron_translate_host_ call failed (a NUL-terminated string that
+ * stays valid until the next failure), or NULL.
+ */
+const char *neuron_translate_host_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* host model */
+
 #endif /* C99 or later */
 
 #endif /* NEURON_TRANSLATE_H */

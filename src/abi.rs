@@ -111,6 +111,19 @@ pub(crate) fn trap() -> ! {
 /// See the module documentation.
 #[export_name = sym!(translate)]
 pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
+    // SAFETY: the caller's contract.
+    let local = unsafe { translate(ctx, addr) };
+    #[cfg(nt_sim)]
+    crate::sim::hooks::translated(ctx.cast(), crate::host::trace::Event::Translate(addr));
+    local
+}
+
+/// The body of `neuron_translate`.
+///
+/// # Safety
+/// See the module documentation.
+#[inline(always)]
+unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     let ctx = ctx.cast::<TranslationCtx>();
     if ctx.is_null() {
         return core::ptr::null_mut();
@@ -200,6 +213,8 @@ pub unsafe extern "C" fn neuron_translate_span(
         // SAFETY: valid by the caller's contract.
         unsafe { out_span.write(span) };
     }
+    #[cfg(nt_sim)]
+    crate::sim::hooks::translated(table, crate::host::trace::Event::Span(addr, len));
     local
 }
 

@@ -44,6 +44,8 @@ pub mod host;
 pub mod init;
 pub mod layout;
 pub mod regs;
+#[cfg(nt_sim)]
+pub mod sim;
 pub mod translate;
 pub mod window_reg;
 

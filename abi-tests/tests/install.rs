@@ -200,6 +200,29 @@ nt_support::make_tests! {
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("ntx {}", version()));
     }
 
+    fn the_example_kernel_runs_on_the_host_model_from_the_installed_tree() {
+        let dir = scratch("install_kernel");
+        let prefix = dir.join("prefix");
+        make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+        let flags = pkg_config(&prefix.join("lib/pkgconfig"), &["--cflags", "--libs", "neuron_translate"]);
+        let src = dir.join("tensor_kernel.cpp");
+        std::fs::copy(nt_support::root().join("examples/kernel/tensor_kernel.cpp"), &src).unwrap();
+        let expected = readme_block("<!-- tensor_kernel output -->");
+        for var in ["HOST_CXX", "HOST_CLANGXX"] {
+            let exe = dir.join(format!("tensor_kernel-{var}"));
+            run_ok(
+                Command::new(tool(var))
+                    .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+                    .arg(&src)
+                    .args(&flags)
+                    .arg("-o")
+                    .arg(&exe),
+            );
+            let out = run_ok(&mut Command::new(&exe));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{var}: the README's output");
+        }
+    }
+
     fn a_cross_build_links_against_the_installed_device_archive() {
         let dir = scratch("install_device");
         let prefix = dir.join("prefix");

@@ -8,6 +8,8 @@ use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+pub mod trace;
+
 use crate::init::{Aperture, InitInputs, TagSource, APERTURES};
 use crate::layout::{
     mask_is_contiguous, offsets, MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS,

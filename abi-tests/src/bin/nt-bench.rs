@@ -64,7 +64,7 @@ fn chart(rows: &[ChartRow]) -> String {
         .flatten()
         .max()
         .unwrap_or(1);
-    let x_max = (max + 9) / 10 * 10 + 10;
+    let x_max = max.div_ceil(10) * 10 + 10;
     let row_px = 44;
     let heights: Vec<u32> = panels
         .iter()

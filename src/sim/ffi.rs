@@ -1,0 +1,163 @@
+//! The host model's C API (declared in the header for host builds): one machine per
+//! process, started and stopped explicitly. SoC addresses and sizes are `unsigned long long`,
+//! as in the rest of the header. Every function returns 0 on success and -1
+//! on failure, with the reason in `neuron_translate_host_last_error()`.
+
+use core::ffi::{c_char, c_int, c_ulonglong, c_void};
+use std::ffi::CString;
+use std::string::ToString;
+use std::sync::Mutex;
+
+use super::{Config, Counters, Machine, SimError};
+
+static MACHINE: Mutex<Option<Machine>> = Mutex::new(None);
+static LAST_ERROR: Mutex<Option<CString>> = Mutex::new(None);
+
+fn fail(e: SimError) -> c_int {
+    let text = CString::new(e.to_string()).unwrap_or_default();
+    *LAST_ERROR.lock().unwrap_or_else(|p| p.into_inner()) = Some(text);
+    -1
+}
+
+fn with<T>(f: impl FnOnce(&Machine) -> Result<T, SimError>) -> Result<T, c_int> {
+    let g = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
+    match g.as_ref() {
+        Some(m) => f(m).map_err(fail),
+        None => Err(fail(SimError::NotRunning)),
+    }
+}
+
+/// Start the host model: map the NX register block at NEURON_TRANSLATE_NX_REG_BASE with
+/// ENGINE_BASE_ADDR = engine_base, SBUF (64 MiB at engine_base - 41 MiB), an HBM region of
+/// hbm_size bytes at hbm_base (sparse: untouched pages cost nothing), and the five NX
+/// windows, the pinned ones over SBUF and the 64 MiB around hbm_scratch (which the program
+/// must also define). Call it before _init_translate_ctx. Fails if a model runs already
+/// or an address it needs is taken.
+#[no_mangle]
+pub extern "C" fn neuron_translate_host_start(
+    engine_base: c_ulonglong,
+    hbm_base: c_ulonglong,
+    hbm_size: c_ulonglong,
+    hbm_scratch: c_ulonglong,
+) -> c_int {
+    let mut g = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
+    match Machine::start(Config {
+        engine_base,
+        hbm_base,
+        hbm_size,
+        hbm_scratch,
+    }) {
+        Ok(m) => {
+            *g = Some(m);
+            0
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// Stop the host model: unmap the register block, the windows and SoC memory. Every
+/// pointer neuron_translate returned is invalid afterwards.
+#[no_mangle]
+pub extern "C" fn neuron_translate_host_stop() -> c_int {
+    match MACHINE.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        Some(_) => 0,
+        None => fail(SimError::NotRunning),
+    }
+}
+
+/// Allocate size bytes of HBM aligned to align (a power of two); their SoC address goes to
+/// *out_soc. The memory reads as zeros.
+///
+/// # Safety
+/// `out_soc` is a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn neuron_translate_host_alloc(
+    size: c_ulonglong,
+    align: c_ulonglong,
+    out_soc: *mut c_ulonglong,
+) -> c_int {
+    match with(|m| m.alloc(size, align)) {
+        Ok(a) => {
+            // SAFETY: the caller's contract.
+            unsafe { out_soc.write(a) };
+            0
+        }
+        Err(e) => e,
+    }
+}
+
+/// Copy len bytes from src into SoC memory at soc (not through a window).
+///
+/// # Safety
+/// `src` is valid for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn neuron_translate_host_write(
+    soc: c_ulonglong,
+    src: *const c_void,
+    len: usize,
+) -> c_int {
+    // SAFETY: the caller's contract.
+    let data = unsafe { core::slice::from_raw_parts(src.cast::<u8>(), len) };
+    with(|m| m.write(soc, data)).map_or_else(|e| e, |()| 0)
+}
+
+/// Copy len bytes of SoC memory at soc into dst (not through a window).
+///
+/// # Safety
+/// `dst` is valid for `len` bytes of writes.
+#[no_mangle]
+pub unsafe extern "C" fn neuron_translate_host_read(
+    soc: c_ulonglong,
+    dst: *mut c_void,
+    len: usize,
+) -> c_int {
+    // SAFETY: the caller's contract.
+    let buf = unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), len) };
+    with(|m| m.read(soc, buf)).map_or_else(|e| e, |()| 0)
+}
+
+/// Copy the counters (translate calls, hits and refills by slot, register writes, window
+/// remaps) to *out.
+///
+/// # Safety
+/// `out` is a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn neuron_translate_host_counters(out: *mut Counters) -> c_int {
+    match with(|m| Ok(m.counters())) {
+        Ok(c) => {
+            // SAFETY: the caller's contract.
+            unsafe { out.write(c) };
+            0
+        }
+        Err(e) => e,
+    }
+}
+
+/// Write every later translate call to the file at path, one line each, in the trace
+/// format `ntx simulate` replays; NULL stops tracing and flushes the file.
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn neuron_translate_host_trace(path: *const c_char) -> c_int {
+    if path.is_null() {
+        return with(|m| m.trace_stop()).map_or_else(|e| e, |()| 0);
+    }
+    // SAFETY: the caller's contract.
+    let p = unsafe { core::ffi::CStr::from_ptr(path) };
+    let Ok(p) = p.to_str() else {
+        return fail(SimError::BadConfig("the trace path is not UTF-8".into()));
+    };
+    with(|m| m.trace_to(std::path::Path::new(p))).map_or_else(|e| e, |()| 0)
+}
+
+/// Why the last failing neuron_translate_host_ call failed (a NUL-terminated string that
+/// stays valid until the next failure), or NULL.
+#[no_mangle]
+pub extern "C" fn neuron_translate_host_last_error() -> *const c_char {
+    LAST_ERROR
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map_or(core::ptr::null(), |s| s.as_ptr())
+}
