@@ -292,3 +292,91 @@ fn the_c_api_reports_failures_with_a_reason() {
     assert_eq!(neuron_translate_host_stop(), 0);
     assert_eq!(neuron_translate_host_stop(), -1);
 }
+
+/// `ntx simulate` on `trace` (extra arguments after it): the exit code and the JSON.
+fn simulate(trace: &std::path::Path, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = std::process::Command::new(nt_support::tools::product("NT_NTX"))
+        .arg("simulate")
+        .arg(trace)
+        .args(extra)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let json = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap(), json, text)
+}
+
+nt_support::make_tests! {
+    fn ntx_simulate_replays_a_host_model_trace_to_the_same_counters_and_flags_thrash() {
+        let _g = GLOBAL_LOCK.lock().unwrap();
+        let dir = nt_support::tools::scratch("host_model_simulate");
+        let m = machine();
+        let regions = four_regions(&m);
+        let (cycle, sweep) = (dir.join("cycle.trace"), dir.join("sweep.trace"));
+        // Four regions in turn, three times: each comes back after an eviction.
+        m.trace_to(&cycle).unwrap();
+        for _ in 0..3 {
+            for r in regions {
+                translate(r);
+                translate(r + 64);
+            }
+        }
+        m.trace_stop().unwrap();
+        let cycled = m.counters();
+        m.reset_counters();
+        // A sweep: each region once, many calls each; then SBUF (a pinned window).
+        _init_translate_ctx();
+        m.trace_to(&sweep).unwrap();
+        for r in regions {
+            for k in 0..16 {
+                translate(r + 256 * k);
+            }
+        }
+        translate(m.sbuf() + 8);
+        m.trace_stop().unwrap();
+        let swept = m.counters();
+        drop(m);
+        for (trace, counters, thrash) in [(&cycle, cycled, true), (&sweep, swept, false)] {
+            let (code, v, _) = simulate(trace, &["--format", "json"]);
+            assert_eq!(code, 0);
+            let arr = |k: &str| -> Vec<u64> { v[k].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect() };
+            assert_eq!(v["translates"], counters.translates);
+            assert_eq!(arr("hits"), counters.hits, "{}", trace.display());
+            assert_eq!(arr("refills"), counters.refills, "{}", trace.display());
+            assert_eq!(v["register_writes"], counters.register_writes);
+            assert_eq!(v["thrash"], thrash, "{v}");
+        }
+        let (_, v, _) = simulate(&cycle, &["--format", "json"]);
+        assert_eq!((v["regions"].as_u64(), v["hot_regions"].as_u64(), v["repeat_refills"].as_u64()), (Some(4), Some(4), Some(8)));
+        let (_, _, text) = simulate(&cycle, &[]);
+        assert!(text.contains("warning: thrash: 4 hot regions take turns in the 3 reusable windows"), "{text}");
+        let (_, _, text) = simulate(&sweep, &[]);
+        assert!(!text.contains("warning"), "a sweep is not thrash:\n{text}");
+    }
+
+    fn ntx_simulate_refuses_bad_input_and_stops_where_the_device_traps() {
+        let dir = nt_support::tools::scratch("host_model_simulate_bad");
+        let bad = dir.join("bad.trace");
+        std::fs::write(&bad, "translate 0x10\nload 0x20\n").unwrap();
+        let (code, v, _) = simulate(&bad, &["--format", "json"]);
+        assert_eq!((code, v["error"]["kind"].as_str()), (2, Some("malformed-trace")));
+        assert!(v["error"]["message"].as_str().unwrap().starts_with("line 2:"), "{v}");
+        let good = dir.join("good.trace");
+        std::fs::write(&good, "# a trace\ntranslate 0x4000001000\nspan 0x4000002000 64\n").unwrap();
+        let short = dir.join("short.bin");
+        std::fs::write(&short, [0u8; 10]).unwrap();
+        let (code, v, _) = simulate(&good, &["--table", short.to_str().unwrap(), "--format", "json"]);
+        assert_eq!((code, v["error"]["kind"].as_str()), (2, Some("malformed-table")));
+        let (code, v, _) = simulate(&good, &["--table", short.to_str().unwrap(), "--engine-base", "0x1", "--format", "json"]);
+        assert_eq!((code, v["error"]["kind"].as_str()), (2, Some("bad-argument")));
+        // A table whose first reusable window has no register: the first miss traps.
+        let mut t = neuron_translate::initial_table(&neuron_translate::InitInputs::default());
+        t.records[0].reg_location = 0;
+        let table = dir.join("trap.bin");
+        std::fs::write(&table, t.to_bytes()).unwrap();
+        let (code, v, text) = simulate(&good, &["--table", table.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(code, 1, "{text}");
+        assert_eq!(v["trapped_at"], 0);
+        assert_eq!(v["translates"], 0);
+    }
+}

@@ -57,16 +57,14 @@ pub struct Config {
 }
 
 impl Default for Config {
-    /// HBM at 256 GiB, 1 GiB of it, the scratch window in its top 64 MiB; the engine base
-    /// puts SBUF at `0x50_0000_0000`.
+    /// [`crate::host::model_defaults`].
     fn default() -> Self {
-        let hbm_base = 0x40_0000_0000;
-        let hbm_size = 1 << 30;
+        use crate::host::model_defaults as d;
         Config {
-            engine_base: 0x50_0000_0000 + crate::init::SBUF_BELOW_ENGINE_BASE,
-            hbm_base,
-            hbm_size,
-            hbm_scratch: hbm_base + hbm_size - PINNED_WINDOW_SIZE,
+            engine_base: d::ENGINE_BASE,
+            hbm_base: d::HBM_BASE,
+            hbm_size: d::HBM_SIZE,
+            hbm_scratch: d::HBM_SCRATCH,
         }
     }
 }

@@ -37,11 +37,13 @@ pub enum ErrorKind {
     Usage,
     /// A suppression file that is not valid, or a rule without a reason.
     BadSuppressions,
+    /// A trace file that is not in the trace format.
+    MalformedTrace,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 14] = [
         ErrorKind::Read,
         ErrorKind::Write,
         ErrorKind::UnknownFormat,
@@ -55,6 +57,7 @@ impl ErrorKind {
         ErrorKind::BadArgument,
         ErrorKind::Usage,
         ErrorKind::BadSuppressions,
+        ErrorKind::MalformedTrace,
     ];
 
     /// The kind's stable spelling.

@@ -8,6 +8,7 @@ pub mod error;
 pub mod manifest;
 pub mod model;
 pub mod report;
+pub mod simulate;
 pub mod suppress;
 pub mod tables;
 

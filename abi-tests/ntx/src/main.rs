@@ -17,7 +17,7 @@ const EXIT_STATUS: &str = "Exit status:
   0  success: abi-diff found nothing at or above --fail-on (suppressed findings aside);
      relink wrote the archive
   1  abi-diff found a finding at or above --fail-on; relink refused an object with a
-     break (or, with --force, wrote one)
+     break (or, with --force, wrote one); simulate reached a call the device traps on
   2  bad input: a usage error, an unreadable or malformed file, a bad suppression file,
      or two objects that cannot be compared (under --format json, sarif or junit the
      error is reported in that format on stdout)";
@@ -99,6 +99,26 @@ enum Command {
         #[arg(required = true)]
         addrs: Vec<String>,
     },
+    /// Replay a trace of translate calls (the host model writes them) through a table:
+    /// hits and refills per slot, register writes, and a warning when the pattern thrashes
+    /// the three reusable windows.
+    Simulate {
+        /// The trace (`translate ADDR` / `span ADDR LEN` lines).
+        trace: PathBuf,
+        /// `original` (the table `_init_translate_ctx` builds, from --engine-base and
+        /// --hbm-scratch) or a 168-byte table image.
+        #[arg(long, default_value = "original")]
+        table: String,
+        /// ENGINE_BASE_ADDR for the original table (default: the host model's).
+        #[arg(long, value_parser = parse_addr)]
+        engine_base: Option<u64>,
+        /// hbm_scratch for the original table (default: the host model's).
+        #[arg(long, value_parser = parse_addr)]
+        hbm_scratch: Option<u64>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Build a table image from a TOML spec, refusing tables the device would misuse.
     Build {
         /// The spec (see abi-tests/README.md).
@@ -161,7 +181,9 @@ impl ErrorFormat {
             Command::AbiDiff {
                 format, fail_on, ..
             } => Self::from_diff(*format, *fail_on),
-            Command::Explain { format, .. } | Command::Relink { format, .. } => {
+            Command::Explain { format, .. }
+            | Command::Relink { format, .. }
+            | Command::Simulate { format, .. } => {
                 Self::from_diff(Self::plain(*format), Class::Break)
             }
             _ => ErrorFormat::Text,
@@ -369,6 +391,13 @@ fn run(command: Command) -> Result<u8, Failure> {
             print!("{}", tables::translate(&mut t, &parsed));
             Ok(0)
         }
+        Command::Simulate {
+            trace,
+            table,
+            engine_base,
+            hbm_scratch,
+            format,
+        } => simulate(&trace, &table, engine_base, hbm_scratch, format),
         Command::Build { spec, out } => {
             let src = spec.display().to_string();
             let text = String::from_utf8(read(&spec)?)
@@ -381,6 +410,56 @@ fn run(command: Command) -> Result<u8, Failure> {
             Ok(0)
         }
     }
+}
+
+fn parse_addr(s: &str) -> Result<u64, String> {
+    tables::parse_u64(s).ok_or_else(|| format!("{s:?} is not an address"))
+}
+
+fn simulate(
+    trace: &Path,
+    table: &str,
+    engine_base: Option<u64>,
+    hbm_scratch: Option<u64>,
+    format: Format,
+) -> Result<u8, Failure> {
+    use neuron_translate::host::model_defaults as d;
+    let src = trace.display().to_string();
+    let text = String::from_utf8(read(trace)?)
+        .map_err(|_| Error::new(ErrorKind::MalformedTrace, &src, "not UTF-8 text"))?;
+    let events = neuron_translate::host::trace::parse(&text).map_err(|(line, m)| {
+        Error::new(ErrorKind::MalformedTrace, &src, format!("line {line}: {m}"))
+    })?;
+    let (mut t, described) = if table == "original" {
+        let inputs = neuron_translate::InitInputs {
+            engine_base: engine_base.unwrap_or(d::ENGINE_BASE),
+            hbm_scratch: hbm_scratch.unwrap_or(d::HBM_SCRATCH),
+        };
+        (
+            neuron_translate::initial_table(&inputs),
+            format!(
+                "the original table (ENGINE_BASE_ADDR {:#x}, hbm_scratch {:#x})",
+                inputs.engine_base, inputs.hbm_scratch
+            ),
+        )
+    } else {
+        if engine_base.is_some() || hbm_scratch.is_some() {
+            return Err(Error::new(
+                ErrorKind::BadArgument,
+                "command line",
+                "--engine-base and --hbm-scratch apply to --table original only",
+            )
+            .into());
+        }
+        let t = tables::parse_table(&read(Path::new(table))?, table)?;
+        (t, table.to_string())
+    };
+    let sim = ntx::simulate::replay(&mut t, &events, &src, &described);
+    match format {
+        Format::Text => print!("{}", sim.to_text()),
+        Format::Json => println!("{}", pretty(&sim)),
+    }
+    Ok(u8::from(sim.trapped_at.is_some()))
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, Error> {
