@@ -380,3 +380,127 @@ nt_support::make_tests! {
         assert_eq!(v["translates"], 0);
     }
 }
+
+/// A deterministic stream of calls over six 16 MiB HBM regions (more than the three
+/// reusable windows hold), SBUF, the HBM scratch window and one SoC range no region
+/// backs; spans of up to 64 KiB, some reaching past a window's end.
+fn mixed_trace(config: &Config, sbuf: u64) -> Vec<Event> {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..400)
+        .map(|_| {
+            let r = next();
+            let offset = (r >> 8) & (REFILL_WINDOW_SIZE - 1);
+            let base = match r % 9 {
+                k @ 0..=5 => config.hbm_base + k * REFILL_WINDOW_SIZE,
+                6 => sbuf,
+                7 => config.hbm_scratch,
+                _ => 0x7F_0000_0000,
+            };
+            let addr = base + offset;
+            if (r >> 40) % 3 == 0 {
+                Event::Span(addr, (r >> 44) % 0x1_0000)
+            } else {
+                Event::Translate(addr)
+            }
+        })
+        .collect()
+}
+
+nt_support::make_tests! {
+    fn the_host_model_and_the_device_object_under_qemu_are_the_same_machine() {
+        let _g = GLOBAL_LOCK.lock().unwrap();
+        let config = Config::default();
+        let m = Machine::start(config).unwrap();
+        set_hbm_scratch(config.hbm_scratch);
+        _init_translate_ctx();
+        let events = mixed_trace(&config, m.sbuf());
+        let windows = [MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6];
+        let block = |m: &Machine| -> Vec<u32> {
+            windows.iter().flat_map(|w| [m.register(w.lo()), m.register(w.hi())]).collect()
+        };
+        // The host model: every result, the window registers after each call, and the
+        // stores each call made.
+        let mut host = Vec::new();
+        let mut previous = block(&m);
+        for ev in &events {
+            let before = m.stores().len();
+            let ctx = neuron_translate_ctx().cast();
+            // SAFETY: the initialised table; registers in the model's block.
+            let (local, span) = unsafe {
+                match *ev {
+                    Event::Translate(a) => (neuron_translate(ctx, a) as u64, 0),
+                    Event::Span(a, n) => {
+                        let mut span = 0;
+                        (neuron_translate_span(ctx, a, n, &mut span) as u64, span)
+                    }
+                }
+            };
+            let now = block(&m);
+            // Every store of the call, applied to the registers before it, gives the
+            // registers after it: nothing else wrote them.
+            let mut replayed = previous.clone();
+            for s in &m.stores()[before..] {
+                let i = windows
+                    .iter()
+                    .position(|w| u64::from(w.lo()) == s.addr || u64::from(w.hi()) == s.addr)
+                    .expect("a store to a MEM_WINDOW register");
+                let hi = u64::from(windows[i].hi()) == s.addr;
+                replayed[2 * i + usize::from(hi)] = s.value;
+            }
+            assert_eq!(replayed, now, "{ev}: the logged stores explain the registers");
+            previous = now.clone();
+            host.push((local, span, now));
+        }
+        // SAFETY: the table init built.
+        let host_table = unsafe { *neuron_translate_ctx() }.to_bytes();
+        let counters = m.counters();
+        drop(m);
+        assert!(counters.refills.iter().sum::<u64>() > 20, "the trace exercises refills: {counters:?}");
+
+        // The device: the same events through the unmodified object under qemu.
+        let mut h = format!(
+            "#define NT_TRACE_ENGINE_BASE {:#x}ull\n#define NT_TRACE_HBM_SCRATCH {:#x}ull\n\
+             #define NT_TRACE_EVENTS {}\n\
+             static const struct {{ unsigned is_span; unsigned long long addr, len; }} nt_trace[] = {{\n",
+            config.engine_base,
+            config.hbm_scratch,
+            events.len()
+        );
+        for ev in &events {
+            let (s, a, n) = match *ev {
+                Event::Translate(a) => (0, a, 0),
+                Event::Span(a, n) => (1, a, n),
+            };
+            h.push_str(&format!("  {{{s}, {a:#x}ull, {n:#x}ull}},\n"));
+        }
+        h.push_str("};\n");
+        let elf = nt_support::qemu::program("host_model_trace", "trace.c", &[("trace.h", h)], false);
+        let out = nt_support::qemu::run(&elf);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let hex = |w: &str| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap();
+        let calls: Vec<Vec<u64>> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("call "))
+            .map(|l| l.split(' ').map(hex).collect())
+            .collect();
+        assert_eq!(calls.len(), events.len());
+        for (i, ((local, span, regs), dev)) in host.iter().zip(&calls).enumerate() {
+            let want: Vec<u64> = [*local, *span].into_iter().chain(regs.iter().map(|&w| u64::from(w))).collect();
+            assert_eq!(&want, dev, "call {i} ({}): host model vs device", events[i]);
+        }
+        let table_line = text.lines().find_map(|l| l.strip_prefix("table ")).expect("the final table");
+        let device_table: Vec<u8> = table_line
+            .split("0x")
+            .filter(|w| !w.is_empty())
+            .map(|w| hex(w) as u8)
+            .collect();
+        assert_eq!(device_table, host_table.to_vec(), "the final table");
+    }
+}

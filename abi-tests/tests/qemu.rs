@@ -8,30 +8,17 @@ use nt_support::gen::{standard_vectors, STANDARD};
 use nt_support::qemu::{compile_c, link, root, run, start_object, vectors_header};
 use nt_support::tools::scratch;
 
+/// The driver `main_src` with the standard vectors (or none) and the reference C.
 fn program(name: &str, main_src: &str, with_vectors: bool) -> PathBuf {
-    let dir = scratch(&format!("qemu_{name}"));
-    let q = root().join("abi-tests/qemu");
-    if with_vectors {
-        std::fs::write(
-            dir.join("vectors.h"),
+    let headers = if with_vectors {
+        vec![(
+            "vectors.h",
             vectors_header(&standard_vectors(STANDARD.0, STANDARD.1)),
-        )
-        .unwrap();
-    }
-    let include = root().join("include");
-    let mut objs = vec![start_object(&dir)];
-    for (src, out) in [
-        (q.join(main_src), "main.o"),
-        (q.join("support.c"), "support.o"),
-        (root().join("abi-tests/csrc/reference.c"), "reference.o"),
-    ] {
-        let o = dir.join(out);
-        compile_c(&src, &o, &[&include, &q, &dir]);
-        objs.push(o);
-    }
-    let elf = dir.join(format!("{name}.elf"));
-    link(&objs, &elf);
-    elf
+        )]
+    } else {
+        Vec::new()
+    };
+    nt_support::qemu::program(name, main_src, &headers, true)
 }
 
 nt_support::make_tests! {

@@ -101,6 +101,39 @@ pub fn link(objects: &[PathBuf], out: &Path) {
     );
 }
 
+/// Builds a device program in a scratch directory named for it: `main_src` (in
+/// abi-tests/qemu), support.c, the reference C when `with_reference`, and each generated
+/// header of `headers` (name, text) beside them; linked with the device object.
+pub fn program(
+    name: &str,
+    main_src: &str,
+    headers: &[(&str, String)],
+    with_reference: bool,
+) -> PathBuf {
+    let dir = crate::tools::scratch(&format!("qemu_{name}"));
+    let q = root().join("abi-tests/qemu");
+    for (file, text) in headers {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    let include = root().join("include");
+    let mut sources = vec![
+        (q.join(main_src), "main.o"),
+        (q.join("support.c"), "support.o"),
+    ];
+    if with_reference {
+        sources.push((root().join("abi-tests/csrc/reference.c"), "reference.o"));
+    }
+    let mut objs = vec![start_object(&dir)];
+    for (src, out) in sources {
+        let o = dir.join(out);
+        compile_c(&src, &o, &[&include, &q, &dir]);
+        objs.push(o);
+    }
+    let elf = dir.join(format!("{name}.elf"));
+    link(&objs, &elf);
+    elf
+}
+
 /// Runs a program under qemu.
 pub fn run(elf: &Path) -> Output {
     Command::new(tool("QEMU_XTENSA"))
