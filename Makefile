@@ -219,6 +219,33 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) 2>/dev/null
 
+# Translation validation of the device object (prove/, docs/prove.md): every path of the
+# machine code of each exported function against the contract, through Ghidra's SLEIGH
+# semantics (pypcode) and z3, then the mutants that must be refuted. The packages are pinned
+# in prove/requirements.txt and installed into a virtual environment under target/. The
+# result is cached by the hash of the object and of the validator.
+PYTHON ?= python3
+PROVE_VENV := target/prove-venv
+PROVE_PY := $(PROVE_VENV)/bin/python
+PROVE_SOURCES := prove/machine.py prove/validate.py prove/mutants.py prove/link.ld prove/requirements.txt
+$(PROVE_PY): prove/requirements.txt
+	@echo "prove: installing pypcode, z3-solver and pyelftools into $(PROVE_VENV)"
+	rm -rf $(PROVE_VENV)
+	$(PYTHON) -m venv $(PROVE_VENV)
+	$(PROVE_VENV)/bin/pip install -q --disable-pip-version-check -r prove/requirements.txt
+.PHONY: prove
+prove: $(PROVE_PY) $(DEVICE_OBJ) | bootstrap-xtensa
+	@mkdir -p target/prove; \
+	key=$$(cat $(DEVICE_OBJ) $(PROVE_SOURCES) | sha256sum | cut -c1-16); cache=target/prove/cache-$$key; \
+	if [ -f $$cache ]; then cat $$cache; echo "prove: the same object and validator were proven before ($$cache)"; \
+	else \
+	  echo "prove: every path of $(DEVICE_OBJ) against docs/contract.md §3-§5 (about a minute)"; \
+	  (cd prove && ../$(PROVE_PY) validate.py ../$(DEVICE_OBJ) --ld $(XTENSA_LD) --json ../target/prove/result.json) | tee target/prove/out.txt; \
+	  echo "prove: mutants of the object, each to be refuted"; \
+	  (cd prove && ../$(PROVE_PY) mutants.py ../$(DEVICE_OBJ) --ld $(XTENSA_LD) --out ../target/prove/mutants) | tee -a target/prove/out.txt; \
+	  cp target/prove/out.txt $$cache; \
+	fi
+
 .PHONY: clippy
 clippy:
 	$(CARGO) clippy --locked --workspace --all-targets --all-features -- -D warnings
@@ -230,7 +257,7 @@ fmt-check:
 
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
 # then says so); here they all run.
-test: bootstrap fmt-check clippy all abi-check header-check bench-check fuzz-smoke asan-test
+test: bootstrap fmt-check clippy all abi-check header-check bench-check prove fuzz-smoke asan-test
 	$(CARGO) test --locked --workspace --all-features -- --include-ignored
 
 clean:

@@ -1,0 +1,150 @@
+"""Evidence that the validator can fail: mutants of the shipped object, each a one-instruction
+(or one-literal) change the contract forbids, each of which must be refuted with a
+counterexample. The mutations are found in the object by instruction, not by offset, so
+they follow the code when it moves.
+
+usage: mutants.py OBJECT --ld LD --out DIR
+
+Writes DIR/<mutant>.o and DIR/<mutant>.json (the refutation, with its counterexample as a
+replayable vector: table bytes, arguments). Exits 1 when a mutant is not refuted or a
+mutation site is not found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import pypcode
+from elftools.elf.elffile import ELFFile
+
+import validate
+
+TRANSLATE = ".text._Z16neuron_translatePvy"
+LITERALS = ".literal._Z16neuron_translatePvy"
+OUT_OF_RANGE = ".text.unlikely._RNvNtCsflu1tVBgJYx_16neuron_translate3abi19refill_out_of_range"
+
+CTX = pypcode.Context("Xtensa:LE:32:default")
+
+
+def instructions(data: bytes):
+    return CTX.disassemble(bytes(data), 0, 0, 0).instructions
+
+
+def site_register_stores(data: bytes):
+    """The refill's register stores: memw; s32i hi, reg, 4; memw; s32i lo, reg, 0."""
+    ins = instructions(data)
+    for i in range(len(ins) - 3):
+        a, b, c, d = ins[i : i + 4]
+        if (a.mnem, b.mnem, c.mnem, d.mnem) == ("memw", "s32i", "memw", "s32i") and b.body.endswith(", 0x4") and d.body.endswith(", 0x0"):
+            return a, b, c, d
+    return None
+
+
+def swap_hi_lo(data: bytearray):
+    """The two register stores in the other order: lo, then hi."""
+    _, hi, _, lo = site_register_stores(data) or (None,) * 4
+    if hi is None:
+        return None
+    h, l = hi.addr.offset, lo.addr.offset
+    data[h : h + 3], data[l : l + 3] = data[l : l + 3], data[h : h + 3]
+    return f"swapped the s32i at {h:#x} and {l:#x}"
+
+
+def drop_memw(data: bytearray):
+    """No barrier before the register stores: the first memw becomes a nop."""
+    site = site_register_stores(data)
+    if site is None:
+        return None
+    at = site[0].addr.offset
+    data[at : at + 3] = bytes.fromhex("f02000")  # nop
+    return f"memw at {at:#x} is now a nop"
+
+
+def drop_mask_bit(data: bytearray):
+    """The reusable windows' mask loses bit 24: the literal 0xFF000000 becomes 0xFE000000."""
+    for at in range(0, len(data) - 3, 4):
+        if int.from_bytes(data[at : at + 4], "little") == 0xFF00_0000:
+            data[at : at + 4] = (0xFE00_0000).to_bytes(4, "little")
+            return f"literal at {at:#x}: 0xff000000 -> 0xfe000000"
+    return None
+
+
+def drop_modulo(data: bytearray):
+    """next_alloc used as the victim without `% 3`: the subtraction of 3 * (n / 3)
+    becomes a move."""
+    for i in instructions(data):
+        if i.mnem == "sub":
+            at = i.addr.offset
+            b = data[at : at + 3]
+            r, s = b[1] & 0xF, b[1] >> 4
+            if r != s:
+                continue
+            # or ar, as, as (RRR: op2 = 2) keeps n itself.
+            data[at : at + 3] = bytes([(s << 4) | 0, (s << 4) | r, 0x20])
+            return f"sub at {at:#x} is now or a{r}, a{s}, a{s}"
+    return None
+
+
+# (name, section, mutation, the function whose proof must fail)
+MUTANTS = [
+    ("hi-lo-order", TRANSLATE, swap_hi_lo, "neuron_translate"),
+    ("mask-bit", LITERALS, drop_mask_bit, "_init_translate_ctx"),
+    ("modulo-3", OUT_OF_RANGE, drop_modulo, "neuron_translate"),
+    ("memw", TRANSLATE, drop_memw, "neuron_translate"),
+]
+
+
+def mutate(obj: bytes, section: str, how) -> tuple[bytes, str | None]:
+    import io
+
+    elf = ELFFile(io.BytesIO(obj))
+    sec = elf.get_section_by_name(section)
+    if sec is None:
+        return obj, None
+    off, size = sec["sh_offset"], sec["sh_size"]
+    data = bytearray(obj[off : off + size])
+    what = how(data)
+    out = bytearray(obj)
+    out[off : off + size] = data
+    return bytes(out), what
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("object")
+    p.add_argument("--ld", required=True)
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    original = open(a.object, "rb").read()
+    ok = True
+    for name, section, how, function in MUTANTS:
+        t0 = time.time()
+        data, what = mutate(original, section, how)
+        if what is None:
+            print(f"MISSING: {name}: no mutation site in {section}")
+            ok = False
+            continue
+        path = os.path.join(a.out, f"{name}.o")
+        with open(path, "wb") as f:
+            f.write(data)
+        results = validate.run_object(path, a.ld, [function], first=True)
+        refuted = [p for r in results for p in r["paths"] if not p["proven"]]
+        record = {"mutant": name, "mutation": what, "function": function, "refuted": refuted[:1]}
+        with open(os.path.join(a.out, f"{name}.json"), "w") as f:
+            json.dump(record, f, indent=1)
+        if refuted and refuted[0]["counterexample"]:
+            print(f"REFUTED: {name} ({what}) in {time.time() - t0:.1f} s: {refuted[0]['refuted']}")
+            print(f"  counterexample: {json.dumps(refuted[0]['counterexample'])}")
+        else:
+            print(f"SURVIVED: {name} ({what}): the validator proved a mutant")
+            ok = False
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

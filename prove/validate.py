@@ -1,0 +1,560 @@
+"""Translation validation of the shipped device object against docs/contract.md §3-§5.
+
+For each function: every path of its machine code (prove/machine.py: SLEIGH semantics
+through pypcode, z3) against the contract's cases, written here from the contract's text
+and not from the Rust code. A path is proven when, under its path condition and a case's
+condition, its outcome (return or trap), its return value and its events (every store:
+address, value, width, in order; the barriers the contract requires) are the case's. A
+path the contract does not allow is refuted with a counterexample: the table's bytes, the
+arguments and what differs, written as a replayable vector.
+
+usage: validate.py OBJECT --ld LD [--only NAME] [--first] [--json OUT]
+
+OBJECT is the relocatable device object; it is linked at fixed addresses (prove/link.ld,
+hbm_scratch defined) with LD, GNU ld for Xtensa, before it is lifted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import z3
+
+import machine as mx
+
+# Table layout (docs/contract.md §2): records of 32 bytes at 0, next_alloc at 160.
+RECORD, RECORDS, NEXT_ALLOC, CTX_SIZE = 32, 5, 160, 168
+PTR, WINDOW, MASK, REG = 0, 8, 16, 24
+REUSABLE = 3
+# The NX register block (§5).
+ENGINE_BASE_LO, ENGINE_BASE_HI = 0x0010_0028, 0x0010_002C
+SBUF_BELOW = 41 << 20
+# The initial table (§3): (window, mask, reg_location, initial tag source).
+M16, M64 = 0xFFFF_FFFF_FF00_0000, 0xFFFF_FFFF_FC00_0000
+INITIAL = [
+    (0x0700_0000, M16, 0x0010_0218, "empty"),
+    (0x0900_0000, M16, 0x0010_0228, "empty"),
+    (0x0A00_0000, M16, 0x0010_0230, "empty"),
+    (0x8000_0000, M64, 0, "sbuf"),
+    (0x8400_0000, M64, 0, "hbm_scratch"),
+]
+
+HBM_SCRATCH = "_ZN12extended_isa3sdk11hbm_scratchE"
+FUNCTIONS = {
+    "neuron_translate_ctx": "_Z20neuron_translate_ctxv",
+    "neuron_translate_mapping_lookup": "_Z31neuron_translate_mapping_lookupPvyPyS0_",
+    "neuron_translate": "_Z16neuron_translatePvy",
+    "_init_translate_ctx": "_Z19_init_translate_ctxv",
+}
+
+
+def u(v: int, bits: int = 32):
+    return z3.BitVecVal(v, bits)
+
+
+def lo32(v):
+    return z3.Extract(31, 0, v)
+
+
+def hi32(v):
+    return z3.Extract(63, 32, v)
+
+
+def rd(mem, addr, n):
+    parts = [z3.Select(mem, addr + i) for i in range(n)]
+    return z3.Concat(*reversed(parts)) if n > 1 else parts[0]
+
+
+# --- what a case expects ------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class S:
+    """A store the contract requires: `width` bytes of `value` at `addr`. A 64-bit store
+    of `any_order` may be made as two 32-bit stores in either order."""
+
+    addr: object
+    value: object
+    width: int
+    what: str
+    any_order: bool = False
+
+
+@dataclasses.dataclass
+class B:
+    """At least one barrier here."""
+
+    what: str
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    cond: object
+    kind: str  # "return" or "trap"
+    ret: object = None
+    events: list = dataclasses.field(default_factory=list)
+    # For init: the final memory instead of an exact store list (the contract fixes the
+    # table's contents, not the order it is written in).
+    final: list | None = None  # [(addr, n, value, what)]
+    writable: list | None = None  # [(addr, n)] the only places stores may go
+
+
+# --- the contract, function by function -----------------------------------------------
+
+
+class Args:
+    def __init__(self, names):
+        self.v = {n: z3.BitVec(n, 32) for n in names}
+
+    def __getitem__(self, k):
+        return self.v[k]
+
+
+def record(mem, ctx, k):
+    base = ctx + k * RECORD
+    return {
+        "ptr": rd(mem, base + PTR, 8),
+        "window": rd(mem, base + WINDOW, 4),
+        "mask": rd(mem, base + MASK, 8),
+        "reg": rd(mem, base + REG, 4),  # the device uses the low word only (§3)
+        "base": base,
+    }
+
+
+def matches(r, a):
+    return (a & r["mask"]) == r["ptr"]
+
+
+def local(r, a):
+    return r["window"] + (lo32(a) & ~lo32(r["mask"]))
+
+
+def first_hits(recs, a):
+    """(condition, k) for each k: record k is the first that matches."""
+    out = []
+    for k in range(RECORDS):
+        earlier = [z3.Not(matches(recs[j], a)) for j in range(k)]
+        out.append((z3.And(*earlier, matches(recs[k], a)), k))
+    return out
+
+
+def no_hit(recs, a):
+    return z3.And(*[z3.Not(matches(r, a)) for r in recs])
+
+
+def spec_translate(mem, args):
+    ctx, a = args["a2"], z3.Concat(args["a5"], args["a4"])
+    recs = [record(mem, ctx, k) for k in range(RECORDS)]
+    cases = [Case("NULL ctx", ctx == 0, "return", u(0))]
+    for cond, k in first_hits(recs, a):
+        cases.append(Case(f"hit in slot {k}", z3.And(ctx != 0, cond), "return", local(recs[k], a)))
+    na = rd(mem, ctx + NEXT_ALLOC, 1)
+    for v in range(REUSABLE):
+        r = recs[v]
+        picked = z3.URem(na, 3) == v  # §4: next_alloc >= 3 is taken modulo 3
+        miss = z3.And(ctx != 0, no_hit(recs, a), picked)
+        unusable = z3.Or(r["reg"] == 0, (r["reg"] & 3) != 0)  # §4: trap, store nothing
+        cases.append(Case(f"refill of slot {v}, unusable register: trap", z3.And(miss, unusable), "trap"))
+        tag = a & r["mask"]
+        events = [
+            S(r["base"] + PTR, tag, 8, f"records[{v}].ptr = tag", any_order=True),
+            B("the barrier before the register stores"),
+            S(r["reg"] + 4, hi32(tag), 4, "hi32(tag) to reg_location + 4"),
+            S(r["reg"], lo32(tag), 4, "lo32(tag) to reg_location"),
+            B("the barrier after the register stores"),
+            S(ctx + NEXT_ALLOC, u((v + 1) % 3, 8), 1, "next_alloc = (v + 1) % 3"),
+        ]
+        cases.append(Case(f"refill of slot {v}", z3.And(miss, z3.Not(unusable)), "return", local(r, a), events))
+    return cases
+
+
+def spec_lookup(mem, args):
+    ctx, a, out_start, out_end = args["a2"], z3.Concat(args["a5"], args["a4"]), args["a6"], args["a7"]
+    recs = [record(mem, ctx, k) for k in range(RECORDS)]
+    cases = [Case("NULL ctx", ctx == 0, "return", u(0xFFFF_FFFF))]
+    for cond, k in first_hits(recs, a):
+        r = recs[k]
+        start, end = r["ptr"], r["ptr"] + ~r["mask"]
+        for s_null in (True, False):
+            for e_null in (True, False):
+                events = []
+                if not s_null:
+                    events.append(S(out_start, start, 8, "*out_start = ptr", any_order=True))
+                if not e_null:
+                    events.append(S(out_end, end, 8, "*out_end = ptr + ~mask", any_order=True))
+                c = z3.And(ctx != 0, cond, (out_start == 0) if s_null else (out_start != 0), (out_end == 0) if e_null else (out_end != 0))
+                cases.append(Case(f"hit in slot {k}, out_start {'NULL' if s_null else 'set'}, out_end {'NULL' if e_null else 'set'}", c, "return", u(0), events))
+    cases.append(Case("miss", z3.And(ctx != 0, no_hit(recs, a)), "return", u(0xFFFF_FFFF)))
+    return cases
+
+
+def spec_ctx(mem, args, image):
+    ctx_addr = image.symbols["_ctx"][0]
+    return [Case("returns _ctx", z3.BoolVal(True), "return", rd(mem, u(ctx_addr), 4))]
+
+
+def spec_init(mem, args, image):
+    table = image.symbols["_RNvNtCsflu1tVBgJYx_16neuron_translate3abi5TABLE"][0]
+    ctx_addr = image.symbols["_ctx"][0]
+    sbuf_addr = image.symbols["_sbuf_window"][0]
+    hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
+    engine = z3.Concat(rd(mem, u(ENGINE_BASE_HI), 4), rd(mem, u(ENGINE_BASE_LO), 4))
+    sbuf = engine - SBUF_BELOW
+    final = [(ctx_addr, 4, u(table), "_ctx = &table"), (sbuf_addr, 8, sbuf, "_sbuf_window = ENGINE_BASE_ADDR - 41 MiB")]
+    props = []
+    for k, (window, mask, reg, tag) in enumerate(INITIAL):
+        base = table + k * RECORD
+        final += [
+            (base + WINDOW, 4, u(window), f"records[{k}].window"),
+            (base + MASK, 8, u(mask, 64), f"records[{k}].mask"),
+            (base + REG, 8, u(reg, 64), f"records[{k}].reg_location"),
+        ]
+        if tag == "empty":
+            # Empty: a bit outside the mask, which no masked address has (§3).
+            props.append((base + PTR, 8, lambda v, m=mask: (v & ~u(m, 64)) != 0, f"records[{k}].ptr is empty"))
+        else:
+            src = sbuf if tag == "sbuf" else hbm
+            final.append((base + PTR, 8, src & u(mask, 64), f"records[{k}].ptr = {tag} & mask"))
+    final.append((table + NEXT_ALLOC, 1, u(0, 8), "next_alloc = 0"))
+    c = Case("init", z3.BoolVal(True), "return", None, final=final + props,
+             writable=[(table, CTX_SIZE), (ctx_addr, 4), (sbuf_addr, 8)])
+    return [c]
+
+
+# --- comparing a path with a case -----------------------------------------------------
+
+
+class Refuted(Exception):
+    def __init__(self, what, model):
+        super().__init__(what)
+        self.what = what
+        self.model = model
+        self.shown = {}
+
+
+class Facts:
+    """What holds on the path being checked: a stack of hypotheses. Each query runs in a
+    fresh solver (z3's non-incremental preprocessing is much faster on these formulas)."""
+
+    def __init__(self):
+        self.stack = [[]]
+
+    def push(self):
+        self.stack.append([])
+
+    def pop(self):
+        self.stack.pop()
+
+    def add(self, *facts):
+        self.stack[-1].extend(facts)
+
+    def all(self):
+        return [f for level in self.stack for f in level]
+
+
+def sat_model(solver, extra):
+    """A model of the facts and `extra`, or None."""
+    s = z3.SolverFor("QF_ABV")
+    s.add(*solver.all(), *extra)
+    r = s.check()
+    if r == z3.unknown:
+        raise Refuted("the solver could not decide", None)
+    return s.model() if r == z3.sat else None
+
+
+def prove_all(solver, claims):
+    """Every (claim, what, shown) holds under the solver's assertions; else Refuted,
+    naming the first that does not, with its counterexample and the values of `shown`
+    (code against contract) in it. One query when all hold."""
+    if not claims:
+        return
+    if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in claims]))]) is None:
+        return
+    for c, what, shown in claims:
+        m = sat_model(solver, [z3.Not(c)])
+        if m is not None:
+            r = Refuted(what, m)
+            r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in shown}
+            raise r
+    raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in claims]))]))
+
+
+def event_claims(solver, code, want):
+    """The code's events against the case's: the same stores in the same order (a 64-bit
+    any-order store may be two 32-bit ones), and a barrier wherever the case needs one.
+    Structural differences are refuted at once; the values come back as claims."""
+    stores = [(i, e) for i, e in enumerate(code) if isinstance(e, mx.Store)]
+    claims = []
+    pos = 0
+    last_store_at = -1
+    need_barrier = None
+    for w in want:
+        if isinstance(w, B):
+            need_barrier = w
+            continue
+        if pos >= len(stores):
+            raise Refuted(f"missing store: {w.what}", sat_model(solver, []))
+        i, e = stores[pos]
+        if need_barrier is not None:
+            if not any(isinstance(x, mx.Barrier) for x in code[last_store_at + 1 : i]):
+                raise Refuted(f"no barrier before '{w.what}' ({need_barrier.what})", sat_model(solver, []))
+            need_barrier = None
+        if w.any_order and e.width == 4:
+            if pos + 1 >= len(stores) or stores[pos + 1][1].width != 4:
+                raise Refuted(f"'{w.what}': a 32-bit store not followed by its other half", sat_model(solver, []))
+            j, f = stores[pos + 1]
+            a, v = w.addr, w.value
+            claims.append((z3.Or(
+                z3.And(e.addr == a, e.value == lo32(v), f.addr == a + 4, f.value == hi32(v)),
+                z3.And(e.addr == a + 4, e.value == hi32(v), f.addr == a, f.value == lo32(v)),
+            ), f"store '{w.what}'", [("code address", e.addr), ("code value", e.value), ("code address 2", f.addr), ("code value 2", f.value), ("contract address", a), ("contract value", v)]))
+            pos += 2
+            last_store_at = j
+            continue
+        if e.width != w.width:
+            raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", sat_model(solver, []))
+        claims.append((z3.And(e.addr == w.addr, e.value == w.value), f"store '{w.what}'", [("code address", e.addr), ("code value", e.value), ("contract address", w.addr), ("contract value", w.value)]))
+        pos += 1
+        last_store_at = i
+    if need_barrier is not None:
+        if not any(isinstance(x, mx.Barrier) for x in code[last_store_at + 1 :]):
+            raise Refuted(f"no barrier: {need_barrier.what}", sat_model(solver, []))
+    if pos != len(stores):
+        raise Refuted(f"a store the contract does not make: {stores[pos][1].width} bytes", sat_model(solver, []))
+    return claims
+
+
+def final_claims(out: mx.Outcome, case: Case):
+    claims = []
+    for e in out.events:
+        if isinstance(e, mx.Store):
+            inside = z3.Or(*[z3.And(z3.UGE(e.addr, u(a)), z3.ULE(e.addr + e.width, u(a + n))) for a, n in case.writable])
+            claims.append((inside, "a store outside the table, _ctx and _sbuf_window", [("code address", e.addr)]))
+    for addr, n, value, what in case.final:
+        got = rd(out.mem, u(addr), n)
+        shown = [("code value", got)] + ([] if callable(value) else [("contract value", value)])
+        claims.append((value(got) if callable(value) else got == value, what, shown))
+    return claims
+
+
+def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
+    """Proves the path against every case it can meet; returns the names of those cases."""
+    solver.push()
+    try:
+        solver.add(*out.cond)
+        if out.kind == "bound":
+            raise Refuted(f"the path reaches the instruction bound at {out.pc:#x}", sat_model(solver, []))
+        met = []
+        # The cases partition the inputs: a model of the path names one; when the path
+        # implies that case's condition, no other case can meet it.
+        m = sat_model(solver, [])
+        if m is None:
+            return met
+        named = [c for c in cases if z3.is_true(m.eval(c.cond, model_completion=True))]
+        if len(named) == 1 and sat_model(solver, [z3.Not(named[0].cond)]) is None:
+            candidates = named
+        else:
+            candidates = cases
+        for case in candidates:
+            solver.push()
+            try:
+                solver.add(case.cond)
+                if sat_model(solver, []) is None:
+                    continue
+                if out.kind != case.kind:
+                    raise Refuted(f"{case.name}: the code {'traps' if out.kind == 'trap' else 'returns'}", sat_model(solver, []))
+                if case.kind == "trap":
+                    if any(isinstance(e, mx.Store) for e in out.events):
+                        raise Refuted(f"{case.name}: a store before the trap", sat_model(solver, []))
+                elif case.final is not None:
+                    prove_all(solver, final_claims(out, case))
+                else:
+                    claims = [(out.ret == case.ret, f"{case.name}: the return value", [("code returns", out.ret), ("contract returns", case.ret)])]
+                    claims += [(c, f"{case.name}: {w}", shown) for c, w, shown in event_claims(solver, out.events, case.events)]
+                    prove_all(solver, claims)
+                met.append(case.name)
+            finally:
+                solver.pop()
+        if not met:
+            raise Refuted("a path no case of the contract covers", sat_model(solver, []))
+        return met
+    finally:
+        solver.pop()
+
+
+def merge(outcomes):
+    """Paths with the same outcome, the same return expression and the same events (by
+    structure) are checked as one: their conditions or-ed. Sound (the merged condition is
+    exactly the union); it only saves queries."""
+    groups = {}
+    for o in outcomes:
+        key = (
+            o.kind,
+            o.ret.sexpr() if o.ret is not None else None,
+            tuple(("b",) if isinstance(e, mx.Barrier) else (e.addr.sexpr(), e.value.sexpr(), e.width) for e in o.events),
+            o.mem.sexpr() if o.kind == "return" and not o.events else None,
+        )
+        groups.setdefault(key, []).append(o)
+    merged = []
+    for group in groups.values():
+        first = group[0]
+        cond = [z3.Or(*[z3.And(*g.cond) for g in group])] if len(group) > 1 else first.cond
+        merged.append(mx.Outcome(first.kind, cond, first.events, first.ret, first.mem, first.pc))
+    return merged
+
+
+# --- counterexamples ------------------------------------------------------------------
+
+
+def counterexample(model, mem, args, function, image):
+    """The inputs of a refuted path, as a vector: for the table functions the table bytes
+    and the arguments; for init the register and the global it reads."""
+    if model is None:
+        return None
+    ev = lambda x: model.eval(x, model_completion=True).as_long()
+    if function == "_init_translate_ctx":
+        engine = z3.Concat(rd(mem, u(ENGINE_BASE_HI), 4), rd(mem, u(ENGINE_BASE_LO), 4))
+        hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
+        return {"function": function, "engine_base": hex(ev(engine)), "hbm_scratch": hex(ev(hbm))}
+    a = args.v
+    out = {
+        "function": function,
+        "ctx": hex(ev(a["a2"])),
+        "addr": hex((ev(a["a5"]) << 32) | ev(a["a4"])),
+        "table": bytes(ev(z3.Select(mem, a["a2"] + i)) for i in range(CTX_SIZE)).hex(),
+    }
+    if function == "neuron_translate_mapping_lookup":
+        out.update(out_start=hex(ev(a["a6"])), out_end=hex(ev(a["a7"])))
+    return out
+
+
+# --- driving ----------------------------------------------------------------------------
+
+
+HBM_SCRATCH_AT = 0x3FF0_0000
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def link(obj: str, ld: str, out: str):
+    """The object at the fixed addresses of prove/link.ld, hbm_scratch defined."""
+    subprocess.run(
+        [ld, "-e", "0", "-T", os.path.join(HERE, "link.ld"), f"--defsym={HBM_SCRATCH}={HBM_SCRATCH_AT:#x}", obj, "-o", out],
+        check=True,
+    )
+
+
+def run_object(obj: str, ld: str, only=None, first=False):
+    with tempfile.TemporaryDirectory() as d:
+        elf = os.path.join(d, "translation.elf")
+        link(obj, ld, elf)
+        return run(elf, only, first)
+
+
+def run(elf: str, only=None, first: bool = False):
+    """Proves each function (or those named in `only`); `first` stops a function at its
+    first refuted path (for mutants, which need one counterexample)."""
+    image = mx.Image(elf)
+    lifter = mx.Lifter(image)
+    solver = Facts()
+    results = []
+    for name, sym in FUNCTIONS.items():
+        if only and name not in only:
+            continue
+        t0 = time.time()
+        mem = z3.Array("M0", z3.BitVecSort(32), z3.BitVecSort(8))
+        args = Args(["a2", "a4", "a5", "a6", "a7"])
+
+        def setup(s, args=args):
+            for r in ["a2", "a4", "a5", "a6", "a7"]:
+                s.set_reg_name(r, args[r])
+            s.set_reg_name("a0", z3.BitVecVal(0x8000_0000, 32))  # a caller's return address
+            s.set_reg_name("a1", z3.BitVecVal(0x3FFD_0000, 32))  # its stack
+
+        if name == "neuron_translate":
+            cases = spec_translate(mem, args)
+        elif name == "neuron_translate_mapping_lookup":
+            cases = spec_lookup(mem, args)
+        elif name == "neuron_translate_ctx":
+            cases = spec_ctx(mem, args, image)
+        else:
+            cases = spec_init(mem, args, image)
+        entry = image.symbols[sym][0]
+        entry_result = {"function": name, "symbol": sym, "paths": [], "proven": True}
+        try:
+            outcomes = mx.run_function(lifter, entry, setup, mem)
+        except mx.ExecError as e:
+            entry_result.update(proven=False, error=str(e))
+            results.append(entry_result)
+            continue
+        explored = len(outcomes)
+        outcomes = merge(outcomes)
+        entry_result["explored_paths"] = explored
+        covered = set()
+        for out in outcomes:
+            try:
+                met = check_path(solver, out, cases, name)
+                covered.update(met)
+                entry_result["paths"].append({"outcome": out.kind, "cases": met, "proven": True})
+            except Refuted as r:
+                entry_result["proven"] = False
+                cx = counterexample(r.model, mem, args, name, image)
+                if cx is not None:
+                    cx.update(r.shown)
+                entry_result["paths"].append({"outcome": out.kind, "proven": False, "refuted": r.what, "counterexample": cx})
+                if first:
+                    break
+        # Every case of the contract is reached by some path (nothing is unreachable that
+        # the contract says happens).
+        missing = [] if (first and not entry_result["proven"]) else [
+            c.name for c in cases if c.name not in covered and sat_model(solver, [c.cond]) is not None
+        ]
+        if missing:
+            entry_result["proven"] = False
+            entry_result["uncovered"] = missing
+        entry_result["cases"] = sorted(covered)
+        entry_result["seconds"] = round(time.time() - t0, 2)
+        results.append(entry_result)
+    return results
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("object")
+    p.add_argument("--ld", required=True)
+    p.add_argument("--json")
+    p.add_argument("--only", action="append")
+    p.add_argument("--first", action="store_true")
+    a = p.parse_args()
+    t0 = time.time()
+    results = run_object(a.object, a.ld, a.only, a.first)
+    ok = True
+    for r in results:
+        state = "PROVEN" if r["proven"] else "REFUTED"
+        ok &= r["proven"]
+        print(f"{state}: {r['function']} ({r.get('explored_paths', 0)} paths, checked as {len(r['paths'])}; {len(r.get('cases', []))} contract cases; {r.get('seconds', 0)} s)")
+        if "error" in r:
+            print(f"  cannot execute: {r['error']}")
+        for path in r["paths"]:
+            if not path["proven"]:
+                print(f"  refuted: {path['refuted']}")
+                if path["counterexample"]:
+                    print(f"  counterexample: {json.dumps(path['counterexample'])}")
+        for m in r.get("uncovered", []):
+            print(f"  no path reaches: {m}")
+    print(f"{'all proven' if ok else 'NOT PROVEN'}: {len(results)} functions in {time.time() - t0:.1f} s")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
