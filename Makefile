@@ -237,7 +237,7 @@ $(PROVE_PY): prove/requirements.txt
 prove: $(PROVE_PY) $(DEVICE_OBJ) | bootstrap-xtensa
 	@mkdir -p target/prove; \
 	key=$$(cat $(DEVICE_OBJ) $(PROVE_SOURCES) | sha256sum | cut -c1-16); cache=target/prove/cache-$$key; \
-	if [ -f $$cache ]; then cat $$cache; echo "prove: the same object and validator were proven before ($$cache)"; \
+	if [ -f $$cache ] && ls target/prove/mutants/*.json >/dev/null 2>&1; then cat $$cache; echo "prove: the same object and validator were proven before ($$cache)"; \
 	else \
 	  echo "prove: every path of $(DEVICE_OBJ) against docs/contract.md §3-§5 (about a minute)"; \
 	  (cd prove && ../$(PROVE_PY) validate.py ../$(DEVICE_OBJ) --ld $(XTENSA_LD) --json ../target/prove/result.json) | tee target/prove/out.txt; \

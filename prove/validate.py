@@ -270,6 +270,30 @@ def sat_model(solver, extra):
     return s.model() if r == z3.sat else None
 
 
+# Counterexamples are looked for first where the qemu replay can put them
+# (abi-tests/tests/prove_replay.rs): the table at REPLAY_AREA, every register location and
+# output pointer 0 or inside the area.
+REPLAY_AREA, REPLAY_SIZE = 0x2000_0000, 0x300
+_replay: list = []
+
+
+def replay_constraints(mem, args, function):
+    if function in ("_init_translate_ctx", "neuron_translate_ctx"):
+        return []
+    ctx = args["a2"]
+    inside = lambda p: z3.Or(p == 0, z3.And(z3.UGE(p, u(REPLAY_AREA)), z3.ULE(p, u(REPLAY_AREA + REPLAY_SIZE - 8)), (p & 3) == 0))
+    c = [ctx == REPLAY_AREA]
+    c += [inside(rd(mem, ctx + k * RECORD + REG, 4)) for k in range(RECORDS)]
+    if function == "neuron_translate_mapping_lookup":
+        c += [inside(args["a6"]), inside(args["a7"])]
+    return c
+
+
+def witness(solver, extra):
+    """A model of a refutation: a replayable one if there is one."""
+    return sat_model(solver, extra + _replay) or sat_model(solver, extra)
+
+
 def prove_all(solver, claims):
     """Every (claim, what, shown) holds under the solver's assertions; else Refuted,
     naming the first that does not, with its counterexample and the values of `shown`
@@ -279,7 +303,7 @@ def prove_all(solver, claims):
     if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in claims]))]) is None:
         return
     for c, what, shown in claims:
-        m = sat_model(solver, [z3.Not(c)])
+        m = sat_model(solver, [z3.Not(c)]) and witness(solver, [z3.Not(c)])
         if m is not None:
             r = Refuted(what, m)
             r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in shown}
@@ -301,15 +325,15 @@ def event_claims(solver, code, want):
             need_barrier = w
             continue
         if pos >= len(stores):
-            raise Refuted(f"missing store: {w.what}", sat_model(solver, []))
+            raise Refuted(f"missing store: {w.what}", witness(solver, []))
         i, e = stores[pos]
         if need_barrier is not None:
             if not any(isinstance(x, mx.Barrier) for x in code[last_store_at + 1 : i]):
-                raise Refuted(f"no barrier before '{w.what}' ({need_barrier.what})", sat_model(solver, []))
+                raise Refuted(f"no barrier before '{w.what}' ({need_barrier.what})", witness(solver, []))
             need_barrier = None
         if w.any_order and e.width == 4:
             if pos + 1 >= len(stores) or stores[pos + 1][1].width != 4:
-                raise Refuted(f"'{w.what}': a 32-bit store not followed by its other half", sat_model(solver, []))
+                raise Refuted(f"'{w.what}': a 32-bit store not followed by its other half", witness(solver, []))
             j, f = stores[pos + 1]
             a, v = w.addr, w.value
             claims.append((z3.Or(
@@ -320,15 +344,15 @@ def event_claims(solver, code, want):
             last_store_at = j
             continue
         if e.width != w.width:
-            raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", sat_model(solver, []))
+            raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", witness(solver, []))
         claims.append((z3.And(e.addr == w.addr, e.value == w.value), f"store '{w.what}'", [("code address", e.addr), ("code value", e.value), ("contract address", w.addr), ("contract value", w.value)]))
         pos += 1
         last_store_at = i
     if need_barrier is not None:
         if not any(isinstance(x, mx.Barrier) for x in code[last_store_at + 1 :]):
-            raise Refuted(f"no barrier: {need_barrier.what}", sat_model(solver, []))
+            raise Refuted(f"no barrier: {need_barrier.what}", witness(solver, []))
     if pos != len(stores):
-        raise Refuted(f"a store the contract does not make: {stores[pos][1].width} bytes", sat_model(solver, []))
+        raise Refuted(f"a store the contract does not make: {stores[pos][1].width} bytes", witness(solver, []))
     return claims
 
 
@@ -351,7 +375,7 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
     try:
         solver.add(*out.cond)
         if out.kind == "bound":
-            raise Refuted(f"the path reaches the instruction bound at {out.pc:#x}", sat_model(solver, []))
+            raise Refuted(f"the path reaches the instruction bound at {out.pc:#x}", witness(solver, []))
         met = []
         # The cases partition the inputs: a model of the path names one; when the path
         # implies that case's condition, no other case can meet it.
@@ -370,10 +394,10 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
                 if sat_model(solver, []) is None:
                     continue
                 if out.kind != case.kind:
-                    raise Refuted(f"{case.name}: the code {'traps' if out.kind == 'trap' else 'returns'}", sat_model(solver, []))
+                    raise Refuted(f"{case.name}: the code {'traps' if out.kind == 'trap' else 'returns'}", witness(solver, []))
                 if case.kind == "trap":
                     if any(isinstance(e, mx.Store) for e in out.events):
-                        raise Refuted(f"{case.name}: a store before the trap", sat_model(solver, []))
+                        raise Refuted(f"{case.name}: a store before the trap", witness(solver, []))
                 elif case.final is not None:
                     prove_all(solver, final_claims(out, case))
                 else:
@@ -384,7 +408,7 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
             finally:
                 solver.pop()
         if not met:
-            raise Refuted("a path no case of the contract covers", sat_model(solver, []))
+            raise Refuted("a path no case of the contract covers", witness(solver, []))
         return met
     finally:
         solver.pop()
@@ -427,6 +451,7 @@ def counterexample(model, mem, args, function, image):
     a = args.v
     out = {
         "function": function,
+        "replay_area": [hex(REPLAY_AREA), hex(REPLAY_SIZE)],
         "ctx": hex(ev(a["a2"])),
         "addr": hex((ev(a["a5"]) << 32) | ev(a["a4"])),
         "table": bytes(ev(z3.Select(mem, a["a2"] + i)) for i in range(CTX_SIZE)).hex(),
@@ -486,6 +511,8 @@ def run(elf: str, only=None, first: bool = False):
             cases = spec_ctx(mem, args, image)
         else:
             cases = spec_init(mem, args, image)
+        global _replay
+        _replay = replay_constraints(mem, args, name)
         entry = image.symbols[sym][0]
         entry_result = {"function": name, "symbol": sym, "paths": [], "proven": True}
         try:

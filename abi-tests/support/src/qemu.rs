@@ -87,18 +87,22 @@ pub fn start_object(dir: &Path) -> PathBuf {
 /// emulated NX register block (the `.nxregs` section of abi-tests/qemu/support.c) placed
 /// at its NX-local address.
 pub fn link(objects: &[PathBuf], out: &Path) {
-    run_ok(
-        Command::new(tool("XTENSA_LD"))
-            .args(["-static", "-e", "_start", "--no-warn-execstack"])
-            .arg(format!(
-                "--section-start=.nxregs={:#x}",
-                neuron_translate::regs::NX_REG_BASE
-            ))
-            .args(objects)
-            .arg(product("NT_DEVICE_OBJ"))
-            .arg("-o")
-            .arg(out),
-    );
+    link_with(objects, &product("NT_DEVICE_OBJ"), &[], out)
+}
+
+/// [`link`] with another device object (a mutant, say) and more sections placed at fixed
+/// addresses.
+pub fn link_with(objects: &[PathBuf], device: &Path, sections: &[(&str, u32)], out: &Path) {
+    let mut c = Command::new(tool("XTENSA_LD"));
+    c.args(["-static", "-e", "_start", "--no-warn-execstack"])
+        .arg(format!(
+            "--section-start=.nxregs={:#x}",
+            neuron_translate::regs::NX_REG_BASE
+        ));
+    for (name, at) in sections {
+        c.arg(format!("--section-start={name}={at:#x}"));
+    }
+    run_ok(c.args(objects).arg(device).arg("-o").arg(out));
 }
 
 /// Builds a device program in a scratch directory named for it: `main_src` (in

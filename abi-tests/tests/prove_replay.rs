@@ -1,0 +1,188 @@
+//! The validator and the emulator check each other: every counterexample `make prove`
+//! found against a mutant of the device object (target/prove/mutants/*.json) is replayed
+//! under qemu through the mutant and through the real object. The real object must do what
+//! the host library computes for the same inputs (the contract). Where the mutant's fault
+//! shows in what the call returns or leaves in memory, the mutant must differ there; where
+//! it is only the order of two stores or a missing barrier (which leave the same memory
+//! behind, and which qemu cannot show), the mutant must leave exactly the same memory, as
+//! the validator's refutation says.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+
+use neuron_translate::layout::offsets::{CTX_SIZE, RECORD_ARRAY, RECORD_SIZE, REG_LOCATION};
+use neuron_translate::{initial_table, sbuf_window, InitInputs, RegisterLog, TranslationCtx};
+use nt_support::qemu::{compile_c, link_with, root, run, start_object};
+use nt_support::tools::{product, scratch};
+
+fn hex(v: &serde_json::Value) -> u64 {
+    let s = v
+        .as_str()
+        .unwrap_or_else(|| panic!("{v} is not a hex string"));
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap()
+}
+
+/// What a program printed: its return line and the area's bytes, or the signal it died of.
+#[derive(Debug, PartialEq, Eq)]
+enum Run {
+    Returned(u64, Vec<u8>),
+    Signal(i32),
+}
+
+fn replay(dir: &Path, device: &Path, header: &str, area: u32, name: &str) -> Run {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("replay.h"), header).unwrap();
+    let q = root().join("abi-tests/qemu");
+    let include = root().join("include");
+    let mut objs = vec![start_object(&d)];
+    for (src, out) in [
+        (q.join("replay.c"), "main.o"),
+        (q.join("support.c"), "support.o"),
+    ] {
+        let o = d.join(out);
+        compile_c(&src, &o, &[&include, &q, &d]);
+        objs.push(o);
+    }
+    let elf = d.join("replay.elf");
+    link_with(&objs, device, &[(".replay", area)], &elf);
+    let out = run(&elf);
+    if let Some(sig) = out.status.signal() {
+        return Run::Signal(sig);
+    }
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = |p: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(p))
+            .unwrap_or_else(|| panic!("no {p:?} in {text}"))
+    };
+    let words: Vec<u64> = line("area ")
+        .split("0x")
+        .filter(|w| !w.is_empty())
+        .map(|w| u64::from_str_radix(w, 16).unwrap())
+        .collect();
+    Run::Returned(
+        u64::from_str_radix(line("ret ").trim_start_matches("0x"), 16).unwrap(),
+        words.into_iter().map(|b| b as u8).collect(),
+    )
+}
+
+/// What the contract says, through the host library, for a table-function vector: the
+/// device reads only the low word of each register location.
+fn expected(function: &str, area: u64, bytes: &[u8], addr: u64, outs: (u64, u64)) -> Run {
+    let mut mem = bytes.to_vec();
+    let mut image = [0u8; CTX_SIZE];
+    image.copy_from_slice(&mem[..CTX_SIZE]);
+    for k in 0..5 {
+        let at = RECORD_ARRAY + k * RECORD_SIZE + REG_LOCATION + 4;
+        image[at..at + 4].fill(0);
+    }
+    let mut t = TranslationCtx::from_bytes(&image);
+    let put = |mem: &mut Vec<u8>, at: u64, v: &[u8]| {
+        let o = (at - area) as usize;
+        mem[o..o + v.len()].copy_from_slice(v);
+    };
+    match function {
+        "neuron_translate" => {
+            let mut log = RegisterLog::default();
+            let Ok(local) = t.translate(addr, &mut log) else {
+                return Run::Signal(libc::SIGILL);
+            };
+            // The table's own bytes first (the record's tag, next_alloc), then the register
+            // stores, as the contract orders them: a register block over the table wins.
+            let after = t.to_bytes();
+            for (i, (b, a)) in image.iter().zip(after.iter()).enumerate() {
+                if b != a {
+                    mem[i] = *a;
+                }
+            }
+            for (reg, tag) in log.0 {
+                put(
+                    &mut mem,
+                    reg as u64 + 4,
+                    &((tag >> 32) as u32).to_le_bytes(),
+                );
+                put(&mut mem, reg as u64, &(tag as u32).to_le_bytes());
+            }
+            // next_alloc is the last store.
+            mem[neuron_translate::layout::offsets::NEXT_ALLOC] =
+                after[neuron_translate::layout::offsets::NEXT_ALLOC];
+            Run::Returned(u64::from(local), mem)
+        }
+        _ => match t.lookup(addr) {
+            None => Run::Returned(0xFFFF_FFFF, mem),
+            Some(m) => {
+                if outs.0 != 0 {
+                    put(&mut mem, outs.0, &m.start.to_le_bytes());
+                }
+                if outs.1 != 0 {
+                    put(&mut mem, outs.1, &m.end.to_le_bytes());
+                }
+                Run::Returned(0, mem)
+            }
+        },
+    }
+}
+
+nt_support::make_tests! {
+    fn every_counterexample_of_a_mutant_replays_under_qemu() {
+        let dir = root().join("target/prove/mutants");
+        let vectors: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|_| panic!("{}: run `make prove` first", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        assert_eq!(vectors.len(), 4, "one vector per mutant");
+        let work = scratch("prove_replay");
+        for path in vectors {
+            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            let name = v["mutant"].as_str().unwrap();
+            let cx = &v["refuted"][0]["counterexample"];
+            let function = cx["function"].as_str().unwrap();
+            let mutant = path.with_extension("o");
+            let (header, area, want) = if function == "_init_translate_ctx" {
+                let inputs = InitInputs { engine_base: hex(&cx["engine_base"]), hbm_scratch: hex(&cx["hbm_scratch"]) };
+                let header = format!(
+                    "#define NT_REPLAY_FUNCTION 2\n#define NT_REPLAY_ENGINE_BASE {:#x}ull\n#define NT_REPLAY_HBM_SCRATCH {:#x}ull\n\
+                     #define NT_REPLAY_ADDR 0\n#define NT_REPLAY_OUT_START 0\n#define NT_REPLAY_OUT_END 0\n\
+                     static const unsigned char nt_area_init[8] = {{0}};\n",
+                    inputs.engine_base, inputs.hbm_scratch
+                );
+                let want = Run::Returned(sbuf_window(inputs.engine_base), initial_table(&inputs).to_bytes().to_vec());
+                (header, 0x2000_0000u32, want)
+            } else {
+                let area = hex(&cx["replay_area"][0]);
+                let size = hex(&cx["replay_area"][1]) as usize;
+                assert_eq!(hex(&cx["ctx"]), area, "{name}: the counterexample is placed for the replay");
+                let table = (0..CTX_SIZE).map(|i| u8::from_str_radix(&cx["table"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap());
+                let mut bytes: Vec<u8> = table.collect();
+                bytes.resize(size, 0);
+                let addr = hex(&cx["addr"]);
+                let outs = if function == "neuron_translate_mapping_lookup" {
+                    (hex(&cx["out_start"]), hex(&cx["out_end"]))
+                } else {
+                    (0, 0)
+                };
+                let list: Vec<String> = bytes.iter().map(|b| format!("{b:#x}")).collect();
+                let header = format!(
+                    "#define NT_REPLAY_FUNCTION {}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
+                     #define NT_REPLAY_ADDR {addr:#x}ull\n#define NT_REPLAY_OUT_START {:#x}u\n#define NT_REPLAY_OUT_END {:#x}u\n\
+                     static const unsigned char nt_area_init[{size}] = {{{}}};\n",
+                    u8::from(function != "neuron_translate"),
+                    outs.0,
+                    outs.1,
+                    list.join(",")
+                );
+                (header, area as u32, expected(function, area, &bytes, addr, outs))
+            };
+            let real = replay(&work, &product("NT_DEVICE_OBJ"), &header, area, &format!("{name}-real"));
+            let bad = replay(&work, &mutant, &header, area, &format!("{name}-mutant"));
+            assert_eq!(real, want, "{name}: the real object under qemu against the host library");
+            if v["observable_by_emulation"] == true {
+                assert_ne!(real, bad, "{name}: the validator's counterexample makes no difference under qemu");
+            } else {
+                assert_eq!(real, bad, "{name}: an order or barrier fault, yet the memory differs");
+            }
+        }
+    }
+}
