@@ -29,6 +29,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::FileExt;
 use std::string::{String, ToString};
 use std::sync::Mutex;
 use std::vec::Vec;
@@ -155,7 +156,8 @@ pub struct Store {
 struct Region {
     base: u64,
     size: u64,
-    fd: OwnedFd,
+    /// The region's memfd.
+    file: File,
 }
 
 /// One NX window: where it is, and which SoC range it shows now.
@@ -195,7 +197,7 @@ fn os_error(what: &str) -> SimError {
 /// Maps `len` bytes at `addr`: from `fd` at `offset` (shared, read-write), or inaccessible
 /// when `fd` is `None`. `fixed` replaces what is there (the model's own mapping);
 /// otherwise the range must be free.
-fn map(addr: u64, len: u64, fd: Option<(&OwnedFd, u64)>, fixed: bool) -> Result<(), SimError> {
+fn map(addr: u64, len: u64, fd: Option<(&File, u64)>, fixed: bool) -> Result<(), SimError> {
     let (prot, flags, raw, off) = match fd {
         Some((fd, off)) => (
             libc::PROT_READ | libc::PROT_WRITE,
@@ -248,7 +250,7 @@ fn unmap(addr: u64, len: u64) {
     unsafe { libc::munmap(addr as usize as *mut libc::c_void, len as usize) };
 }
 
-fn memfd(name: &str, size: u64) -> Result<OwnedFd, SimError> {
+fn memfd(name: &str, size: u64) -> Result<File, SimError> {
     let cname = std::ffi::CString::new(name).map_err(|_| SimError::BadConfig(name.to_string()))?;
     // SAFETY: a valid C string; the returned descriptor is owned below.
     let fd = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
@@ -257,11 +259,10 @@ fn memfd(name: &str, size: u64) -> Result<OwnedFd, SimError> {
     }
     // SAFETY: `fd` is a new descriptor nobody else owns.
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    // SAFETY: `fd` is a memfd; ftruncate only sets its size (sparse).
-    if unsafe { libc::ftruncate(fd.as_raw_fd(), size as libc::off_t) } != 0 {
-        return Err(os_error("ftruncate"));
-    }
-    Ok(fd)
+    let file = File::from(fd);
+    file.set_len(size)
+        .map_err(|e| SimError::Os(format!("sizing SoC memory: {e}")))?;
+    Ok(file)
 }
 
 impl State {
@@ -283,7 +284,7 @@ impl State {
                 map(
                     w.nx + (lo - base),
                     hi - lo,
-                    Some((&r.fd, lo - r.base)),
+                    Some((&r.file, lo - r.base)),
                     true,
                 )?;
             }
@@ -381,12 +382,12 @@ impl Machine {
             Region {
                 base: sbuf_base,
                 size: PINNED_WINDOW_SIZE,
-                fd: memfd("nx-sbuf", PINNED_WINDOW_SIZE)?,
+                file: memfd("nx-sbuf", PINNED_WINDOW_SIZE)?,
             },
             Region {
                 base: config.hbm_base,
                 size: config.hbm_size,
-                fd: memfd("nx-hbm", config.hbm_size)?,
+                file: memfd("nx-hbm", config.hbm_size)?,
             },
         ];
         let windows: Vec<Window> = APERTURES
@@ -512,23 +513,9 @@ impl Machine {
     pub fn write(&self, soc: u64, data: &[u8]) -> Result<(), SimError> {
         self.with(|s| {
             let r = s.region(soc, data.len() as u64)?;
-            let mut done = 0;
-            while done < data.len() {
-                // SAFETY: a valid buffer and descriptor; pwrite copies out of `data`.
-                let n = unsafe {
-                    libc::pwrite(
-                        r.fd.as_raw_fd(),
-                        data[done..].as_ptr().cast(),
-                        data.len() - done,
-                        (soc - r.base + done as u64) as libc::off_t,
-                    )
-                };
-                if n <= 0 {
-                    return Err(os_error("pwrite"));
-                }
-                done += n as usize;
-            }
-            Ok(())
+            r.file
+                .write_all_at(data, soc - r.base)
+                .map_err(|e| SimError::Os(format!("writing SoC memory: {e}")))
         })
     }
 
@@ -536,23 +523,9 @@ impl Machine {
     pub fn read(&self, soc: u64, buf: &mut [u8]) -> Result<(), SimError> {
         self.with(|s| {
             let r = s.region(soc, buf.len() as u64)?;
-            let mut done = 0;
-            while done < buf.len() {
-                // SAFETY: a valid buffer and descriptor; pread copies into `buf`.
-                let n = unsafe {
-                    libc::pread(
-                        r.fd.as_raw_fd(),
-                        buf[done..].as_mut_ptr().cast(),
-                        buf.len() - done,
-                        (soc - r.base + done as u64) as libc::off_t,
-                    )
-                };
-                if n <= 0 {
-                    return Err(os_error("pread"));
-                }
-                done += n as usize;
-            }
-            Ok(())
+            r.file
+                .read_exact_at(buf, soc - r.base)
+                .map_err(|e| SimError::Os(format!("reading SoC memory: {e}")))
         })
     }
 
