@@ -155,6 +155,23 @@ nt_support::make_tests! {
                 .args(["--cflags", "neuron_translate"]),
         );
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("-I{}/opt/nt/include", stage.display()));
+        // A C and a C++ consumer built from the staged tree with pkg-config's flags alone.
+        let flags = run_ok(
+            Command::new(tool("PKG_CONFIG"))
+                .env("PKG_CONFIG_LIBDIR", stage.join("opt/nt/lib/pkgconfig"))
+                .env("PKG_CONFIG_SYSROOT_DIR", &stage)
+                .args(["--cflags", "--libs", "neuron_translate"]),
+        );
+        let flags: Vec<String> = String::from_utf8_lossy(&flags.stdout).split_whitespace().map(String::from).collect();
+        let expected = readme_block("<!-- quickstart output -->");
+        for (var, std, file) in [("HOST_CC", "c11", "quickstart.c"), ("HOST_CXX", "c++17", "quickstart.cpp")] {
+            let src = dir.join(file);
+            std::fs::copy(nt_support::root().join("examples").join(file), &src).unwrap();
+            let exe = dir.join(format!("staged-{file}"));
+            run_ok(Command::new(tool(var)).arg(format!("-std={std}")).arg(&src).args(&flags).arg("-o").arg(&exe));
+            let out = run_ok(&mut Command::new(&exe));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{file} built from the staged tree");
+        }
         make(&args("uninstall"));
         assert_eq!(files(&stage), BTreeSet::new(), "uninstall leaves no file behind");
     }
