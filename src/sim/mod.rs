@@ -194,23 +194,30 @@ fn os_error(what: &str) -> SimError {
     SimError::Os(format!("{what}: {}", std::io::Error::last_os_error()))
 }
 
-/// Maps `len` bytes at `addr`: from `fd` at `offset` (shared, read-write), or inaccessible
-/// when `fd` is `None`. `fixed` replaces what is there (the model's own mapping);
-/// otherwise the range must be free.
-fn map(addr: u64, len: u64, fd: Option<(&File, u64)>, fixed: bool) -> Result<(), SimError> {
-    let (prot, flags, raw, off) = match fd {
-        Some((fd, off)) => (
+/// What a mapping shows.
+#[derive(Clone, Copy)]
+enum Backing<'a> {
+    /// Nothing: every access faults.
+    Inaccessible,
+    /// Private read-write memory of its own (the register block).
+    Memory,
+    /// A region's memfd from this offset, shared, read-write (a window's view).
+    File(&'a File, u64),
+}
+
+/// Maps `len` bytes at `addr` from `backing`. `fixed` replaces what is there (the model's
+/// own mapping); otherwise the range must be free.
+fn map(addr: u64, len: u64, backing: Backing<'_>, fixed: bool) -> Result<(), SimError> {
+    let anonymous = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+    let (prot, flags, raw, off) = match backing {
+        Backing::File(fd, off) => (
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_SHARED,
             fd.as_raw_fd(),
             off,
         ),
-        None => (
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        ),
+        Backing::Memory => (libc::PROT_READ | libc::PROT_WRITE, anonymous, -1, 0),
+        Backing::Inaccessible => (libc::PROT_NONE, anonymous | libc::MAP_NORESERVE, -1, 0),
     };
     let place = if fixed {
         libc::MAP_FIXED
@@ -245,6 +252,17 @@ fn map(addr: u64, len: u64, fd: Option<(&File, u64)>, fixed: bool) -> Result<(),
     Ok(())
 }
 
+/// Ranges mapped while a machine starts, unmapped again unless it comes up.
+struct Claimed(Vec<(u64, u64)>);
+
+impl Drop for Claimed {
+    fn drop(&mut self) {
+        for &(addr, len) in &self.0 {
+            unmap(addr, len);
+        }
+    }
+}
+
 fn unmap(addr: u64, len: u64) {
     // SAFETY: the model unmaps only ranges it mapped.
     unsafe { libc::munmap(addr as usize as *mut libc::c_void, len as usize) };
@@ -269,7 +287,7 @@ impl State {
     /// Points `w` at the SoC range from `soc`: the parts regions back as shared views of
     /// their memfd, the rest inaccessible.
     fn show(&self, w: &Window, soc: Option<u64>) -> Result<(), SimError> {
-        map(w.nx, w.size, None, true)?;
+        map(w.nx, w.size, Backing::Inaccessible, true)?;
         let Some(base) = soc else { return Ok(()) };
         if !base.is_multiple_of(PAGE) {
             // A table's tag that is not page-aligned cannot be a view: the window stays
@@ -284,7 +302,7 @@ impl State {
                 map(
                     w.nx + (lo - base),
                     hi - lo,
-                    Some((&r.file, lo - r.base)),
+                    Backing::File(&r.file, lo - r.base),
                     true,
                 )?;
             }
@@ -399,38 +417,23 @@ impl Machine {
                 soc: None,
             })
             .collect();
-        // Claim every range first; on failure, give back what was claimed.
-        let mut claimed: Vec<(u64, u64)> = Vec::new();
+        // Claim every range first; until the machine is up, a failure gives back what
+        // was claimed.
+        let mut claimed = Claimed(Vec::new());
         let claims = core::iter::once((u64::from(NX_REG_BASE), u64::from(NX_REG_BLOCK_SIZE)))
             .chain(windows.iter().map(|w| (w.nx, w.size)));
         for (addr, size) in claims {
-            if let Err(e) = map(addr, size, None, false) {
-                for (a, s) in claimed {
-                    unmap(a, s);
-                }
-                return Err(e);
-            }
-            claimed.push((addr, size));
+            map(addr, size, Backing::Inaccessible, false)?;
+            claimed.0.push((addr, size));
         }
         // The register block: plain read-write memory the library's stores land in.
-        // SAFETY: the page was just claimed by this model.
-        let regs = unsafe {
-            libc::mmap(
-                NX_REG_BASE as usize as *mut libc::c_void,
-                NX_REG_BLOCK_SIZE as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                -1,
-                0,
-            )
-        };
-        if regs == libc::MAP_FAILED {
-            for (a, s) in claimed {
-                unmap(a, s);
-            }
-            return Err(os_error("mmap of the register block"));
-        }
-        let words = regs.cast::<u32>();
+        map(
+            u64::from(NX_REG_BASE),
+            u64::from(NX_REG_BLOCK_SIZE),
+            Backing::Memory,
+            true,
+        )?;
+        let words = NX_REG_BASE as usize as *mut u32;
         let index = |addr: u32| ((addr - NX_REG_BASE) / 4) as usize;
         // SAFETY: both words are inside the page just mapped.
         unsafe {
@@ -459,14 +462,11 @@ impl Machine {
         ];
         for (slot, soc) in pinned {
             let w = state.windows[slot];
-            if let Err(e) = state.show(&w, Some(soc)) {
-                for (a, s) in claimed {
-                    unmap(a, s);
-                }
-                return Err(e);
-            }
+            state.show(&w, Some(soc))?;
             state.windows[slot].soc = Some(soc);
         }
+        // Up: from here on, dropping the Machine unmaps.
+        claimed.0.clear();
         *guard = Some(state);
         hooks::set_active(true);
         Ok(Machine { _one: () })
