@@ -52,30 +52,27 @@ fn main() {
     }
     let root = std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
-    let config =
-        cbindgen::Config::from_file(Path::new(&root).join("cbindgen.toml")).expect("cbindgen.toml");
-    let mut types = Vec::new();
-    cbindgen::Builder::new()
-        .with_config(config)
-        .with_src(Path::new(&root).join("src/layout.rs"))
-        .generate()
-        .expect("cbindgen: generating the types")
-        .write(&mut types);
-    let types = String::from_utf8(types).expect("utf-8");
-    let host_config = cbindgen::Config::from_file(Path::new(&root).join("cbindgen-host.toml"))
-        .expect("cbindgen-host.toml");
-    let mut host = Vec::new();
-    cbindgen::Builder::new()
-        .with_config(host_config)
-        // mod.rs brings ffi.rs (its `pub mod ffi`).
-        .with_src(Path::new(&root).join("src/sim/mod.rs"))
-        .generate()
-        .expect("cbindgen: generating the host model's API")
-        .write(&mut host);
-    let header = assemble(&types, &String::from_utf8(host).expect("utf-8"));
+    let types = cbindgen_pass(&root, "cbindgen.toml", "src/layout.rs");
+    // mod.rs brings ffi.rs (its `pub mod ffi`).
+    let host = cbindgen_pass(&root, "cbindgen-host.toml", "src/sim/mod.rs");
+    let header = assemble(&types, &host);
     let path = Path::new(&out).join("neuron_translate.h");
     std::fs::write(&path, header).expect("writing the header");
     println!("cargo:rustc-env=NT_GENERATED_HEADER={}", path.display());
+}
+
+/// What cbindgen writes for `src` (a file of the crate) under the configuration `config`.
+fn cbindgen_pass(root: &str, config: &str, src: &str) -> String {
+    let root = Path::new(root);
+    let config = cbindgen::Config::from_file(root.join(config)).expect(config);
+    let mut text = Vec::new();
+    cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(root.join(src))
+        .generate()
+        .unwrap_or_else(|e| panic!("cbindgen on {src}: {e}"))
+        .write(&mut text);
+    String::from_utf8(text).expect("utf-8")
 }
 
 fn doc_comment(out: &mut String, indent: &str, doc: &str) {
