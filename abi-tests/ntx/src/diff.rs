@@ -158,6 +158,20 @@ pub struct Finding {
     pub suppressed: Option<String>,
 }
 
+impl Finding {
+    /// What each side has and where the reference's fact comes from, those present, with
+    /// their labels: the lines every rendering shows under a finding.
+    pub fn facts(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            ("reference", &self.reference),
+            ("candidate", &self.candidate),
+            ("evidence", &self.evidence),
+        ]
+        .into_iter()
+        .filter_map(|(label, v)| v.as_deref().map(|v| (label, v)))
+    }
+}
+
 /// The result of a diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
@@ -284,15 +298,9 @@ impl Report {
                 let _ = write!(s, " ({d})");
             }
             s.push('\n');
-            for (label, v) in [
-                ("reference", &f.reference),
-                ("candidate", &f.candidate),
-                ("evidence", &f.evidence),
-                ("suppressed", &f.suppressed),
-            ] {
-                if let Some(v) = v {
-                    let _ = writeln!(s, "      {label}: {v}");
-                }
+            let suppressed = f.suppressed.as_deref().map(|v| ("suppressed", v));
+            for (label, v) in f.facts().chain(suppressed) {
+                let _ = writeln!(s, "      {label}: {v}");
             }
         }
         for r in &self.unused_suppressions {

@@ -82,14 +82,8 @@ fn sarif_result(f: &Finding, fail_on: Class, artifact: &str) -> Value {
         }]);
     }
     let mut properties = json!({ "class": f.class });
-    for (k, v) in [
-        ("reference", &f.reference),
-        ("candidate", &f.candidate),
-        ("evidence", &f.evidence),
-    ] {
-        if let Some(v) = v {
-            properties[k] = json!(v);
-        }
+    for (k, v) in f.facts() {
+        properties[k] = json!(v);
     }
     let mut r = json!({
         "ruleId": f.kind.to_string(),
@@ -157,15 +151,9 @@ pub fn sarif(outcome: Result<&Report, &Error>, fail_on: Class, exit_code: u8) ->
 
 fn detail(f: &Finding) -> String {
     let mut s = f.message.clone();
-    for (label, v) in [
-        ("symbol", &f.demangled),
-        ("reference", &f.reference),
-        ("candidate", &f.candidate),
-        ("evidence", &f.evidence),
-    ] {
-        if let Some(v) = v {
-            s.push_str(&format!("\n{label}: {v}"));
-        }
+    let symbol = f.demangled.as_deref().map(|v| ("symbol", v));
+    for (label, v) in symbol.into_iter().chain(f.facts()) {
+        s.push_str(&format!("\n{label}: {v}"));
     }
     s
 }
