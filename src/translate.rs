@@ -125,42 +125,48 @@ pub enum RefillError {
 
 /// The smallest address `>= x` that `r` matches, if any (`r` need not have a contiguous
 /// mask: the addresses a record matches are `ptr | f` for every `f` within `!mask`).
+///
+/// Straight-line, without a loop over the bits: let `i` be the highest fixed bit where
+/// `x` differs from the tag. If the tag has a 1 there, the answer keeps `x` above `i` and
+/// takes the tag from `i` down (free bits 0). If the tag has a 0 there, `x` must be raised
+/// at the lowest free bit above `i` where it has a 0, keeping `x` above that bit and the
+/// tag below it; without such a bit, nothing at or after `x` matches.
 #[inline]
 pub fn next_member(r: &MapRecord, x: u64) -> Option<u64> {
+    next_member_inline(r, x)
+}
+
+/// [`next_member`], always inlined (the span computation of the device object has no
+/// calls and no loops, which keeps it provable path by path: docs/prove.md).
+#[inline(always)]
+fn next_member_inline(r: &MapRecord, x: u64) -> Option<u64> {
     let (p, m) = (r.ptr, r.mask);
     if r.is_empty() {
         return None;
     }
-    if x & m == p {
+    let differ = (x & m) ^ p;
+    if differ == 0 {
         return Some(x);
     }
-    let free = !m;
-    if r.has_contiguous_mask() {
-        // Contiguous mask: the record is the block [p, p | free].
-        return if x < p { Some(p) } else { None };
+    // Bits 0..=i set, for the highest differing bit i.
+    let mut upto = differ;
+    upto |= upto >> 1;
+    upto |= upto >> 2;
+    upto |= upto >> 4;
+    upto |= upto >> 8;
+    upto |= upto >> 16;
+    upto |= upto >> 32;
+    let top = upto ^ (upto >> 1);
+    if p & top != 0 {
+        return Some((x & !upto) | (p & upto));
     }
-    // General mask: the smallest candidate keeps x's bits above some position i (they
-    // must agree with the tag where fixed), raises bit i from 0 to 1 (allowed if the bit is
-    // free or the tag has it), and is minimal below i. The lowest such i gives the least.
-    for i in 0..64u32 {
-        let bit = 1u64 << i;
-        let above = if i == 63 { 0 } else { !((bit << 1) - 1) };
-        if x & bit == 0 && (free & bit != 0 || p & bit != 0) && x & m & above == p & above {
-            return Some((x & above) | bit | (p & (bit - 1)));
-        }
+    let raisable = !m & !x & !upto;
+    if raisable == 0 {
+        return None;
     }
-    None
-}
-
-/// How many bytes from `addr` (which `r` matches) stay in `r`: up to the end of the
-/// aligned block of the mask's lowest fixed bit, past which a carry changes a tag bit.
-#[inline]
-fn run_in_record(r: &MapRecord, addr: u64) -> u128 {
-    let tz = r.mask.trailing_zeros();
-    let block: u128 = 1u128 << tz; // 2^64 when the mask is 0
-                                   // 2^64 is a multiple of every block, so the next block boundary is also where the
-                                   // address space ends at the latest.
-    block - (u128::from(addr) & (block - 1))
+    let bit = raisable & raisable.wrapping_neg();
+    let below = bit - 1;
+    Some((x & !(bit | below)) | bit | (p & below))
 }
 
 impl core::fmt::Display for RefillError {
@@ -270,19 +276,35 @@ impl TranslationCtx {
     /// `addr` must match, first), at most `len`: the span stops at the end of the record's
     /// window, at the top of the 32-bit local space (where the local address would wrap),
     /// and before the first address an earlier record matches (it would win there).
+    ///
+    /// All in 64 bits, and one unrolled step per earlier record instead of a loop.
     #[inline]
     pub fn span_at(&self, slot: usize, addr: u64, local: u32, len: u64) -> u64 {
         let Some(r) = self.records.get(slot) else {
             return 0;
         };
-        let local_room = (1u128 << 32) - u128::from(local);
-        let mut span = u128::from(len).min(run_in_record(r, addr)).min(local_room);
-        for earlier in self.records.iter().take(slot) {
-            if let Some(a) = next_member(earlier, addr) {
-                span = span.min(u128::from(a - addr));
+        // The record's run: up to the end of the aligned block of the mask's lowest fixed
+        // bit, past which a carry changes a tag bit. `block` is the block's size less one
+        // (all ones for a mask of 0, whose block is the whole space: the run is then 2^64
+        // less the address, which saturates to u64::MAX, above any `len`).
+        let block = r.mask.wrapping_sub(1) & !r.mask;
+        let run = (block - (addr & block)).saturating_add(1);
+        let local_room = (1u64 << 32) - u64::from(local);
+        let mut span = len.min(run).min(local_room);
+        let mut before = |j: usize| {
+            if j < slot {
+                if let Some(a) = next_member_inline(&self.records[j], addr) {
+                    span = span.min(a.wrapping_sub(addr));
+                }
             }
-        }
-        span as u64
+        };
+        // Records 0..slot, slot < RECORDS.
+        before(0);
+        before(1);
+        before(2);
+        before(3);
+        const _: () = assert!(RECORDS == 5);
+        span
     }
 
     /// [`TranslationCtx::translate`] plus the span: the local address of `addr` (refilling
@@ -353,7 +375,8 @@ pub(crate) unsafe fn apply_refill_in_place<R: WindowRegisters + ?Sized>(
 
 /// [`TranslationCtx::translate_span`] on a table behind a pointer. When the refill's
 /// register block aliases the victim's own record, the record may no longer match `addr`
-/// after the stores: nothing then translates contiguously from it, and the span is 0.
+/// after the stores, or may give it another local address (its `window` overwritten):
+/// nothing then translates contiguously from the returned address, and the span is 0.
 ///
 /// # Safety
 ///
@@ -383,7 +406,8 @@ pub(crate) unsafe fn translate_span_in_place<R: WindowRegisters + ?Sized>(
     };
     // SAFETY: as above; nothing writes while this reference lives.
     let t = unsafe { &*ctx };
-    let span = if t.records[slot].matches(addr) {
+    let r = &t.records[slot];
+    let span = if r.matches(addr) && r.local(addr) == local {
         t.span_at(slot, addr, local, len)
     } else {
         0

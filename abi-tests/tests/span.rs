@@ -230,6 +230,42 @@ fn a_register_block_over_the_victims_own_tag_leaves_no_span() {
     assert_eq!(after.next_alloc, 1);
 }
 
+#[test]
+fn a_register_block_over_the_victims_own_window_leaves_no_span() {
+    // The victim's register block is its own window field: the refill's low word lands on
+    // the window (+8), its high word on the padding (+12). The record still matches the
+    // address, but now gives it another local address than the one returned: nothing
+    // translates contiguously from the returned address, so the span is 0 (the span's
+    // definition, docs/contract.md §3, which prove/validate.py checks on the object).
+    let mut t = TranslationCtx::empty();
+    for r in t.records.iter_mut() {
+        r.mask = 0xFFFF_FFFF_FF00_0000;
+        r.window = 0x0700_0000;
+    }
+    let ctx: *mut TranslationCtx = &mut t;
+    // SAFETY: a place inside the table.
+    let window = unsafe { core::ptr::addr_of_mut!((*ctx).records[0].window) } as u64;
+    // SAFETY: as above.
+    unsafe { (*ctx).records[0].reg_location = window };
+    let mut span = 77u64;
+    let addr = 0x28_0201_2345u64;
+    // SAFETY: the table is valid; its register block is 8 bytes inside it.
+    let p = unsafe { neuron_translate_span(ctx.cast(), addr, 0x1000, &mut span) };
+    assert_eq!(
+        p as usize, 0x0701_2345,
+        "the local address the refill computed"
+    );
+    // SAFETY: the call is over; nothing else holds the table.
+    let after = unsafe { ctx.read() };
+    assert!(after.records[0].matches(addr));
+    assert_eq!(after.records[0].window, 0x0200_0000, "lo over the window");
+    assert_eq!(after.records[0].local(addr), 0x0201_2345);
+    assert_eq!(
+        span, 0,
+        "the window moved under the returned address: no span"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
