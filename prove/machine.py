@@ -16,12 +16,15 @@ they are modelled here as the ISA defines them.
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from typing import Callable
 
 import pypcode
 import z3
 
 OP = pypcode.OpCode
+DEBUG = bool(os.environ.get("NT_PROVE_DEBUG"))
 
 
 @dataclasses.dataclass
@@ -44,6 +47,9 @@ class Outcome:
     ret: z3.BitVecRef | None
     mem: z3.ArrayRef
     pc: int
+    # Addresses the executor took to be outside the stack region (see State.load_byte):
+    # the caller proves them from its preconditions.
+    assumed: list = dataclasses.field(default_factory=list)
 
 
 class Image:
@@ -75,6 +81,7 @@ class Lifter:
         self.ctx = pypcode.Context("Xtensa:LE:32:default")
         self.image = image
         self.cache: dict[int, tuple[list, int]] = {}
+        self.orders: dict[int, dict[int, int]] = {}
         self.reg = {name: (vn.offset, vn.size) for name, vn in self.ctx.registers.items()}
 
     def at(self, pc: int):
@@ -88,6 +95,43 @@ class Lifter:
             self.cache[pc] = (ops[1:], length)
         return self.cache[pc]
 
+    def successors(self, pc: int) -> list[int]:
+        """Where control may go after the instruction at `pc` (calls fall through: the
+        callee is ordered on its own)."""
+        try:
+            ops, length = self.at(pc)
+        except Exception:
+            return []
+        out = [op.inputs[0].offset for op in ops if op.opcode in (OP.BRANCH, OP.CBRANCH) and op.inputs[0].space.name == "ram"]
+        internal = any(op.opcode in (OP.BRANCH, OP.CBRANCH) and op.inputs[0].space.name == "const" for op in ops)
+        last = ops[-1] if ops else None
+        ends = last is not None and (
+            last.opcode in (OP.BRANCH, OP.RETURN, OP.BRANCHIND)
+            or (last.opcode == OP.CALLOTHER and last.inputs[0].getUserDefinedOpName() == "ill")
+        )
+        if internal or not ends:
+            out.append(pc + length)
+        return [t for t in out if self.image.contains(t, 2)]
+
+    def order(self, entry: int) -> dict[int, int]:
+        """The reverse postorder of the function at `entry`: on a graph without cycles,
+        every instruction comes after all the instructions that can reach it, so a path
+        waiting at a join is taken up only when every path that can still reach it has."""
+        if entry not in self.orders:
+            post, seen = [], {entry}
+            stack = [(entry, iter(self.successors(entry)))]
+            while stack:
+                node, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    stack.pop()
+                    post.append(node)
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, iter(self.successors(nxt))))
+            self.orders[entry] = {pc: i for i, pc in enumerate(reversed(post))}
+        return self.orders[entry]
+
 
 class ExecError(Exception):
     pass
@@ -95,6 +139,30 @@ class ExecError(Exception):
 
 def bv(v: int, bits: int) -> z3.BitVecRef:
     return z3.BitVecVal(v, bits)
+
+
+@dataclasses.dataclass(frozen=True)
+class Stack:
+    """The stack below the caller's stack pointer `sp`: the callee's frames, `[sp - size,
+    sp)`, whose stores the caller cannot see, and the region the executor takes no
+    pointer argument to reach, `[sp - size, sp + args)` (the frames and the arguments
+    passed in memory)."""
+
+    sp: int
+    size: int = 0x1000
+    args: int = 16
+
+    def holds(self, a: z3.BitVecRef) -> bool:
+        return z3.is_bv_value(a) and self.sp - self.size <= a.as_long() < self.sp + self.args
+
+    def frame(self, a: z3.BitVecRef, n: int) -> bool:
+        return z3.is_bv_value(a) and self.sp - self.size <= a.as_long() and a.as_long() + n <= self.sp
+
+    def outside(self, p: z3.BitVecRef, n: int):
+        """All of `[p, p + n)` outside the region (modulo 2^32): `p` is not in it and the
+        region starts at least `n` bytes after `p`."""
+        lo, hi = self.sp - self.size, self.sp + self.args
+        return z3.And(z3.UGE(p - lo, hi - lo), z3.UGE(z3.BitVecVal(lo, 32) - p, n))
 
 
 class Frame:
@@ -123,6 +191,15 @@ class State:
         self.steps = 0
         self.pending_rotation = 0
         self.fresh = 0
+        self.entries = [pc]  # the entry of each active function, outermost first
+        self.assumed: list = []  # addresses taken to be outside the stack region
+        self.stack: Stack | None = None
+        # With values merged (run_function's merge_values): the time a feasibility query
+        # may take, in ms, after which both sides are taken; and the pointers whose
+        # constant offsets the addresses are pinned to (State.pin).
+        self.quick: int | None = None
+        self.bases: list = []
+        self.frame_bytes: dict[int, z3.BitVecRef] = {}  # the frame's bytes (State.store)
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -140,6 +217,12 @@ class State:
         s.steps = self.steps
         s.pending_rotation = self.pending_rotation
         s.fresh = self.fresh
+        s.entries = list(self.entries)
+        s.assumed = list(self.assumed)
+        s.stack = self.stack
+        s.quick = self.quick
+        s.bases = self.bases
+        s.frame_bytes = dict(self.frame_bytes)
         return s
 
     # --- registers and memory -------------------------------------------------------
@@ -193,19 +276,69 @@ class State:
     def load_byte(self, a: z3.BitVecRef) -> z3.BitVecRef:
         """The byte at `a`: the newest store that must be there, under an if for each store
         that may be (a read over writes; the same value as reading the array of stores,
-        decided here when the addresses differ by a constant)."""
+        decided here when the addresses differ by a constant).
+
+        With a stack region (run_function's `stack`), a constant address inside it and
+        an address that is not a constant are taken not to alias: the byte at the one
+        skips the stores to the other, and the address that is not a constant is recorded
+        in `assumed`, for the caller to prove outside the region. The function's own frame
+        is kept apart from the other stores (`frame_bytes`)."""
+        if self.stack is not None and self.stack.frame(a, 1):
+            for wa, _ in self.writes:
+                if not z3.is_bv_value(wa):
+                    self.assume(wa)
+            return self.frame_bytes.get(a.as_long(), z3.Select(self.initial, a))
+        if self.frame_bytes and not z3.is_bv_value(a):
+            self.assume(a)
         v = z3.Select(self.initial, a)
+        here = self.stack is not None and self.stack.holds(a)
         for wa, wv in self.writes:
             d = z3.simplify(a - wa)
             if z3.is_bv_value(d):
                 if d.as_long() == 0:
                     v = wv
                 continue
+            if here and not z3.is_bv_value(wa):
+                self.assume(wa)
+                continue
             v = z3.If(a == wa, wv, v)
         return v
 
+    def pin(self, addr: z3.BitVecRef) -> z3.BitVecRef:
+        """`addr` as base + a constant, when it is one of `bases` plus an offset that is not
+        a constant but that the path condition fixes (the victim record of a refill, once
+        the path has decided which it is): the same address, in a form the memory model
+        resolves against the other accesses to the table without the solver."""
+        addr = z3.simplify(addr)
+        if not self.bases or z3.is_bv_value(addr):
+            return addr
+        for base in self.bases:
+            off = z3.simplify(addr - base)
+            if z3.is_bv_value(off):
+                return addr
+            q = z3.Solver()
+            q.set("timeout", self.quick or 0)
+            q.add(*self.cond)
+            if q.check() != z3.sat:
+                continue
+            c = q.model().eval(off, model_completion=True)
+            q.add(off != c)
+            if q.check() == z3.unsat:
+                return z3.simplify(base + c)
+        return addr
+
+    def assume(self, a: z3.BitVecRef):
+        if not any(a.eq(b) for b in self.assumed):
+            self.assumed.append(a)
+
     def store(self, addr: z3.BitVecRef, v: z3.BitVecRef, n: int):
         addr = z3.simplify(addr)
+        if self.stack is not None and self.stack.frame(addr, n):
+            # The function's own frame: kept apart (a constant address, which no other
+            # access reaches), and not a store its caller can see.
+            for i in range(n):
+                self.frame_bytes[addr.as_long() + i] = z3.simplify(z3.Extract(8 * i + 7, 8 * i, v))
+            return
         for i in range(n):
             byte = z3.simplify(z3.Extract(8 * i + 7, 8 * i, v))
             at = z3.simplify(addr + i)
@@ -320,70 +453,134 @@ def run_function(
     frame_regs: Callable[[State], None],
     mem: z3.ArrayRef,
     bound: int = 4000,
+    stack: Stack | None = None,
+    merge_values: bool = False,
+    assume: tuple = (),
+    bases: tuple = (),
 ) -> list[Outcome]:
     """Every path of the function at `entry`. `frame_regs` sets the argument registers of
-    a fresh state. Paths that meet at an instruction in the same state but for their path
-    conditions continue as one, under the disjunction of the conditions (the scans over
-    the table would otherwise fork at every half-word compare)."""
+    a fresh state; `stack`, if given, is the caller's stack (see State.load_byte);
+    `assume`, the conditions every path starts with (a case of the caller's).
+
+    Paths are taken up in the reverse postorder of the code (Lifter.order), so that the
+    paths that meet at an instruction are all there when it is taken up; there, those in
+    the same state continue as one, under the disjunction of their conditions. With
+    `merge_values`, so do those that differ only in values (`merge`): each register,
+    stored value or event value that differs becomes an if on the condition of one of
+    them (state merging: without it the span computation's selects, each a branch on this
+    core, would double the paths at every one; with it, the scans of the other functions
+    give the solver harder formulas than the paths they save). Then a feasibility query
+    that takes longer than 200 ms counts as feasible (a path that ends infeasible is
+    dropped by its check), and an address at a non-constant offset from one of `bases`
+    that the path fixes is pinned to that offset (State.pin)."""
     import heapq
 
     start = State(lifter, mem, Frame({}), entry)
+    start.stack = stack
+    if merge_values:
+        start.quick = 200
+        start.bases = list(bases)
+    start.cond = list(assume)
     frame_regs(start)
     heap: list = []
     counter = 0
 
+    def key(st):
+        chain = [lifter.order(f).get(pc, 1 << 30) for f, (pc, _, _) in zip(st.entries, st.returns)]
+        return (*chain, lifter.order(st.entries[-1]).get(st.pc, 1 << 30), st.index)
+
     def push(st):
         nonlocal counter
         counter += 1
-        heapq.heappush(heap, (len(st.returns), st.pc, counter, st))
+        heapq.heappush(heap, (key(st), counter, st))
 
     push(start)
     done: list[Outcome] = []
     solver = z3.Solver()
     while heap:
-        _, pc, _, s = heapq.heappop(heap)
-        # Everything waiting at the same instruction that can merge with s does.
+        k, _, s = heapq.heappop(heap)
+        # Everything waiting at the same place that can merge with s does.
         same = []
-        while heap and heap[0][1] == pc and heap[0][0] == len(s.returns):
-            same.append(heapq.heappop(heap)[3])
-        rest = []
+        while heap and heap[0][0] == k:
+            same.append(heapq.heappop(heap)[2])
         for other in same:
-            if s.index == 0 and other.index == 0 and mergeable(s, other):
-                s.cond = [z3.Or(z3.And(*s.cond), z3.And(*other.cond))]
-                s.steps = max(s.steps, other.steps)
+            merged = merge(s, other, merge_values) if s.index == 0 and other.index == 0 else None
+            if merged is not None:
+                s = merged
             else:
-                rest.append(other)
-        for other in rest:
-            push(other)
+                push(other)
+        if DEBUG:
+            print(f"  at {s.pc:#x}.{s.index} merged {len(same) + 1 - sum(1 for e in heap if e[0] == k)} waiting {len(heap)} done {len(done)}", file=sys.stderr)
         out = step_path(s, push, solver, bound)
         if out is not None:
             done.append(out)
     return done
 
 
-def same_ast(a, b) -> bool:
-    return a.eq(b)
-
-
-def mergeable(a: State, b: State) -> bool:
-    if (a.returns, a.pending_rotation) != (b.returns, b.pending_rotation) or len(a.frames) != len(b.frames):
-        return False
-    if not same_ast(a.mem, b.mem) or len(a.events) != len(b.events):
-        return False
+def merge(a: State, b: State, values: bool) -> State | None:
+    """One state for `a` and `b` (at the same instruction), or None when they differ in
+    more than values (their calls, their store addresses or widths, their barriers) or,
+    unless `values`, in anything but their conditions."""
+    if (a.returns, a.pending_rotation, a.entries) != (b.returns, b.pending_rotation, b.entries) or len(a.frames) != len(b.frames):
+        return None
+    if len(a.writes) != len(b.writes) or len(a.events) != len(b.events):
+        return None
+    if not all(wa.eq(wb) for (wa, _), (wb, _) in zip(a.writes, b.writes)):
+        return None
     for x, y in zip(a.events, b.events):
         if type(x) is not type(y):
-            return False
-        if isinstance(x, Store) and not (x.width == y.width and same_ast(x.addr, y.addr) and same_ast(x.value, y.value)):
-            return False
-    for fa, fb in zip(a.frames, b.frames):
-        if fa.regs.keys() != fb.regs.keys():
-            return False
-        if not all(same_ast(v, fb.regs[k]) for k, v in fa.regs.items()):
-            return False
-    return True
+            return None
+        if isinstance(x, Store) and not (x.width == y.width and x.addr.eq(y.addr)):
+            return None
+    if any(fa.regs.keys() != fb.regs.keys() for fa, fb in zip(a.frames, b.frames)):
+        return None
+    n = 0
+    while n < min(len(a.cond), len(b.cond)) and a.cond[n].eq(b.cond[n]):
+        n += 1
+    only_a, only_b = a.cond[n:], b.cond[n:]
+    if not only_a or not only_b:
+        return None
+    ca = z3.And(*only_a) if len(only_a) > 1 else only_a[0]
+    cb = z3.And(*only_b) if len(only_b) > 1 else only_b[0]
+
+    def pick(x, y):
+        return x if x.eq(y) else z3.If(ca, x, y)
+
+    if not values:
+        same = a.frame_bytes.keys() == b.frame_bytes.keys() and all(v.eq(b.frame_bytes[k]) for k, v in a.frame_bytes.items())
+        same &= all(va.eq(vb) for (_, va), (_, vb) in zip(a.writes, b.writes))
+        same &= all(isinstance(x, Barrier) or x.value.eq(y.value) for x, y in zip(a.events, b.events))
+        same &= all(v.eq(fb.regs[r]) for fa, fb in zip(a.frames, b.frames) for r, v in fa.regs.items())
+        if not same:
+            return None
+
+    m = a.copy()
+    m.cond = a.cond[:n] + [z3.Or(ca, cb)]
+    m.steps = max(a.steps, b.steps)
+    for fm, fb in zip(m.frames, b.frames):
+        for r, v in fm.regs.items():
+            fm.regs[r] = pick(v, fb.regs[r])
+    for at in set(a.frame_bytes) | set(b.frame_bytes):
+        unset = z3.Select(a.initial, z3.BitVecVal(at, 32))
+        m.frame_bytes[at] = pick(a.frame_bytes.get(at, unset), b.frame_bytes.get(at, unset))
+    m.writes = [(wa, pick(va, vb)) for (wa, va), (_, vb) in zip(a.writes, b.writes)]
+    m.mem = m.initial
+    for wa, wv in m.writes:
+        m.mem = z3.Store(m.mem, wa, wv)
+    m.events = [x if isinstance(x, Barrier) else Store(x.addr, pick(x.value, y.value), x.width) for x, y in zip(a.events, b.events)]
+    for x in b.assumed:
+        m.assume(x)
+    return m
 
 
-def feasible(solver: z3.Solver, cond: list) -> bool:
+def feasible(solver: z3.Solver, cond: list, quick: int | None = None) -> bool:
+    """Whether `cond` can hold. With `quick` (ms), a query that takes longer counts as
+    feasible: taking an infeasible side only costs the time to explore it."""
+    if quick is not None:
+        q = z3.Solver()
+        q.set("timeout", quick)
+        q.add(*cond)
+        return q.check() != z3.unsat
     solver.push()
     solver.add(*cond)
     r = solver.check()
@@ -402,7 +599,7 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
             s.unique = {}  # temporaries do not outlive their instruction
             s.steps += 1
             if s.steps > bound:
-                return Outcome("bound", s.cond, s.events, None, s.mem, s.pc)
+                return Outcome("bound", s.cond, s.events, None, s.mem, s.pc, s.assumed)
         if s.index >= len(ops):
             s.pc, s.index = s.pc + length, 0
             continue
@@ -421,10 +618,10 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
         elif code == OP.PIECE:
             s.write(op.output, z3.Concat(s.read(op.inputs[0]), s.read(op.inputs[1])))
         elif code == OP.LOAD:
-            s.write(op.output, s.load(resize(s.read(op.inputs[1]), 32), op.output.size))
+            s.write(op.output, s.load(s.pin(resize(s.read(op.inputs[1]), 32)), op.output.size))
         elif code == OP.STORE:
             v = s.read(op.inputs[2])
-            s.store(resize(s.read(op.inputs[1]), 32), v, op.inputs[2].size)
+            s.store(s.pin(resize(s.read(op.inputs[1]), 32)), v, op.inputs[2].size)
         elif code == OP.BRANCH:
             jump(s, op.inputs[0])
         elif code == OP.CBRANCH:
@@ -434,8 +631,8 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
             elif z3.is_false(c):
                 pass
             else:
-                t_ok = feasible(solver, s.cond + [c])
-                f_ok = feasible(solver, s.cond + [z3.Not(c)])
+                t_ok = feasible(solver, s.cond + [c], s.quick)
+                f_ok = feasible(solver, s.cond + [z3.Not(c)], s.quick)
                 if t_ok and f_ok:
                     other = s.copy()
                     other.cond.append(z3.Not(c))
@@ -457,14 +654,14 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
             call(s, target)
         elif code == OP.RETURN:
             if not s.returns:
-                return Outcome("return", s.cond, s.events, s.reg_name("a2"), s.mem, s.pc)
+                return Outcome("return", s.cond, s.events, s.reg_name("a2"), s.mem, s.pc, s.assumed)
             ret(s)
         elif code == OP.CALLOTHER:
             name = op.inputs[0].getUserDefinedOpName()
             if name == "memw":
                 s.events.append(Barrier())
             elif name == "ill":
-                return Outcome("trap", s.cond, s.events, None, s.mem, s.pc)
+                return Outcome("trap", s.cond, s.events, None, s.mem, s.pc, s.assumed)
             elif name in ("swap4", "swap8", "swap12"):
                 s.pending_rotation = int(name[4:])
             elif name in ("restore4", "restore8", "restore12", "rotateRegWindow", "restoreRegWindow"):
@@ -510,12 +707,14 @@ def call(s: State, target: int):
     s.pending_rotation = 0
     regs = {s.lifter.reg[WINDOW[i]]: s.get_reg(*s.lifter.reg[WINDOW[i + n]]) for i in range(16 - n)}
     s.returns.append((s.pc, s.index, n))
+    s.entries.append(target)
     s.frames.append(Frame(regs))
     s.pc, s.index = target, 0
 
 
 def ret(s: State):
     pc, index, n = s.returns.pop()
+    s.entries.pop()
     values = [s.get_reg(*s.lifter.reg[WINDOW[i]]) for i in range(16 - n)]
     s.frames.pop()
     for i, v in enumerate(values):
