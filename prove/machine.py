@@ -503,14 +503,15 @@ def run_function(
         same = []
         while heap and heap[0][0] == k:
             same.append(heapq.heappop(heap)[2])
+        joined = 1
         for other in same:
             merged = merge(s, other, merge_values) if s.index == 0 and other.index == 0 else None
             if merged is not None:
-                s = merged
+                s, joined = merged, joined + 1
             else:
                 push(other)
         if DEBUG:
-            print(f"  at {s.pc:#x}.{s.index} merged {len(same) + 1 - sum(1 for e in heap if e[0] == k)} waiting {len(heap)} done {len(done)}", file=sys.stderr)
+            print(f"  at {s.pc:#x}.{s.index}: {joined} paths as one, {len(heap)} waiting, {len(done)} done", file=sys.stderr)
         out = step_path(s, push, solver, bound)
         if out is not None:
             done.append(out)

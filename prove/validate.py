@@ -407,6 +407,22 @@ def prove_all(solver, claims):
     raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in claims]))]))
 
 
+def value_check(w: S):
+    """What the value a store makes must satisfy: `w.check`, or equality with `w.value`."""
+    return w.check if w.check is not None else (lambda x: x == w.value)
+
+
+def halves_check(w: S):
+    """The same, for a 64-bit value stored as two words (low, high)."""
+    if w.check is not None:
+        return lambda lo, hi: w.check(z3.Concat(hi, lo))
+    return lambda lo, hi: z3.And(lo == lo32(w.value), hi == hi32(w.value))
+
+
+def contract_value(w: S):
+    return [] if w.value is None else [("contract value", w.value)]
+
+
 def event_claims(solver, code, want):
     """The code's events against the case's: the same stores in the same order (a 64-bit
     any-order store may be two 32-bit ones), and a barrier wherever the case needs one.
@@ -431,27 +447,19 @@ def event_claims(solver, code, want):
             if pos + 1 >= len(stores) or stores[pos + 1][1].width != 4:
                 raise Refuted(f"'{w.what}': a 32-bit store not followed by its other half", witness(solver, []))
             j, f = stores[pos + 1]
-            a, v = w.addr, w.value
-            if w.check is not None:
-                claim = z3.Or(
-                    z3.And(e.addr == a, f.addr == a + 4, w.check(z3.Concat(f.value, e.value))),
-                    z3.And(e.addr == a + 4, f.addr == a, w.check(z3.Concat(e.value, f.value))),
-                )
-                shown = [("code address", e.addr), ("code value", e.value), ("code address 2", f.addr), ("code value 2", f.value), ("contract address", a)]
-            else:
-                claim = z3.Or(
-                    z3.And(e.addr == a, e.value == lo32(v), f.addr == a + 4, f.value == hi32(v)),
-                    z3.And(e.addr == a + 4, e.value == hi32(v), f.addr == a, f.value == lo32(v)),
-                )
-                shown = [("code address", e.addr), ("code value", e.value), ("code address 2", f.addr), ("code value 2", f.value), ("contract address", a), ("contract value", v)]
+            a, ok = w.addr, halves_check(w)
+            claim = z3.Or(
+                z3.And(e.addr == a, f.addr == a + 4, ok(e.value, f.value)),
+                z3.And(e.addr == a + 4, f.addr == a, ok(f.value, e.value)),
+            )
+            shown = [("code address", e.addr), ("code value", e.value), ("code address 2", f.addr), ("code value 2", f.value), ("contract address", a)] + contract_value(w)
             claims.append((claim, f"store '{w.what}'", shown))
             pos += 2
             last_store_at = j
             continue
         if e.width != w.width:
             raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", witness(solver, []))
-        value_ok = w.check(e.value) if w.check is not None else e.value == w.value
-        claims.append((z3.And(e.addr == w.addr, value_ok), f"store '{w.what}'", [("code address", e.addr), ("code value", e.value), ("contract address", w.addr)] + ([] if w.value is None else [("contract value", w.value)])))
+        claims.append((z3.And(e.addr == w.addr, value_check(w)(e.value)), f"store '{w.what}'", [("code address", e.addr), ("code value", e.value), ("contract address", w.addr)] + contract_value(w)))
         pos += 1
         last_store_at = i
     if need_barrier is not None:

@@ -2,6 +2,7 @@
 //! agrees with translate at every address in it, is as long as it may be, handles a window
 //! ending exactly at the 32-bit top and `len == 0`.
 
+use core::mem::offset_of;
 use neuron_translate::abi::neuron_translate_span;
 use neuron_translate::translate::next_member;
 use neuron_translate::RegisterLog;
@@ -196,13 +197,13 @@ fn the_c_entry_point_agrees_with_the_safe_api_and_handles_null() {
     assert_eq!(span, 0);
 }
 
-#[test]
-fn a_register_block_over_the_victims_own_tag_leaves_no_span() {
-    // The victim's register block starts at the high word of its own tag: the refill
-    // writes the tag, then its high word over the record's window (+8) and its low word
-    // over the tag's high word (+4). The record then no longer matches the address it was
-    // refilled for, and nothing translates contiguously from it; the local address is the
-    // one the refill computed, as neuron_translate returns.
+/// The address both aliasing tests refill for.
+const ALIASED_ADDR: u64 = 0x28_0201_2345;
+
+/// A span call on a fresh table (16 MiB windows at 0x0700_0000) whose slot-0 register
+/// block is `offset` bytes into record 0 itself: the returned address, the span, and the
+/// table after the call.
+fn span_with_register_block_in_record_0(offset: usize) -> (usize, u64, TranslationCtx) {
     let mut t = TranslationCtx::empty();
     for r in t.records.iter_mut() {
         r.mask = 0xFFFF_FFFF_FF00_0000;
@@ -210,23 +211,32 @@ fn a_register_block_over_the_victims_own_tag_leaves_no_span() {
     }
     let ctx: *mut TranslationCtx = &mut t;
     // SAFETY: a place inside the table.
-    let tag_hi = unsafe { core::ptr::addr_of_mut!((*ctx).records[0].ptr) } as u64 + 4;
+    let record = unsafe { core::ptr::addr_of_mut!((*ctx).records[0]) } as u64;
     // SAFETY: as above.
-    unsafe { (*ctx).records[0].reg_location = tag_hi };
+    unsafe { (*ctx).records[0].reg_location = record + offset as u64 };
     let mut span = 77u64;
-    let addr = 0x28_0201_2345u64;
     // SAFETY: the table is valid; its register block is 8 bytes inside it.
-    let p = unsafe { neuron_translate_span(ctx.cast(), addr, 0x1000, &mut span) };
-    assert_eq!(p as usize, 0x0701_2345);
-    assert_eq!(span, 0, "the record no longer matches: no span");
+    let p = unsafe { neuron_translate_span(ctx.cast(), ALIASED_ADDR, 0x1000, &mut span) };
     // SAFETY: the call is over; nothing else holds the table.
-    let after = unsafe { ctx.read() };
+    (p as usize, span, unsafe { ctx.read() })
+}
+
+#[test]
+fn a_register_block_over_the_victims_own_tag_leaves_no_span() {
+    // The victim's register block starts at the high word of its own tag: the refill
+    // writes the tag, then its high word over the record's window (+8) and its low word
+    // over the tag's high word (+4). The record then no longer matches the address it was
+    // refilled for, and nothing translates contiguously from it; the local address is the
+    // one the refill computed, as neuron_translate returns.
+    let (p, span, after) = span_with_register_block_in_record_0(offset_of!(MapRecord, ptr) + 4);
+    assert_eq!(p, 0x0701_2345);
+    assert_eq!(span, 0, "the record no longer matches: no span");
     assert_eq!(
         after.records[0].ptr, 0x0200_0000_0200_0000,
         "lo over the tag's high word"
     );
     assert_eq!(after.records[0].window, 0x28, "hi over the window");
-    assert!(!after.records[0].matches(addr));
+    assert!(!after.records[0].matches(ALIASED_ADDR));
     assert_eq!(after.next_alloc, 1);
 }
 
@@ -237,29 +247,11 @@ fn a_register_block_over_the_victims_own_window_leaves_no_span() {
     // address, but now gives it another local address than the one returned: nothing
     // translates contiguously from the returned address, so the span is 0 (the span's
     // definition, docs/contract.md §3, which prove/validate.py checks on the object).
-    let mut t = TranslationCtx::empty();
-    for r in t.records.iter_mut() {
-        r.mask = 0xFFFF_FFFF_FF00_0000;
-        r.window = 0x0700_0000;
-    }
-    let ctx: *mut TranslationCtx = &mut t;
-    // SAFETY: a place inside the table.
-    let window = unsafe { core::ptr::addr_of_mut!((*ctx).records[0].window) } as u64;
-    // SAFETY: as above.
-    unsafe { (*ctx).records[0].reg_location = window };
-    let mut span = 77u64;
-    let addr = 0x28_0201_2345u64;
-    // SAFETY: the table is valid; its register block is 8 bytes inside it.
-    let p = unsafe { neuron_translate_span(ctx.cast(), addr, 0x1000, &mut span) };
-    assert_eq!(
-        p as usize, 0x0701_2345,
-        "the local address the refill computed"
-    );
-    // SAFETY: the call is over; nothing else holds the table.
-    let after = unsafe { ctx.read() };
-    assert!(after.records[0].matches(addr));
+    let (p, span, after) = span_with_register_block_in_record_0(offset_of!(MapRecord, window));
+    assert_eq!(p, 0x0701_2345, "the local address the refill computed");
+    assert!(after.records[0].matches(ALIASED_ADDR));
     assert_eq!(after.records[0].window, 0x0200_0000, "lo over the window");
-    assert_eq!(after.records[0].local(addr), 0x0201_2345);
+    assert_eq!(after.records[0].local(ALIASED_ADDR), 0x0201_2345);
     assert_eq!(
         span, 0,
         "the window moved under the returned address: no span"
