@@ -16,6 +16,7 @@ they are modelled here as the ISA defines them.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import sys
 from typing import Callable
@@ -50,6 +51,11 @@ class Outcome:
     # Addresses the executor took to be outside the stack region (see State.load_byte):
     # the caller proves them from its preconditions.
     assumed: list = dataclasses.field(default_factory=list)
+    # a3 at the return (the high word of a 64-bit result).
+    ret_hi: z3.BitVecRef | None = None
+    # What the path must show of the functions it called through a summary (their
+    # preconditions): [(condition, what)], for the caller to prove.
+    obligations: list = dataclasses.field(default_factory=list)
 
 
 class Image:
@@ -200,6 +206,13 @@ class State:
         self.quick: int | None = None
         self.bases: list = []
         self.frame_bytes: dict[int, z3.BitVecRef] = {}  # the frame's bytes (State.store)
+        # Functions taken at their proven word instead of executed (run_function's
+        # `summaries`), and the preconditions their calls must meet.
+        self.summaries: dict = {}
+        self.obligations: list = []
+        # The stores outside the frame, whole: (address, value, bytes) (State.load_word).
+        self.stored: list = []
+        self.word_aliasing = False
 
     def copy(self) -> "State":
         s = State.__new__(State)
@@ -223,6 +236,10 @@ class State:
         s.quick = self.quick
         s.bases = self.bases
         s.frame_bytes = dict(self.frame_bytes)
+        s.summaries = self.summaries
+        s.obligations = list(self.obligations)
+        s.stored = list(self.stored)
+        s.word_aliasing = self.word_aliasing
         return s
 
     # --- registers and memory -------------------------------------------------------
@@ -270,8 +287,45 @@ class State:
         a = z3.simplify(addr)
         if z3.is_bv_value(a) and self.lifter.image.contains(a.as_long(), n):
             return bv(self.lifter.image.read(a.as_long(), n), 8 * n)
+        if n == 4:
+            word = self.load_word(a)
+            if word is not None:
+                return word
         parts = [self.load_byte(z3.simplify(a + i)) for i in range(n)]
         return z3.Concat(*reversed(parts)) if n > 1 else parts[0]
+
+    def load_word(self, a: z3.BitVecRef) -> z3.BitVecRef | None:
+        """A 4-byte load at an address that is not a constant, store by store instead of
+        byte by byte (with run_function's `word_aliasing`): a store at a constant distance
+        overlays the bytes it covers; any other must be a 4-byte store that the path puts at
+        the same address modulo 4, and then the two words are the same or do not overlap
+        (one if for the word, instead of one for each pair of bytes). The same value as
+        `load_byte`'s; None (bytes, then) when a store is neither."""
+        if not self.word_aliasing or z3.is_bv_value(a):
+            return None
+        parts = [z3.Select(self.initial, z3.simplify(a + i)) for i in range(4)]
+        for w, v, n in self.stored:
+            d = z3.simplify(a - w)
+            if z3.is_bv_value(d):
+                for i in range(4):
+                    k = (d.as_long() + i) % (1 << 32)
+                    if k < n:
+                        parts[i] = z3.simplify(z3.Extract(8 * k + 7, 8 * k, v))
+                continue
+            if n != 4 or not self.same_residue(d):
+                return None
+            same = a == w
+            parts = [z3.If(same, z3.Extract(8 * i + 7, 8 * i, v), p) for i, p in enumerate(parts)]
+        if self.frame_bytes:
+            self.assume(a)
+        return z3.Concat(*reversed(parts))
+
+    def same_residue(self, d: z3.BitVecRef) -> bool:
+        """Whether the path makes `d` a multiple of 4."""
+        q = z3.Solver()
+        q.set("timeout", 2000)
+        q.add(*self.cond, z3.Extract(1, 0, d) != 0)
+        return q.check() == z3.unsat
 
     def load_byte(self, a: z3.BitVecRef) -> z3.BitVecRef:
         """The byte at `a`: the newest store that must be there, under an if for each store
@@ -344,6 +398,7 @@ class State:
             at = z3.simplify(addr + i)
             self.mem = z3.Store(self.mem, at, byte)
             self.writes.append((at, byte))
+        self.stored.append((addr, z3.simplify(v), n))
         self.events.append(Store(addr, z3.simplify(v), n))
 
     # --- varnodes -------------------------------------------------------------------
@@ -457,6 +512,8 @@ def run_function(
     merge_values: bool = False,
     assume: tuple = (),
     bases: tuple = (),
+    summaries: dict | None = None,
+    word_aliasing: bool = False,
 ) -> list[Outcome]:
     """Every path of the function at `entry`. `frame_regs` sets the argument registers of
     a fresh state; `stack`, if given, is the caller's stack (see State.load_byte);
@@ -472,7 +529,10 @@ def run_function(
     give the solver harder formulas than the paths they save). Then a feasibility query
     that takes longer than 200 ms counts as feasible (a path that ends infeasible is
     dropped by its check), and an address at a non-constant offset from one of `bases`
-    that the path fixes is pinned to that offset (State.pin)."""
+    that the path fixes is pinned to that offset (State.pin). A call of a function in
+    `summaries` (entry -> Summary) is not executed: the path takes its contract instead.
+    With `word_aliasing`, 4-byte loads are resolved against 4-byte stores word by word
+    where the path aligns them (State.load_word)."""
     import heapq
 
     start = State(lifter, mem, Frame({}), entry)
@@ -481,6 +541,8 @@ def run_function(
         start.quick = 200
         start.bases = list(bases)
     start.cond = list(assume)
+    start.summaries = dict(summaries or {})
+    start.word_aliasing = word_aliasing
     frame_regs(start)
     heap: list = []
     counter = 0
@@ -569,8 +631,11 @@ def merge(a: State, b: State, values: bool) -> State | None:
     for wa, wv in m.writes:
         m.mem = z3.Store(m.mem, wa, wv)
     m.events = [x if isinstance(x, Barrier) else Store(x.addr, pick(x.value, y.value), x.width) for x, y in zip(a.events, b.events)]
+    m.stored = [(wa, pick(va, vb), n) for (wa, va, n), (_, vb, _) in zip(a.stored, b.stored)]
     for x in b.assumed:
         m.assume(x)
+    # Each side's obligations hold on its own side.
+    m.obligations = [(z3.Implies(ca, c), w) for c, w in a.obligations] + [(z3.Implies(cb, c), w) for c, w in b.obligations]
     return m
 
 
@@ -600,7 +665,7 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
             s.unique = {}  # temporaries do not outlive their instruction
             s.steps += 1
             if s.steps > bound:
-                return Outcome("bound", s.cond, s.events, None, s.mem, s.pc, s.assumed)
+                return outcome(s, "bound")
         if s.index >= len(ops):
             s.pc, s.index = s.pc + length, 0
             continue
@@ -655,14 +720,14 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
             call(s, target)
         elif code == OP.RETURN:
             if not s.returns:
-                return Outcome("return", s.cond, s.events, s.reg_name("a2"), s.mem, s.pc, s.assumed)
+                return outcome(s, "return")
             ret(s)
         elif code == OP.CALLOTHER:
             name = op.inputs[0].getUserDefinedOpName()
             if name == "memw":
                 s.events.append(Barrier())
             elif name == "ill":
-                return Outcome("trap", s.cond, s.events, None, s.mem, s.pc, s.assumed)
+                return outcome(s, "trap")
             elif name in ("swap4", "swap8", "swap12"):
                 s.pending_rotation = int(name[4:])
             elif name in ("restore4", "restore8", "restore12", "rotateRegWindow", "restoreRegWindow"):
@@ -675,6 +740,14 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
                 raise ExecError(f"unmodelled operation {name} at {s.pc:#x}")
         else:
             raise ExecError(f"unmodelled p-code {code} at {s.pc:#x}")
+
+
+def outcome(s: State, kind: str) -> Outcome:
+    ret = kind == "return"
+    return Outcome(
+        kind, s.cond, s.events, s.reg_name("a2") if ret else None, s.mem, s.pc, s.assumed,
+        ret_hi=s.reg_name("a3") if ret else None, obligations=s.obligations,
+    )
 
 
 def settle(s: State):
@@ -700,17 +773,50 @@ def jump(s: State, target):
         s.pc, s.index = target.offset, 0
 
 
+_fresh = itertools.count()
+
+
 def call(s: State, target: int):
     """A windowed call: the callee sees the caller's a[N]..a15 as its a0..a(15-N)."""
     n = s.pending_rotation
     if n == 0:
         raise ExecError(f"a call0 to {target:#x}: this object is windowed")
     s.pending_rotation = 0
+    if target in s.summaries:
+        summarize(s, n, s.summaries[target])
+        return
     regs = {s.lifter.reg[WINDOW[i]]: s.get_reg(*s.lifter.reg[WINDOW[i + n]]) for i in range(16 - n)}
     s.returns.append((s.pc, s.index, n))
     s.entries.append(target)
     s.frames.append(Frame(regs))
     s.pc, s.index = target, 0
+
+
+@dataclasses.dataclass
+class Summary:
+    """A function taken at its word: `contract(args, memory, tag)` gives, for the callee's
+    a0..a(15-N) and the memory at the call (outside the caller's frame: the initial array
+    and the stores made to it since, [(address, value, bytes)]), the results it leaves in its a2, a3, ... (fresh
+    values, named with `tag`), the facts its proven contract states of them, and the
+    preconditions the call must meet ([(condition, what)]). Its caller's a[N]..a15 are
+    then the callee's final a0..a(15-N): the results where the callee returns them, and
+    values nothing is known of elsewhere. The summarized function must store nothing
+    (its own proof shows it)."""
+
+    name: str
+    contract: Callable
+
+
+def summarize(s: State, n: int, summary: Summary):
+    callee = [s.get_reg(*s.lifter.reg[WINDOW[i + n]]) for i in range(16 - n)]
+    tag = f"{summary.name}_{next(_fresh)}"
+    results, facts, obligations = summary.contract(callee, (s.initial, list(s.stored)), tag)
+    for i in range(n, 16):
+        s.set_reg(*s.lifter.reg[WINDOW[i]], z3.BitVec(f"{tag}_a{i - n}", 32))
+    for i, v in enumerate(results):
+        s.set_reg(*s.lifter.reg[WINDOW[n + 2 + i]], v)
+    s.cond.extend(facts)
+    s.obligations.extend(obligations)
 
 
 def ret(s: State):

@@ -8,7 +8,7 @@ address, value, width, in order; the barriers the contract requires) are the cas
 path the contract does not allow is refuted with a counterexample: the table's bytes, the
 arguments and what differs, written as a replayable vector.
 
-usage: validate.py OBJECT --ld LD [--only NAME] [--first] [--json OUT]
+usage: validate.py OBJECT --ld LD [--only NAME] [--first] [--jobs N] [--json OUT]
 
 OBJECT is the relocatable device object; it is linked at fixed addresses (prove/link.ld,
 hbm_scratch defined) with LD, GNU ld for Xtensa, before it is lifted.
@@ -53,9 +53,18 @@ FUNCTIONS = {
     "neuron_translate": "_Z16neuron_translatePvy",
     "_init_translate_ctx": "_Z19_init_translate_ctxv",
 }
-# Stated and explored, but not part of a default run: its proof does not finish within
-# make test's budget yet (docs/prove.md). `--only neuron_translate_span` runs it.
-OPT_IN = {"neuron_translate_span": "neuron_translate_span"}
+# The span's helper (a local function, Rust-mangled: found by its name's end), proven on its
+# own and then taken at its word by the span's proof (cut_contract, cut_summary).
+HELPER = "cut_before_member"
+FUNCTIONS[HELPER] = None
+FUNCTIONS["neuron_translate_span"] = "neuron_translate_span"
+# A function's proof rests on these being proven first (in the same run).
+DEPENDS = {"neuron_translate_span": [HELPER]}
+# Taken as given for the span (and stated in docs/prove.md): the table is 4-aligned, as
+# its C type (align 8) requires. Then the refill's 32-bit register stores (4-aligned, or
+# the call traps) either are a word of the table or miss it, which the executor resolves
+# word by word (machine.State.load_word) instead of byte by byte.
+GIVEN = {"neuron_translate_span": lambda args: [(args["a2"] & 3) == 0]}
 # The caller's stack pointer; the fifth argument of the span is the word there.
 CALLER_SP = 0x3FFD_0000
 STACK = mx.Stack(CALLER_SP)
@@ -74,8 +83,51 @@ def hi32(v):
 
 
 def rd(mem, addr, n):
+    if isinstance(mem, Written):
+        return mem.read(addr, n)
     parts = [z3.Select(mem, addr + i) for i in range(n)]
     return z3.Concat(*reversed(parts)) if n > 1 else parts[0]
+
+
+class Written:
+    """Memory `mem` after `stores` [(addr, value, bytes)], in order, read word by word:
+    where every store is either at a constant distance from the word read or a 4-byte
+    store, and the case's condition makes both 4-aligned (the span's refill: a table
+    given 4-aligned, a register location that does not trap), each 4-byte word read is
+    the newest store that is that word, or the bytes the others cover, or `mem`'s: the
+    same value as reading the array of byte stores, in one if per store instead of one per
+    pair of bytes. Reads of other sizes, and words some other store may partly cover, read
+    that array. `needs` collects the alignment
+    this rests on, which the case that reads it proves (Case.requires)."""
+
+    def __init__(self, mem, stores):
+        self.mem, self.stores = mem, stores
+        self.needs: list = []
+        self.array = mem
+        for addr, value, n in stores:
+            self.array = wr(self.array, addr, value, n)
+
+    def read(self, addr, n):
+        if n % 4:
+            return rd(self.array, addr, n)
+        words = [self.word(addr + off) for off in range(0, n, 4)]
+        return z3.Concat(*reversed(words)) if len(words) > 1 else words[0]
+
+    def word(self, a):
+        parts = [z3.Select(self.mem, a + i) for i in range(4)]
+        for w, v, n in self.stores:
+            d = z3.simplify(a - w)
+            if z3.is_bv_value(d):
+                for i in range(4):
+                    k = (d.as_long() + i) % (1 << 32)
+                    if k < n:
+                        parts[i] = z3.Extract(8 * k + 7, 8 * k, v)
+                continue
+            if n != 4:
+                return rd(self.array, a, 4)  # byte by byte, then
+            self.needs.append(z3.And(z3.Extract(1, 0, a) == 0, z3.Extract(1, 0, w) == 0))
+            parts = [z3.If(a == w, z3.Extract(8 * i + 7, 8 * i, v), p) for i, p in enumerate(parts)]
+        return z3.Concat(*reversed(parts))
 
 
 # --- what a case expects ------------------------------------------------------------
@@ -91,8 +143,10 @@ class S:
     width: int
     what: str
     any_order: bool = False
-    # When set, the value need not be `value`: it must satisfy check(value stored).
-    check: object = None
+    # When set, the value need not be `value`: it must satisfy every check of the list,
+    # [(what, check(value stored))], each proven on its own (a conjunction the solver
+    # takes apart faster than it decides whole).
+    check: list | None = None
 
 
 @dataclasses.dataclass
@@ -116,6 +170,11 @@ class Case:
     # Cases of the same non-empty group are explored together, apart from the others
     # (run: one exploration per group).
     group: str = ""
+    # For a 64-bit result (a3:a2) the contract states properties of instead of a value:
+    # [(what, check(result))], each proven on its own.
+    ret64: list | None = None
+    # What the case's formulas rest on (Written.needs), proven with its claims.
+    requires: list = dataclasses.field(default_factory=list)
 
 
 # --- the contract, function by function -----------------------------------------------
@@ -219,38 +278,46 @@ def refill_stores(recs, ctx, a, v):
 
 
 def span_definition(after, ctx, k, a, L, ln, d):
-    """The span's definition (§3, neuron_translate_span) as a check of the stored value
+    """The span's definition (§3, neuron_translate_span) as checks of the stored value
     V: on the table `after` the call leaves, with `k` the record used and `L` the returned
     local address, the table *continues* at offset x when a + x does not pass 2^64, the
     first record matching a + x is k, local(records[k], a + x) == L + x and L + x < 2^32;
     V <= len, the table continues at every offset below V (d is free: the check holds for
-    every d), and V == len or the table does not continue at V."""
+    every d), and V == len or the table does not continue at V.
+
+    The same, as the list of its conjuncts [(what, check)]: continuing is a conjunction,
+    so "continues at every d < V" is one check per part of it."""
     recs = [record(after, ctx, j) for j in range(RECORDS)]
     room = u(1 << 32, 64) - z3.ZeroExt(32, L)
+    parts = [
+        ("a + x does not pass 2^64", lambda x: z3.UGE(a + x, a)),
+        *[(f"record {j} (earlier) does not match a + x", lambda x, j=j: z3.Not(matches(recs[j], a + x))) for j in range(k)],
+        (f"record {k} matches a + x", lambda x: matches(recs[k], a + x)),
+        ("L + x < 2^32", lambda x: z3.ULT(x, room)),
+        (f"local(records[{k}], a + x) == L + x", lambda x: local(recs[k], a + x) == L + lo32(x)),
+    ]
 
     def continues(x):
-        y = a + x
-        return z3.And(
-            z3.UGE(y, a),
-            *[z3.Not(matches(recs[j], y)) for j in range(k)],
-            matches(recs[k], y),
-            z3.ULT(x, room),
-            local(recs[k], y) == L + lo32(x),
-        )
+        return z3.And(*[p(x) for _, p in parts])
 
-    return lambda V: z3.And(z3.ULE(V, ln), z3.Implies(z3.ULT(d, V), continues(d)), z3.Or(V == ln, z3.Not(continues(V))))
+    return [
+        (": S <= len", lambda V: z3.ULE(V, ln)),
+        *[(f": below S, {what}", lambda V, p=p: z3.Implies(z3.ULT(d, V), p(d))) for what, p in parts],
+        (": S == len or the table does not continue at S", lambda V: z3.Or(V == ln, z3.Not(continues(V)))),
+    ]
 
 
-def spec_span(mem, args):
+def spec_span(mem, args, d):
+    """The span's cases; `d` is the free offset of its definition (span_definition)."""
     ctx, a, ln = args["a2"], z3.Concat(args["a5"], args["a4"]), z3.Concat(args["a7"], args["a6"])
     out_span = rd(mem, u(CALLER_SP), 4)  # the fifth argument, in memory
-    d = z3.BitVec("span_offset", 64)
     recs = [record(mem, ctx, k) for k in range(RECORDS)]
     cases = []
 
     def outputs(span, name):
         """The two ways out_span may be: (condition, stores, name)."""
-        store = S(out_span, span if not callable(span) else None, 8, "*out_span = the span", any_order=True, check=span if callable(span) else None)
+        checks = isinstance(span, list)
+        store = S(out_span, None if checks else span, 8, "*out_span = the span", any_order=True, check=span if checks else None)
         return [(out_span == 0, [], f"{name}, out_span NULL"), (out_span != 0, [store], f"{name}, out_span set")]
 
     for oc, st, name in outputs(u(0, 64), "NULL ctx"):
@@ -266,14 +333,59 @@ def spec_span(mem, args):
         unusable = z3.Or(r["reg"] == 0, (r["reg"] & 3) != 0)
         cases.append(Case(f"refill of slot {v}, unusable register: trap", z3.And(miss, unusable), "trap", group=f"refill {v}"))
         stores = refill_stores(recs, ctx, a, v)
-        after = mem
-        for w in stores:
-            if isinstance(w, S):
-                after = wr(after, w.addr, w.value, w.width)
+        after = Written(mem, [(w.addr, w.value, w.width) for w in stores if isinstance(w, S)])
         L = local(r, a)
         for oc, st, name in outputs(span_definition(after, ctx, v, a, L, ln, d), f"refill of slot {v}"):
-            cases.append(Case(name, z3.And(miss, z3.Not(unusable), oc), "return", L, stores + st, group=f"refill {v}"))
+            cases.append(Case(name, z3.And(miss, z3.Not(unusable), oc), "return", L, stores + st, group=f"refill {v}", requires=after.needs))
     return cases
+
+
+def cut_contract(mem, r, a, span, x):
+    """The contract of the span's helper `cut_before_member(r, a, span) -> R` (the device
+    object keeps it a function of its own): R is `span` cut short at the first address at
+    or after `a` that record `r` matches. As checks of R, with `x` free (the second holds
+    for every x):
+
+    - R <= span;
+    - no address a + x with x < R (and a + x not past 2^64) matches r;
+    - R == span, or a + R (not past 2^64) matches r.
+
+    These are the lemmas the span's proof takes at every call, in place of the helper's
+    arithmetic (`cut_summary`)."""
+    rec = record(mem, r, 0)
+    return [
+        ("R <= span", lambda R: z3.ULE(R, span)),
+        ("no address in [a, a + R) matches", lambda R: z3.Implies(z3.And(z3.ULT(x, R), z3.UGE(a + x, a)), z3.Not(matches(rec, a + x)))),
+        ("R == span or a + R matches", lambda R: z3.Or(R == span, z3.And(z3.UGE(a + R, a), matches(rec, a + R)))),
+    ]
+
+
+def cut_args(regs):
+    """The helper's arguments in its a2..a7: the record, the address, the span."""
+    return regs[2], z3.Concat(regs[5], regs[4]), z3.Concat(regs[7], regs[6])
+
+
+def spec_cut(mem, args):
+    r, a, span = cut_args([None, None, args["a2"], None, args["a4"], args["a5"], args["a6"], args["a7"]])
+    x = z3.BitVec("cut_offset", 64)
+    return [Case("cut", z3.BoolVal(True), "return", None, ret64=cut_contract(mem, r, a, span, x))]
+
+
+def cut_summary(d):
+    """The helper at its proven word, for the span's proof: a fresh result R with the
+    contract's facts, the free offset instantiated at the span's `d`; its precondition
+    (the record outside the stack, as its own proof assumed) to be shown at the call."""
+
+    def contract(regs, memory, tag):
+        r, a, span = cut_args(regs)
+        R = z3.BitVec(tag, 64)
+        mem = Written(*memory)
+        facts = [check(R) for _, check in cut_contract(mem, r, a, span, d)]
+        must = [(STACK.outside(r, RECORD), "the helper's record may lie in the stack")]
+        must += [(z3.And(*mem.needs), "the record's words and the stores before the call are 4-aligned (read word by word)")] if mem.needs else []
+        return [lo32(R), hi32(R)], facts, must
+
+    return mx.Summary("cut_before_member", contract)
 
 
 def stack_precondition(mem, args):
@@ -372,7 +484,7 @@ _precondition = z3.BoolVal(True)
 
 
 def replay_constraints(mem, args, function):
-    if function in ("_init_translate_ctx", "neuron_translate_ctx"):
+    if function in ("_init_translate_ctx", "neuron_translate_ctx", HELPER):
         return []
     ctx = args["a2"]
     inside = lambda p: z3.Or(p == 0, z3.And(z3.UGE(p, u(REPLAY_AREA)), z3.ULE(p, u(REPLAY_AREA + REPLAY_SIZE - 8)), (p & 3) == 0))
@@ -391,32 +503,35 @@ def witness(solver, extra):
 
 
 def prove_all(solver, claims):
-    """Every (claim, what, shown) holds under the solver's assertions; else Refuted,
-    naming the first that does not, with its counterexample and the values of `shown`
-    (code against contract) in it. One query when all hold."""
-    if not claims:
-        return
-    if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in claims]))]) is None:
-        return
-    for c, what, shown in claims:
-        m = sat_model(solver, [z3.Not(c)]) and witness(solver, [z3.Not(c)])
-        if m is not None:
-            r = Refuted(what, m)
-            r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in shown}
-            raise r
-    raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in claims]))]))
+    """Every (claim, what, shown[, alone]) holds under the solver's assertions; else
+    Refuted, naming the first that does not, with its counterexample and the values of
+    `shown` (code against contract) in it. One query for all the claims that are not
+    `alone`, and one for each that is."""
+    together = [c for c in claims if len(c) < 4 or not c[3]]
+    queries = ([together] if together else []) + [[c] for c in claims if len(c) == 4 and c[3]]
+    for group in queries:
+        if mx.DEBUG:
+            print(f"  claims: {'; '.join(c[1] for c in group)[:200]}", file=sys.stderr)
+        if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))]) is None:
+            continue
+        for c, what, shown, *_ in group:
+            m = sat_model(solver, [z3.Not(c)]) and witness(solver, [z3.Not(c)])
+            if m is not None:
+                r = Refuted(what, m)
+                r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in shown}
+                raise r
+        raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))]))
 
 
-def value_check(w: S):
-    """What the value a store makes must satisfy: `w.check`, or equality with `w.value`."""
-    return w.check if w.check is not None else (lambda x: x == w.value)
+def value_checks(w: S):
+    """What the value a store makes must satisfy: [(what, test)], `w.check`'s or
+    equality with `w.value`."""
+    return w.check if w.check is not None else [("", lambda x: x == w.value)]
 
 
-def halves_check(w: S):
+def halves_checks(w: S):
     """The same, for a 64-bit value stored as two words (low, high)."""
-    if w.check is not None:
-        return lambda lo, hi: w.check(z3.Concat(hi, lo))
-    return lambda lo, hi: z3.And(lo == lo32(w.value), hi == hi32(w.value))
+    return [(what, lambda lo, hi, t=t: t(z3.Concat(hi, lo))) for what, t in value_checks(w)]
 
 
 def contract_value(w: S):
@@ -447,19 +562,21 @@ def event_claims(solver, code, want):
             if pos + 1 >= len(stores) or stores[pos + 1][1].width != 4:
                 raise Refuted(f"'{w.what}': a 32-bit store not followed by its other half", witness(solver, []))
             j, f = stores[pos + 1]
-            a, ok = w.addr, halves_check(w)
-            claim = z3.Or(
-                z3.And(e.addr == a, f.addr == a + 4, ok(e.value, f.value)),
-                z3.And(e.addr == a + 4, f.addr == a, ok(f.value, e.value)),
-            )
+            a = w.addr
             shown = [("code address", e.addr), ("code value", e.value), ("code address 2", f.addr), ("code value 2", f.value), ("contract address", a)] + contract_value(w)
-            claims.append((claim, f"store '{w.what}'", shown))
+            for what, ok in halves_checks(w):
+                claim = z3.Or(
+                    z3.And(e.addr == a, f.addr == a + 4, ok(e.value, f.value)),
+                    z3.And(e.addr == a + 4, f.addr == a, ok(f.value, e.value)),
+                )
+                claims.append((claim, f"store '{w.what}'{what}", shown, bool(what)))
             pos += 2
             last_store_at = j
             continue
         if e.width != w.width:
             raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", witness(solver, []))
-        claims.append((z3.And(e.addr == w.addr, value_check(w)(e.value)), f"store '{w.what}'", [("code address", e.addr), ("code value", e.value), ("contract address", w.addr)] + contract_value(w)))
+        shown = [("code address", e.addr), ("code value", e.value), ("contract address", w.addr)] + contract_value(w)
+        claims += [(z3.And(e.addr == w.addr, ok(e.value)), f"store '{w.what}'{what}", shown, bool(what)) for what, ok in value_checks(w)]
         pos += 1
         last_store_at = i
     if need_barrier is not None:
@@ -490,14 +607,14 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
         solver.add(*out.cond)
         if out.kind == "bound":
             raise Refuted(f"the path reaches the instruction bound at {out.pc:#x}", witness(solver, []))
-        if out.assumed:
-            # The executor read these addresses as not in the stack (machine.Stack): that
-            # holds wherever the caller's precondition does.
-            pre = _precondition
-            bad = z3.Or(*[z3.Not(STACK.outside(x, 1)) for x in out.assumed])
-            m = sat_model(solver, [pre, bad])
-            if m is not None:
-                raise Refuted("an access the stack model took to be outside the stack may be inside it", m)
+        # What the path took for granted (stack assumptions, the preconditions of the calls it
+        # summarized) holds wherever the caller's precondition does.
+        must = obligations(out)
+        if must and sat_model(solver, [_precondition, z3.Not(z3.And(*[c for c, _ in must]))]) is not None:
+            for c, what in must:
+                m = sat_model(solver, [_precondition, z3.Not(c)])
+                if m is not None:
+                    raise Refuted(what, m)
         met = []
         # The cases partition the inputs: a model of the path names one; when the path
         # implies that case's condition, no other case can meet it.
@@ -525,8 +642,14 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
                 elif case.final is not None:
                     prove_all(solver, final_claims(out, case))
                 else:
-                    claims = [(out.ret == case.ret, f"{case.name}: the return value", [("code returns", out.ret), ("contract returns", case.ret)])]
-                    claims += [(c, f"{case.name}: {w}", shown) for c, w, shown in event_claims(solver, out.events, case.events)]
+                    if case.ret64 is not None:
+                        r64 = z3.Concat(out.ret_hi, out.ret)
+                        claims = [(check(r64), f"{case.name}: the result: {what}", [("code returns", r64)], True) for what, check in case.ret64]
+                    else:
+                        claims = [(out.ret == case.ret, f"{case.name}: the return value", [("code returns", out.ret), ("contract returns", case.ret)])]
+                    claims += [(c, f"{case.name}: {w}", *rest) for c, w, *rest in event_claims(solver, out.events, case.events)]
+                    if case.requires:
+                        claims.append((z3.And(*case.requires), f"{case.name}: the table's words and the register stores are 4-aligned (read word by word)", []))
                     prove_all(solver, claims)
                 met.append(case.name)
             finally:
@@ -541,12 +664,15 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
 def merge(outcomes):
     """Paths with the same outcome, the same return expression and the same events (by
     structure) are checked as one: their conditions or-ed. Sound (the merged condition is
-    exactly the union); it only saves queries."""
+    exactly the union); it only saves queries. What each path must show under the
+    precondition (its stack assumptions, its calls' preconditions) it must show under its
+    own condition."""
     groups = {}
     for o in outcomes:
         key = (
             o.kind,
             o.ret.sexpr() if o.ret is not None else None,
+            o.ret_hi.sexpr() if o.ret_hi is not None else None,
             tuple(("b",) if isinstance(e, mx.Barrier) else (e.addr.sexpr(), e.value.sexpr(), e.width) for e in o.events),
             o.mem.sexpr() if o.kind == "return" and not o.events else None,
         )
@@ -554,9 +680,19 @@ def merge(outcomes):
     merged = []
     for group in groups.values():
         first = group[0]
-        cond = [z3.Or(*[z3.And(*g.cond) for g in group])] if len(group) > 1 else first.cond
-        merged.append(mx.Outcome(first.kind, cond, first.events, first.ret, first.mem, first.pc))
+        if len(group) == 1:
+            merged.append(first)
+            continue
+        cond = [z3.Or(*[z3.And(*g.cond) for g in group])]
+        must = [(z3.Implies(z3.And(*g.cond), c), w) for g in group for c, w in obligations(g)]
+        merged.append(mx.Outcome(first.kind, cond, first.events, first.ret, first.mem, first.pc, ret_hi=first.ret_hi, obligations=must))
     return merged
+
+
+def obligations(out: mx.Outcome):
+    """What the path must show under the precondition: every address the executor read as
+    outside the stack is (machine.Stack), and every summarized call's precondition."""
+    return [(STACK.outside(x, 1), "an access the stack model took to be outside the stack may be inside it") for x in out.assumed] + list(out.obligations)
 
 
 # --- counterexamples ------------------------------------------------------------------
@@ -602,95 +738,177 @@ def link(obj: str, ld: str, out: str):
     )
 
 
-def run_object(obj: str, ld: str, only=None, first=False):
+def run_object(obj: str, ld: str, only=None, first=False, jobs=1):
     with tempfile.TemporaryDirectory() as d:
         elf = os.path.join(d, "translation.elf")
         link(obj, ld, elf)
-        return run(elf, only, first)
+        return run(elf, only, first, jobs)
 
 
-def run(elf: str, only=None, first: bool = False):
-    """Proves each function (or those named in `only`); `first` stops a function at its
-    first refuted path (for mutants, which need one counterexample)."""
-    image = mx.Image(elf)
-    lifter = mx.Lifter(image)
-    solver = Facts()
-    results = []
-    for name, sym in {**FUNCTIONS, **OPT_IN}.items():
-        if (only and name not in only) or (not only and name in OPT_IN):
-            continue
-        t0 = time.time()
-        mem = z3.Array("M0", z3.BitVecSort(32), z3.BitVecSort(8))
-        args = Args(["a2", "a4", "a5", "a6", "a7"])
+def local_symbol(image, name: str) -> str:
+    """The one Rust-mangled symbol (v0: `_R...`, the identifier length-prefixed) of `name`."""
+    found = [s for s in image.symbols if s.startswith("_R") and s.endswith(f"{len(name)}{name}")]
+    if len(found) != 1:
+        raise SystemExit(f"validate.py: expected one symbol for {name}, found {found}")
+    return found[0]
 
-        def setup(s, args=args):
-            for r in ["a2", "a4", "a5", "a6", "a7"]:
-                s.set_reg_name(r, args[r])
-            s.set_reg_name("a0", z3.BitVecVal(0x8000_0000, 32))  # a caller's return address
-            s.set_reg_name("a1", z3.BitVecVal(0x3FFD_0000, 32))  # its stack
 
+_loaded: dict = {}
+
+
+def load(elf: str):
+    """The linked image and its lifter, once per process."""
+    if elf not in _loaded:
+        image = mx.Image(elf)
+        _loaded[elf] = (image, mx.Lifter(image))
+    return _loaded[elf]
+
+
+class Setting:
+    """One function's proof setting: its symbol, arguments, memory, contract cases (by
+    group), precondition, the summaries its calls may take."""
+
+    def __init__(self, elf: str, name: str):
+        image, self.lifter = load(elf)
+        self.image, self.name = image, name
+        self.sym = FUNCTIONS[name] or local_symbol(image, name)
+        self.entry = image.symbols[self.sym][0]
+        self.mem = mem = z3.Array("M0", z3.BitVecSort(32), z3.BitVecSort(8))
+        self.args = args = Args(["a2", "a4", "a5", "a6", "a7"])
+        self.summaries = {}
         if name == "neuron_translate":
             cases = spec_translate(mem, args)
         elif name == "neuron_translate_mapping_lookup":
             cases = spec_lookup(mem, args)
         elif name == "neuron_translate_ctx":
             cases = spec_ctx(mem, args, image)
+        elif name == HELPER:
+            cases = spec_cut(mem, args)
         elif name == "neuron_translate_span":
-            cases = spec_span(mem, args)
+            d = z3.BitVec("span_offset", 64)
+            cases = spec_span(mem, args, d)
+            self.summaries[image.symbols[local_symbol(image, HELPER)][0]] = cut_summary(d)
         else:
             cases = spec_init(mem, args, image)
-        global _replay, _precondition
-        _replay = replay_constraints(mem, args, name)
-        _precondition = stack_precondition(mem, args) if name != "_init_translate_ctx" and name != "neuron_translate_ctx" else z3.BoolVal(True)
-        entry = image.symbols[sym][0]
-        entry_result = {"function": name, "symbol": sym, "paths": [], "proven": True, "explored_paths": 0}
-        # The cases partition the inputs (checked: nothing falls outside them all).
-        gap = sat_model(solver, [z3.Not(z3.Or(*[c.cond for c in cases]))])
-        if gap is not None:
-            entry_result["proven"] = False
-            entry_result["paths"].append({"outcome": "none", "proven": False, "refuted": "inputs no case of the contract covers", "counterexample": counterexample(gap, mem, args, name, image)})
-        # A function whose cases are grouped is explored once per group, under the
-        # group's condition (the union of its cases'): then each exploration follows only
-        # the paths of its cases, and the values merged along them stay small.
-        groups: dict = {}
+        self.cases = cases
+        self.groups: dict = {}
         for c in cases:
-            groups.setdefault(c.group, []).append(c)
-        covered = set()
-        try:
-            for group, group_cases in groups.items():
-                assume = (z3.Or(*[c.cond for c in group_cases]),) if group else ()
-                outcomes = mx.run_function(lifter, entry, setup, mem, stack=STACK, merge_values=bool(group), assume=assume, bases=(args["a2"],))
-                entry_result["explored_paths"] += len(outcomes)
-                for out in merge(outcomes):
-                    try:
-                        met = check_path(solver, out, group_cases, name)
-                        covered.update(met)
-                        entry_result["paths"].append({"outcome": out.kind, "cases": met, "proven": True})
-                    except Refuted as r:
-                        entry_result["proven"] = False
-                        cx = counterexample(r.model, mem, args, name, image)
-                        if cx is not None:
-                            cx.update(r.shown)
-                        entry_result["paths"].append({"outcome": out.kind, "proven": False, "refuted": r.what, "counterexample": cx})
-                        if first:
-                            raise StopIteration
-        except StopIteration:
-            pass
-        except mx.ExecError as e:
-            entry_result.update(proven=False, error=str(e))
-            results.append(entry_result)
-            continue
-        # Every case of the contract is reached by some path (nothing is unreachable that
-        # the contract says happens).
-        missing = [] if (first and not entry_result["proven"]) else [
-            c.name for c in cases if c.name not in covered and sat_model(solver, [c.cond]) is not None
-        ]
+            self.groups.setdefault(c.group, []).append(c)
+        self.replay = replay_constraints(mem, args, name)
+        if name == HELPER:
+            self.precondition = STACK.outside(args["a2"], RECORD)
+        elif name in ("_init_translate_ctx", "neuron_translate_ctx"):
+            self.precondition = z3.BoolVal(True)
+        else:
+            self.precondition = stack_precondition(mem, args)
+
+    def setup(self, s):
+        for r in ["a2", "a4", "a5", "a6", "a7"]:
+            s.set_reg_name(r, self.args[r])
+        s.set_reg_name("a0", z3.BitVecVal(0x8000_0000, 32))  # a caller's return address
+        s.set_reg_name("a1", z3.BitVecVal(CALLER_SP, 32))  # its stack
+
+
+def prove_unit(elf: str, name: str, group: str, first: bool = False) -> dict:
+    """Proves one group of a function's cases (every path that can meet them); the first
+    group's unit also checks that the cases partition the inputs. A function whose cases
+    are grouped is explored once per group, under the group's condition (the union of its
+    cases'): then each exploration follows only the paths of its cases, and the values
+    merged along them stay small."""
+    t0 = time.time()
+    st = Setting(elf, name)
+    global _replay, _precondition
+    _replay, _precondition = st.replay, st.precondition
+    mem, args, image = st.mem, st.args, st.image
+    solver = Facts()
+    result = {"function": name, "symbol": st.sym, "group": group, "paths": [], "proven": True, "explored_paths": 0, "covered": []}
+    group_cases = st.groups[group]
+    if group == next(iter(st.groups)):
+        # The cases partition the inputs (checked: nothing falls outside them all).
+        gap = sat_model(solver, [z3.Not(z3.Or(*[c.cond for c in st.cases]))])
+        if gap is not None:
+            result["proven"] = False
+            result["paths"].append({"outcome": "none", "proven": False, "refuted": "inputs no case of the contract covers", "counterexample": counterexample(gap, mem, args, name, image)})
+    covered = set()
+    try:
+        given = GIVEN[name](args) if name in GIVEN else []
+        assume = tuple(given + ([z3.Or(*[c.cond for c in group_cases])] if group else []))
+        outcomes = mx.run_function(
+            st.lifter, st.entry, st.setup, mem, stack=STACK, merge_values=bool(group), assume=assume,
+            bases=(args["a2"],), summaries=st.summaries, word_aliasing=name in GIVEN,
+        )
+        result["explored_paths"] += len(outcomes)
+        for out in merge(outcomes):
+            try:
+                met = check_path(solver, out, group_cases, name)
+                covered.update(met)
+                result["paths"].append({"outcome": out.kind, "cases": met, "proven": True})
+            except Refuted as r:
+                result["proven"] = False
+                cx = counterexample(r.model, mem, args, name, image)
+                if cx is not None:
+                    cx.update(r.shown)
+                result["paths"].append({"outcome": out.kind, "proven": False, "refuted": r.what, "counterexample": cx})
+                if first:
+                    break
+    except mx.ExecError as e:
+        result.update(proven=False, error=str(e))
+    # Every case of the contract is reached by some path (nothing is unreachable that
+    # the contract says happens).
+    if result["proven"]:
+        missing = [c.name for c in group_cases if c.name not in covered and sat_model(solver, [c.cond]) is not None]
         if missing:
-            entry_result["proven"] = False
-            entry_result["uncovered"] = missing
-        entry_result["cases"] = sorted(covered)
-        entry_result["seconds"] = round(time.time() - t0, 2)
-        results.append(entry_result)
+            result["proven"] = False
+            result["uncovered"] = missing
+    result["covered"] = sorted(covered)
+    result["seconds"] = round(time.time() - t0, 2)
+    return result
+
+
+def _unit(job):
+    return prove_unit(*job)
+
+
+def run(elf: str, only=None, first: bool = False, jobs: int = 1):
+    """Proves each function (or those named in `only`, and what their proofs rest on), in
+    units of one group of cases each, on `jobs` processes; `first` stops a unit at its
+    first refuted path (for mutants, which need one counterexample)."""
+    wanted = set(only or FUNCTIONS)
+    wanted |= {dep for name in list(wanted) for dep in DEPENDS.get(name, [])}
+    names = [n for n in FUNCTIONS if n in wanted]
+    units = [(elf, n, g, first) for n in names for g in Setting(elf, n).groups]
+    if jobs > 1:
+        import multiprocessing
+
+        # The slowest units first (the span's refills), so that the others fill the gaps.
+        order = sorted(units, key=lambda u: (u[1] != "neuron_translate_span" or not u[2].startswith("refill"), u[1] != "neuron_translate"))
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            done = dict(zip(order, pool.map(_unit, order, chunksize=1)))
+        parts = [done[u] for u in units]
+    else:
+        parts = [prove_unit(*u) for u in units]
+    results, proven = [], {}
+    for name in names:
+        mine = [p for p in parts if p["function"] == name]
+        r = {
+            "function": name,
+            "symbol": mine[0]["symbol"],
+            "proven": all(p["proven"] for p in mine),
+            "explored_paths": sum(p["explored_paths"] for p in mine),
+            "paths": [path for p in mine for path in p["paths"]],
+            "cases": sorted(c for p in mine for c in p["covered"]),
+            "uncovered": [m for p in mine for m in p.get("uncovered", [])],
+            "seconds": round(sum(p["seconds"] for p in mine), 2),
+        }
+        errors = [p["error"] for p in mine if "error" in p]
+        unproven = [dep for dep in DEPENDS.get(name, []) if not proven.get(dep)]
+        if unproven:
+            errors.append(f"its proof rests on {', '.join(unproven)}, which is not proven")
+            r["proven"] = False
+        if errors:
+            r["error"] = "; ".join(errors)
+        proven[name] = r["proven"]
+        results.append(r)
     return results
 
 
@@ -701,16 +919,17 @@ def main():
     p.add_argument("--json")
     p.add_argument("--only", action="append")
     p.add_argument("--first", action="store_true")
+    p.add_argument("--jobs", type=int, default=1)
     a = p.parse_args()
     t0 = time.time()
-    results = run_object(a.object, a.ld, a.only, a.first)
+    results = run_object(a.object, a.ld, a.only, a.first, a.jobs)
     ok = True
     for r in results:
         state = "PROVEN" if r["proven"] else "REFUTED"
         ok &= r["proven"]
-        print(f"{state}: {r['function']} ({r.get('explored_paths', 0)} paths, checked as {len(r['paths'])}; {len(r.get('cases', []))} contract cases; {r.get('seconds', 0)} s)")
+        print(f"{state}: {r['function']} ({r.get('explored_paths', 0)} paths, checked as {len(r['paths'])}; {len(r.get('cases', []))} contract cases; {r.get('seconds', 0)} s of solving)")
         if "error" in r:
-            print(f"  cannot execute: {r['error']}")
+            print(f"  not proven: {r['error']}")
         for path in r["paths"]:
             if not path["proven"]:
                 print(f"  refuted: {path['refuted']}")

@@ -136,8 +136,8 @@ pub fn next_member(r: &MapRecord, x: u64) -> Option<u64> {
     next_member_inline(r, x)
 }
 
-/// [`next_member`], always inlined (the span computation of the device object has no
-/// calls and no loops, which keeps it provable path by path: docs/prove.md).
+/// [`next_member`], always inlined (into [`cut_before_member`] on the device: straight-line
+/// code with no loop, which keeps it provable path by path: docs/prove.md).
 #[inline(always)]
 fn next_member_inline(r: &MapRecord, x: u64) -> Option<u64> {
     let (p, m) = (r.ptr, r.mask);
@@ -167,6 +167,21 @@ fn next_member_inline(r: &MapRecord, x: u64) -> Option<u64> {
     let bit = raisable & raisable.wrapping_neg();
     let below = bit - 1;
     Some((x & !(bit | below)) | bit | (p & below))
+}
+
+/// `span` cut short at the first address at or after `addr` that `r` matches: the least
+/// of `span` and that address's distance from `addr` (`span` when `r` matches nothing
+/// there).
+///
+/// Never inlined: the device object keeps it a function of its own, which the validator
+/// proves once against its contract and then takes at its word at every call of the span
+/// (docs/prove.md), instead of proving the next-member arithmetic again inside each case.
+#[inline(never)]
+fn cut_before_member(r: &MapRecord, addr: u64, span: u64) -> u64 {
+    match next_member_inline(r, addr) {
+        Some(a) => span.min(a.wrapping_sub(addr)),
+        None => span,
+    }
 }
 
 impl core::fmt::Display for RefillError {
@@ -277,7 +292,8 @@ impl TranslationCtx {
     /// window, at the top of the 32-bit local space (where the local address would wrap),
     /// and before the first address an earlier record matches (it would win there).
     ///
-    /// All in 64 bits, and one unrolled step per earlier record instead of a loop.
+    /// All in 64 bits, and one unrolled step per earlier record instead of a loop, each a
+    /// call of [`cut_before_member`].
     #[inline]
     pub fn span_at(&self, slot: usize, addr: u64, local: u32, len: u64) -> u64 {
         let Some(r) = self.records.get(slot) else {
@@ -293,9 +309,7 @@ impl TranslationCtx {
         let mut span = len.min(run).min(local_room);
         let mut before = |j: usize| {
             if j < slot {
-                if let Some(a) = next_member_inline(&self.records[j], addr) {
-                    span = span.min(a.wrapping_sub(addr));
-                }
+                span = cut_before_member(&self.records[j], addr, span);
             }
         };
         // Records 0..slot, slot < RECORDS.

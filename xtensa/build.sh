@@ -7,6 +7,8 @@
 #      misplaces l32r literal pools (docs/toolchain.md, fact 2).
 #   2. The assembly, xtensa/trap.s and xtensa/xtensa_info.s are assembled together into one
 #      object by xtensa/assemble.sh (llvm-mc, then 4-byte alignment for literal sections).
+#      Rust-mangled symbols (`_R...`) are made local: no C or C++ consumer can name them,
+#      and rustc exports a helper that generic code reaches (cut_before_member) as global.
 #   3. The object is archived (with a symbol index) and disassembled.
 set -euo pipefail
 
@@ -40,7 +42,8 @@ done_step 1
 
 step 2 "assembling translation.o (llvm-mc, literal sections aligned)"
 cat "$work/translation.rs.s" "$here/trap.s" "$here/xtensa_info.s" > "$work/translation.s"
-"$here/assemble.sh" "$work/translation.s" "$XTENSA_OUT/translation.o"
+"$here/assemble.sh" "$work/translation.s" "$work/translation.o"
+"$LLVM_OBJCOPY" --wildcard --localize-symbol='_R*' "$work/translation.o" "$XTENSA_OUT/translation.o"
 done_step 2
 
 step 3 "archive and disassembly"
