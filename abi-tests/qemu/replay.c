@@ -37,6 +37,9 @@ int test_main(void)
     put_str("ret ");
     if (NT_REPLAY_FUNCTION == 0)
         put_hex((uintptr_t)neuron_translate(nt_area, NT_REPLAY_ADDR));
+    else if (NT_REPLAY_FUNCTION == 3)
+        put_hex((uintptr_t)neuron_translate_span(nt_area, NT_REPLAY_ADDR, NT_REPLAY_LEN,
+                                                 (unsigned long long *)NT_REPLAY_OUT_SPAN));
     else
         put_hex((unsigned)neuron_translate_mapping_lookup(nt_area, NT_REPLAY_ADDR,
                                                           (unsigned long long *)NT_REPLAY_OUT_START,

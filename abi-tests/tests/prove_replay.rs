@@ -67,6 +67,60 @@ fn replay(dir: &Path, device: &Path, header: &str, area: u32, name: &str) -> Run
     )
 }
 
+/// What the host library's span does with the area's bytes placed at the device's own
+/// addresses (the validator places a span's counterexample with register locations whose
+/// high words are 0, which the host then uses as they are): the same stores, register
+/// blocks over the table included, and the same span.
+fn expected_span(area: u64, bytes: &[u8], addr: u64, len: u64, out_span: u64) -> Run {
+    let mut image = [0u8; CTX_SIZE];
+    image.copy_from_slice(&bytes[..CTX_SIZE]);
+    let t = TranslationCtx::from_bytes(&image);
+    if t.find(addr).is_none() && t.plan_refill(addr).is_err() {
+        // The host library traps here as the device does (SIGILL), which would end this
+        // test; the contract's answer is the trap.
+        return Run::Signal(libc::SIGILL);
+    }
+    for k in 0..5 {
+        let at = RECORD_ARRAY + k * RECORD_SIZE + REG_LOCATION;
+        let reg = u64::from_le_bytes(image[at..at + 8].try_into().unwrap());
+        assert!(
+            reg >> 32 == 0 && (reg == 0 || (area..area + bytes.len() as u64 - 8).contains(&reg)),
+            "register location {reg:#x} is not placed for the replay"
+        );
+    }
+    assert!(
+        out_span == 0 || (area..area + bytes.len() as u64 - 8).contains(&out_span),
+        "out_span is not placed for the replay"
+    );
+    // SAFETY: a fresh private mapping at a fixed address, refused (not replaced) if
+    // anything is mapped there; unmapped below.
+    let p = unsafe {
+        libc::mmap(
+            area as usize as *mut libc::c_void,
+            bytes.len(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    assert_eq!(
+        p as u64, area,
+        "the replay area's address is free in this process"
+    );
+    // SAFETY: the mapping is `bytes.len()` bytes long and ours alone.
+    let mem = unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), bytes.len()) };
+    mem.copy_from_slice(bytes);
+    let out = out_span as usize as *mut u64;
+    // SAFETY: the table is the area's first bytes; its register locations and the output
+    // (or NULL) lie in the area: the validator's placement, checked in the caller.
+    let ret = unsafe { neuron_translate::abi::neuron_translate_span(p, addr, len, out) };
+    let after = mem.to_vec();
+    // SAFETY: the mapping made above.
+    unsafe { libc::munmap(p, bytes.len()) };
+    Run::Returned(ret as u64, after)
+}
+
 /// What the contract says, through the host library, for a table-function vector: the
 /// device reads only the low word of each register location.
 fn expected(function: &str, area: u64, bytes: &[u8], addr: u64, outs: (u64, u64)) -> Run {
@@ -132,7 +186,7 @@ nt_support::make_tests! {
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .collect();
-        assert_eq!(vectors.len(), 4, "one vector per mutant");
+        assert_eq!(vectors.len(), 5, "one vector per mutant");
         let work = scratch("prove_replay");
         for path in vectors {
             let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -145,6 +199,7 @@ nt_support::make_tests! {
                 let header = format!(
                     "#define NT_REPLAY_FUNCTION 2\n#define NT_REPLAY_ENGINE_BASE {:#x}ull\n#define NT_REPLAY_HBM_SCRATCH {:#x}ull\n\
                      #define NT_REPLAY_ADDR 0\n#define NT_REPLAY_OUT_START 0\n#define NT_REPLAY_OUT_END 0\n\
+                     #define NT_REPLAY_LEN 0\n#define NT_REPLAY_OUT_SPAN 0\n\
                      static const unsigned char nt_area_init[8] = {{0}};\n",
                     inputs.engine_base, inputs.hbm_scratch
                 );
@@ -163,17 +218,33 @@ nt_support::make_tests! {
                 } else {
                     (0, 0)
                 };
+                let (len, out_span) = if function == "neuron_translate_span" {
+                    (hex(&cx["len"]), hex(&cx["out_span"]))
+                } else {
+                    (0, 0)
+                };
+                let code = match function {
+                    "neuron_translate" => 0,
+                    "neuron_translate_mapping_lookup" => 1,
+                    "neuron_translate_span" => 3,
+                    other => panic!("{name}: no replay for {other}"),
+                };
                 let list: Vec<String> = bytes.iter().map(|b| format!("{b:#x}")).collect();
                 let header = format!(
-                    "#define NT_REPLAY_FUNCTION {}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
+                    "#define NT_REPLAY_FUNCTION {code}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
                      #define NT_REPLAY_ADDR {addr:#x}ull\n#define NT_REPLAY_OUT_START {:#x}u\n#define NT_REPLAY_OUT_END {:#x}u\n\
+                     #define NT_REPLAY_LEN {len:#x}ull\n#define NT_REPLAY_OUT_SPAN {out_span:#x}u\n\
                      static const unsigned char nt_area_init[{size}] = {{{}}};\n",
-                    u8::from(function != "neuron_translate"),
                     outs.0,
                     outs.1,
                     list.join(",")
                 );
-                (header, area as u32, expected(function, area, &bytes, addr, outs))
+                let want = if code == 3 {
+                    expected_span(area, &bytes, addr, len, out_span)
+                } else {
+                    expected(function, area, &bytes, addr, outs)
+                };
+                (header, area as u32, want)
             };
             let real = replay(&work, &product("NT_DEVICE_OBJ"), &header, area, &format!("{name}-real"));
             let bad = replay(&work, &mutant, &header, area, &format!("{name}-mutant"));
