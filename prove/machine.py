@@ -296,29 +296,17 @@ class State:
 
     def load_word(self, a: z3.BitVecRef) -> z3.BitVecRef | None:
         """A 4-byte load at an address that is not a constant, store by store instead of
-        byte by byte (with run_function's `word_aliasing`): a store at a constant distance
-        overlays the bytes it covers; any other must be a 4-byte store that the path puts at
-        the same address modulo 4, and then the two words are the same or do not overlap
-        (one if for the word, instead of one for each pair of bytes). The same value as
-        `load_byte`'s; None (bytes, then) when a store is neither."""
+        byte by byte (with run_function's `word_aliasing`; `word_after`), where the path
+        puts each store that is not at a constant distance at the same address modulo 4.
+        The same value as `load_byte`'s; None (bytes, then) otherwise."""
         if not self.word_aliasing or z3.is_bv_value(a):
             return None
-        parts = [z3.Select(self.initial, z3.simplify(a + i)) for i in range(4)]
-        for w, v, n in self.stored:
-            d = z3.simplify(a - w)
-            if z3.is_bv_value(d):
-                for i in range(4):
-                    k = (d.as_long() + i) % (1 << 32)
-                    if k < n:
-                        parts[i] = z3.simplify(z3.Extract(8 * k + 7, 8 * k, v))
-                continue
-            if n != 4 or not self.same_residue(d):
-                return None
-            same = a == w
-            parts = [z3.If(same, z3.Extract(8 * i + 7, 8 * i, v), p) for i, p in enumerate(parts)]
+        word = word_after(self.initial, self.stored, a, lambda a, w: self.same_residue(a - w))
+        if word is None:
+            return None
         if self.frame_bytes:
             self.assume(a)
-        return z3.Concat(*reversed(parts))
+        return word
 
     def same_residue(self, d: z3.BitVecRef) -> bool:
         """Whether the path makes `d` a multiple of 4."""
@@ -427,6 +415,28 @@ class State:
             self.store(bv(vn.offset, 32), v, vn.size)
         else:
             raise ExecError(f"write to space {space}")
+
+
+def word_after(initial: z3.ArrayRef, stores: list, a: z3.BitVecRef, aligned: Callable) -> z3.BitVecRef | None:
+    """The 4-byte word at `a` of the byte array `initial` after `stores` [(address, value,
+    bytes)], in order, store by store: a store at a constant distance from `a` overlays the
+    bytes it covers; any other must be a 4-byte store at `w` for which `aligned(a, w)` holds
+    (the caller knows, or will prove, that `a` and `w` are equal modulo 4), and then the
+    word is that store's or does not overlap it: one if per store, instead of one per pair
+    of bytes. None when a store is neither."""
+    parts = [z3.Select(initial, z3.simplify(a + i)) for i in range(4)]
+    for w, v, n in stores:
+        d = z3.simplify(a - w)
+        if z3.is_bv_value(d):
+            for i in range(4):
+                k = (d.as_long() + i) % (1 << 32)
+                if k < n:
+                    parts[i] = z3.simplify(z3.Extract(8 * k + 7, 8 * k, v))
+            continue
+        if n != 4 or not aligned(a, w):
+            return None
+        parts = [z3.If(a == w, z3.Extract(8 * i + 7, 8 * i, v), p) for i, p in enumerate(parts)]
+    return z3.Concat(*reversed(parts))
 
 
 def resize(v: z3.BitVecRef, bits: int) -> z3.BitVecRef:

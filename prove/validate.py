@@ -114,20 +114,12 @@ class Written:
         return z3.Concat(*reversed(words)) if len(words) > 1 else words[0]
 
     def word(self, a):
-        parts = [z3.Select(self.mem, a + i) for i in range(4)]
-        for w, v, n in self.stores:
-            d = z3.simplify(a - w)
-            if z3.is_bv_value(d):
-                for i in range(4):
-                    k = (d.as_long() + i) % (1 << 32)
-                    if k < n:
-                        parts[i] = z3.Extract(8 * k + 7, 8 * k, v)
-                continue
-            if n != 4:
-                return rd(self.array, a, 4)  # byte by byte, then
+        def aligned(a, w):
             self.needs.append(z3.And(z3.Extract(1, 0, a) == 0, z3.Extract(1, 0, w) == 0))
-            parts = [z3.If(a == w, z3.Extract(8 * i + 7, 8 * i, v), p) for i, p in enumerate(parts)]
-        return z3.Concat(*reversed(parts))
+            return True
+
+        word = mx.word_after(self.mem, self.stores, a, aligned)
+        return rd(self.array, a, 4) if word is None else word  # byte by byte, then
 
 
 # --- what a case expects ------------------------------------------------------------
