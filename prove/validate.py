@@ -332,7 +332,7 @@ def spec_span(mem, args, d):
     return cases
 
 
-def cut_contract(mem, r, a, span, x):
+def cut_contract(mem, r, a, span, x, split=False):
     """The contract of the span's helper `cut_before_member(r, a, span) -> R` (the device
     object keeps it a function of its own): R is `span` cut short at the first address at
     or after `a` that record `r` matches. As checks of R, with `x` free (the second holds
@@ -343,11 +343,26 @@ def cut_contract(mem, r, a, span, x):
     - R == span, or a + R (not past 2^64) matches r.
 
     These are the lemmas the span's proof takes at every call, in place of the helper's
-    arithmetic (`cut_summary`)."""
+    arithmetic (`cut_summary`). `split`: the second as the checks of a case split, for
+    proving it (the same conjunction)."""
     rec = record(mem, r, 0)
+    below = lambda R: z3.Implies(z3.And(z3.ULT(x, R), z3.UGE(a + x, a)), z3.Not(matches(rec, a + x)))
+    if split:
+        # The second, the hard one, proven case by case: by where the highest bit lies at
+        # which a's masked bits differ from the tag (none; or in 0..15, ..., 48..63). The
+        # cases cover every input (a check of its own).
+        differ = (a & rec["mask"]) ^ rec["ptr"]
+        cases = [("a matches", differ == 0)]
+        for lo in range(0, 64, 16):
+            top = [z3.Extract(63, lo + 16, differ) == 0] if lo + 16 < 64 else []
+            cases.append((f"the highest differing bit in {lo}..{lo + 15}", z3.And(z3.Extract(lo + 15, lo, differ) != 0, *top)))
+        seconds = [(f"no address in [a, a + R) matches, when {what}", lambda R, c=c: z3.Implies(c, below(R))) for what, c in cases]
+        seconds.append(("(the cases of the highest differing bit cover every input)", lambda R: z3.Or(*[c for _, c in cases])))
+    else:
+        seconds = [("no address in [a, a + R) matches", below)]
     return [
         ("R <= span", lambda R: z3.ULE(R, span)),
-        ("no address in [a, a + R) matches", lambda R: z3.Implies(z3.And(z3.ULT(x, R), z3.UGE(a + x, a)), z3.Not(matches(rec, a + x)))),
+        *seconds,
         ("R == span or a + R matches", lambda R: z3.Or(R == span, z3.And(z3.UGE(a + R, a), matches(rec, a + R)))),
     ]
 
@@ -360,7 +375,7 @@ def cut_args(regs):
 def spec_cut(mem, args):
     r, a, span = cut_args([None, None, args["a2"], None, args["a4"], args["a5"], args["a6"], args["a7"]])
     x = z3.BitVec("cut_offset", 64)
-    return [Case("cut", z3.BoolVal(True), "return", None, ret64=cut_contract(mem, r, a, span, x))]
+    return [Case("cut", z3.BoolVal(True), "return", None, ret64=cut_contract(mem, r, a, span, x, split=True))]
 
 
 def cut_summary(d):
