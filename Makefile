@@ -145,7 +145,7 @@ bench-check: bootstrap all
 FUZZ_TOOLCHAIN ?= nightly
 CARGO_FUZZ_VERSION ?= 0.13.2
 FUZZ_TARGETS := translate_diff abi_parse table_decode
-FUZZ_SMOKE_SECONDS ?= 45
+FUZZ_SMOKE_SECONDS ?= 30
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz fuzz-smoke fuzz-corpus fuzz-tools
 fuzz-tools:
