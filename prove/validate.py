@@ -97,8 +97,8 @@ class Written:
     the newest store that is that word, or the bytes the others cover, or `mem`'s: the
     same value as reading the array of byte stores, in one if per store instead of one per
     pair of bytes. Reads of other sizes, and words some other store may partly cover, read
-    that array. `needs` collects the alignment
-    this rests on, which the case that reads it proves (Case.requires)."""
+    that array. `needs` collects the alignment this rests on, which the case that reads
+    it proves (Case.requires), or the path of a summarized call (machine.Summary)."""
 
     def __init__(self, mem, stores):
         self.mem, self.stores = mem, stores
