@@ -794,10 +794,35 @@ impl<H: FileHeader<Endian = Endianness>> Resolver<'_, '_, H> {
     }
 }
 
-/// Demangles an Itanium C++ name, or returns `None` for a C name.
+/// Demangles an Itanium C++ name, or returns `None` for a C name or one that does not
+/// demangle (a name can parse and still fail to print, such as a template parameter
+/// reference outside a template: `Display` would then panic in `to_string`).
 pub fn demangle(name: &str) -> Option<String> {
     if !name.starts_with("_Z") {
         return None;
     }
-    cpp_demangle::Symbol::new(name).ok().map(|s| s.to_string())
+    let symbol = cpp_demangle::Symbol::new(name).ok()?;
+    symbol
+        .demangle(&cpp_demangle::DemangleOptions::default())
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    #[test]
+    fn names_that_parse_but_do_not_print_are_not_demangled() {
+        // Found by the abi_parse fuzzer: `T0_` names a template parameter with no
+        // template around it.
+        assert_eq!(
+            demangle("_Z31neuron_translate_mapping_lookupPvyPyT0_"),
+            None
+        );
+        assert_eq!(
+            demangle("_Z16neuron_translatePvy").as_deref(),
+            Some("neuron_translate(void*, unsigned long long)")
+        );
+        assert_eq!(demangle("neuron_translate_span"), None);
+    }
 }
