@@ -210,8 +210,6 @@ class State:
         # `summaries`), and the preconditions their calls must meet.
         self.summaries: dict = {}
         self.obligations: list = []
-        # The stores outside the frame, whole: (address, value, bytes) (State.load_word).
-        self.stored: list = []
         self.word_aliasing = False
 
     def copy(self) -> "State":
@@ -238,7 +236,6 @@ class State:
         s.frame_bytes = dict(self.frame_bytes)
         s.summaries = self.summaries
         s.obligations = list(self.obligations)
-        s.stored = list(self.stored)
         s.word_aliasing = self.word_aliasing
         return s
 
@@ -301,12 +298,16 @@ class State:
         The same value as `load_byte`'s; None (bytes, then) otherwise."""
         if not self.word_aliasing or z3.is_bv_value(a):
             return None
-        word = word_after(self.initial, self.stored, a, lambda a, w: self.same_residue(a - w))
+        word = word_after(self.initial, self.stores(), a, lambda a, w: self.same_residue(a - w))
         if word is None:
             return None
         if self.frame_bytes:
             self.assume(a)
         return word
+
+    def stores(self) -> list:
+        """The stores outside the frame, whole, oldest first: [(address, value, bytes)]."""
+        return [(e.addr, e.value, e.width) for e in self.events if isinstance(e, Store)]
 
     def same_residue(self, d: z3.BitVecRef) -> bool:
         """Whether the path makes `d` a multiple of 4."""
@@ -386,7 +387,6 @@ class State:
             at = z3.simplify(addr + i)
             self.mem = z3.Store(self.mem, at, byte)
             self.writes.append((at, byte))
-        self.stored.append((addr, z3.simplify(v), n))
         self.events.append(Store(addr, z3.simplify(v), n))
 
     # --- varnodes -------------------------------------------------------------------
@@ -641,7 +641,6 @@ def merge(a: State, b: State, values: bool) -> State | None:
     for wa, wv in m.writes:
         m.mem = z3.Store(m.mem, wa, wv)
     m.events = [x if isinstance(x, Barrier) else Store(x.addr, pick(x.value, y.value), x.width) for x, y in zip(a.events, b.events)]
-    m.stored = [(wa, pick(va, vb), n) for (wa, va, n), (_, vb, _) in zip(a.stored, b.stored)]
     for x in b.assumed:
         m.assume(x)
     # Each side's obligations hold on its own side.
@@ -806,9 +805,9 @@ def call(s: State, target: int):
 class Summary:
     """A function taken at its word: `contract(args, memory, tag)` gives, for the callee's
     a0..a(15-N) and the memory at the call (outside the caller's frame: the initial array
-    and the stores made to it since, [(address, value, bytes)]), the results it leaves in its a2, a3, ... (fresh
-    values, named with `tag`), the facts its proven contract states of them, and the
-    preconditions the call must meet ([(condition, what)]). Its caller's a[N]..a15 are
+    and the stores made to it since, State.stores), the results it leaves in its a2, a3,
+    ... (fresh values, named with `tag`), the facts its proven contract states of them,
+    and the preconditions the call must meet ([(condition, what)]). Its caller's a[N]..a15 are
     then the callee's final a0..a(15-N): the results where the callee returns them, and
     values nothing is known of elsewhere. The summarized function must store nothing
     (its own proof shows it)."""
@@ -820,7 +819,7 @@ class Summary:
 def summarize(s: State, n: int, summary: Summary):
     callee = [s.get_reg(*s.lifter.reg[WINDOW[i + n]]) for i in range(16 - n)]
     tag = f"{summary.name}_{next(_fresh)}"
-    results, facts, obligations = summary.contract(callee, (s.initial, list(s.stored)), tag)
+    results, facts, obligations = summary.contract(callee, (s.initial, s.stores()), tag)
     for i in range(n, 16):
         s.set_reg(*s.lifter.reg[WINDOW[i]], z3.BitVec(f"{tag}_a{i - n}", 32))
     for i, v in enumerate(results):

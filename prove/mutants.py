@@ -29,6 +29,8 @@ OUT_OF_RANGE = ".text.unlikely._RNvNtCsflu1tVBgJYx_16neuron_translate3abi19refil
 SPAN = ".text.neuron_translate_span"
 
 CTX = pypcode.Context("Xtensa:LE:32:default")
+# Xtensa's 3-byte `nop`: what a dropped instruction becomes.
+NOP = bytes.fromhex("f02000")
 
 
 def instructions(data: bytes):
@@ -61,7 +63,7 @@ def drop_memw(data: bytearray):
     if site is None:
         return None
     at = site[0].addr.offset
-    data[at : at + 3] = bytes.fromhex("f02000")  # nop
+    data[at : at + 3] = NOP
     return f"memw at {at:#x} is now a nop"
 
 
@@ -96,7 +98,7 @@ def skip_first_cut(data: bytearray):
     for i in instructions(data):
         if i.mnem == "callx8":
             at = i.addr.offset
-            data[at : at + 3] = bytes.fromhex("f02000")  # nop
+            data[at : at + 3] = NOP
             return f"callx8 at {at:#x} (record 0's cut) is now a nop"
     return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import subprocess
@@ -763,15 +764,17 @@ def local_symbol(image, name: str) -> str:
     return found[0]
 
 
-_loaded: dict = {}
-
-
+@functools.cache
 def load(elf: str):
     """The linked image and its lifter, once per process."""
-    if elf not in _loaded:
-        image = mx.Image(elf)
-        _loaded[elf] = (image, mx.Lifter(image))
-    return _loaded[elf]
+    image = mx.Image(elf)
+    return image, mx.Lifter(image)
+
+
+@functools.cache
+def setting(elf: str, name: str) -> "Setting":
+    """A function's setting, once per process (its cases are built once for all its units)."""
+    return Setting(elf, name)
 
 
 class Setting:
@@ -826,7 +829,7 @@ def prove_unit(elf: str, name: str, group: str, first: bool = False) -> dict:
     cases'): then each exploration follows only the paths of its cases, and the values
     merged along them stay small."""
     t0 = time.time()
-    st = Setting(elf, name)
+    st = setting(elf, name)
     global _replay, _precondition
     _replay, _precondition = st.replay, st.precondition
     mem, args, image = st.mem, st.args, st.image
@@ -887,7 +890,7 @@ def run(elf: str, only=None, first: bool = False, jobs: int = 1, trusted=()):
     wanted = set(only or FUNCTIONS)
     wanted |= {dep for name in list(wanted) for dep in DEPENDS.get(name, []) if dep not in trusted}
     names = [n for n in FUNCTIONS if n in wanted]
-    units = [(elf, n, g, first) for n in names for g in Setting(elf, n).groups]
+    units = [(elf, n, g, first) for n in names for g in setting(elf, n).groups]
     if jobs > 1:
         import multiprocessing
 
@@ -944,7 +947,7 @@ def main():
     for r in results:
         state = "PROVEN" if r["proven"] else "REFUTED"
         ok &= r["proven"]
-        print(f"{state}: {r['function']} ({r.get('explored_paths', 0)} paths, checked as {len(r['paths'])}; {len(r.get('cases', []))} contract cases; {r.get('seconds', 0)} s of solving)")
+        print(f"{state}: {r['function']} ({r.get('explored_paths', 0)} paths, checked as {len(r['paths'])}; {len(r.get('cases', []))} contract cases; {r.get('seconds', 0)} s over its units)")
         if "error" in r:
             print(f"  not proven: {r['error']}")
         for path in r["paths"]:
