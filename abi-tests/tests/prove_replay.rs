@@ -74,24 +74,26 @@ fn replay(dir: &Path, device: &Path, header: &str, area: u32, name: &str) -> Run
 fn expected_span(area: u64, bytes: &[u8], addr: u64, len: u64, out_span: u64) -> Run {
     let mut image = [0u8; CTX_SIZE];
     image.copy_from_slice(&bytes[..CTX_SIZE]);
-    let t = TranslationCtx::from_bytes(&image);
-    if t.find(addr).is_none() && t.plan_refill(addr).is_err() {
-        // The host library traps here as the device does (SIGILL), which would end this
-        // test; the contract's answer is the trap.
-        return Run::Signal(libc::SIGILL);
-    }
+    let mut t = TranslationCtx::from_bytes(&image);
     for k in 0..5 {
         let at = RECORD_ARRAY + k * RECORD_SIZE + REG_LOCATION;
         let reg = u64::from_le_bytes(image[at..at + 8].try_into().unwrap());
         assert!(
-            reg >> 32 == 0 && (reg == 0 || (area..area + bytes.len() as u64 - 8).contains(&reg)),
+            reg >> 32 == 0 && (reg == 0 || (area..=area + bytes.len() as u64 - 8).contains(&reg)),
             "register location {reg:#x} is not placed for the replay"
         );
     }
     assert!(
-        out_span == 0 || (area..area + bytes.len() as u64 - 8).contains(&out_span),
+        out_span == 0 || (area..=area + bytes.len() as u64 - 8).contains(&out_span),
         "out_span is not placed for the replay"
     );
+    if t.translate_span(addr, len, &mut RegisterLog::default())
+        .is_err()
+    {
+        // The C entry point traps here as the device does (SIGILL), which would end this
+        // test; the contract's answer is the trap.
+        return Run::Signal(libc::SIGILL);
+    }
     // SAFETY: a fresh private mapping at a fixed address, refused (not replaced) if
     // anything is mapped there; unmapped below.
     let p = unsafe {
