@@ -25,6 +25,16 @@ import pypcode
 import z3
 
 OP = pypcode.OpCode
+# Resource units (z3's rlimit, deterministic) that a bounded query may use before its
+# answer counts as undecided: a branch's feasibility with merged values (QUICK, then
+# both sides are taken), whether a load and a store share their address modulo 4
+# (RESIDUE, then the load is read byte by byte). Both sound either way; they only
+# trade exploration against solving.
+QUICK = 2_000_000
+RESIDUE = 20_000_000
+UNLIMITED = 1 << 62
+# The most one query can be given: z3's rlimit parameter is an unsigned 32-bit number.
+QUERY_MAX = (1 << 32) - 1
 DEBUG = bool(os.environ.get("NT_PROVE_DEBUG"))
 
 
@@ -143,6 +153,198 @@ class ExecError(Exception):
     pass
 
 
+class OverBudget(Exception):
+    """A unit's solver work went past its resource budget, or its wall-clock guard fired."""
+
+
+@dataclasses.dataclass
+class Budget:
+    """The solver work of one unit of the proof, in z3's resource units (`rlimit`): a count
+    of the solver's internal steps, the same on a quiet machine and a loaded one, unlike
+    time. Every query of the unit goes through `check`: it may use what is left of `limit`
+    (or `cap`, when smaller: the queries whose `unknown` has a meaning of its own, such as
+    a feasibility query that counts as feasible when it is not decided cheaply), and what
+    it uses is added to `used`. A query that exhausts the unit's budget raises OverBudget,
+    naming the unit and the query. `guard` (set by the caller, outside the proof) is a
+    wall-clock watchdog against hangs only: when it fires, the running query is
+    interrupted and the unit fails the same way; it never decides anything."""
+
+    limit: int
+    unit: str = ""
+    used: int = 0
+    queries: int = 0
+    guarded: bool = False
+
+    def check(self, solver: z3.Solver, what: str, cap: int | None = None) -> z3.CheckSatResult:
+        if self.guarded:
+            raise OverBudget(f"{self.unit}: stopped by the wall-clock guard before {what}")
+        left = self.limit - self.used
+        if left <= 0:
+            raise OverBudget(f"{self.unit}: past its budget of {self.limit} rlimit before {what}")
+        mine = min(left, QUERY_MAX, cap if cap is not None else left)
+        before = resource_count(solver)
+        solver.set("rlimit", mine)
+        r = solver.check()
+        spent = resource_count(solver) - before
+        self.used += spent
+        self.queries += 1
+        if r == z3.unknown:
+            if self.guarded:
+                raise OverBudget(f"{self.unit}: stopped by the wall-clock guard during {what}")
+            if mine != cap:
+                raise OverBudget(f"{self.unit}: {what} not decided within {mine} rlimit (the unit's budget: {self.limit}; {solver.reason_unknown()})")
+        return r
+
+
+def resource_count(solver: z3.Solver) -> int:
+    """z3's resource counter for the solver's context (it counts up over every query)."""
+    stats = solver.statistics()
+    return stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0  # 0: not counted yet
+
+
+class Reads:
+    """Formulas over a byte array that they only read, without the array (Ackermann's
+    reduction): every read `Select(array, i)` becomes a fresh byte, and for each two reads
+    whose indices may be equal, "equal indices give equal bytes". Satisfiable exactly when
+    the formulas are (an array only read is a function, and that is all a function must
+    satisfy). Indices that are one term plus different constants are never equal, and need
+    no constraint: the table's bytes, all read at the table pointer plus an offset, are
+    then only tied to the reads through other pointers. On these formulas z3 decides the
+    reduced form many times faster than the array's (docs/prove.md).
+
+    `formulas` is None when the array is not only read in them (a store over it, another
+    array): the caller then asks the solver about the array itself."""
+
+    def __init__(self, formulas: list, array: z3.ArrayRef, memo: dict | None = None):
+        self.array = array
+        found = array_reads(formulas, array, memo)
+        self.formulas = None
+        if found is None:
+            return
+        # (Select, index key, fresh byte), in the order found
+        self.reads = [(sel, index_key(sel.arg(1)), z3.BitVec(f"{array}@{n}", 8)) for n, sel in enumerate(found)]
+        self.subst = Substitution([(sel, v) for sel, _, v in self.reads])
+        first: dict = {}
+        tie = []
+        for sel, key, v in self.reads:
+            if key in first:
+                tie.append(v == first[key][2])
+            else:
+                first[key] = (sel, key, v)
+        distinct = list(first.values())
+        for i, (si, (bi, _), vi) in enumerate(distinct):
+            for sj, (bj, _), vj in distinct[i + 1 :]:
+                if bi != bj:  # the same terms plus different constants are never equal
+                    tie.append(z3.Implies(si.arg(1) == sj.arg(1), vi == vj))
+        self.formulas = [self.subst(z3.And(*formulas, *tie))]
+
+    def model(self, m: z3.ModelRef) -> "ReadModel":
+        return ReadModel(m, self)
+
+
+def array_reads(formulas: list, array: z3.ArrayRef, memo: dict | None = None) -> list | None:
+    """Every `Select(array, i)` in `formulas`, in a fixed order (each once); None when
+    another array term occurs (a store over it, another array). Walks z3's terms through
+    its C API (no Python object per term). `memo` keeps each formula's reads for the next
+    call (with the formula, so that its id cannot be taken by another term)."""
+    ctx = array.ctx
+    c = ctx.ref()
+    target = z3.Z3_get_ast_id(c, array.as_ast())
+    found, have = [], set()
+    for f in formulas:
+        if memo is not None and f.get_id() in memo:
+            mine = memo[f.get_id()][1]
+        else:
+            mine = reads_of(c, f.as_ast(), target)
+            if mine is not None:
+                mine = [z3.z3._to_expr_ref(r, ctx) for r in mine]
+            if memo is not None:
+                memo[f.get_id()] = (f, mine)
+        if mine is None:
+            return None
+        for r in mine:
+            if r.get_id() not in have:
+                have.add(r.get_id())
+                found.append(r)
+    return found
+
+
+def reads_of(c, root, target: int) -> list | None:
+    """array_reads on one term, as z3's C handles."""
+    seen: set = set()
+    found = []
+    todo = [root]
+    while todo:
+        e = todo.pop()
+        i = z3.Z3_get_ast_id(c, e)
+        if i in seen:
+            continue
+        seen.add(i)
+        if z3.Z3_get_ast_kind(c, e) != z3.Z3_APP_AST:
+            continue
+        if z3.Z3_get_sort_kind(c, z3.Z3_get_sort(c, e)) == z3.Z3_ARRAY_SORT and i != target:
+            return None
+        app = z3.Z3_to_app(c, e)
+        n = z3.Z3_get_app_num_args(c, app)
+        if z3.Z3_get_decl_kind(c, z3.Z3_get_app_decl(c, app)) == z3.Z3_OP_SELECT and z3.Z3_get_ast_id(c, z3.Z3_get_app_arg(c, app, 0)) == target:
+            found.append(e)
+            todo.append(z3.Z3_get_app_arg(c, app, 1))
+            continue
+        todo.extend(z3.Z3_get_app_arg(c, app, k) for k in range(n - 1, -1, -1))
+    return found
+
+
+def index_key(i: z3.BitVecRef) -> tuple:
+    """An index as (its terms but the constant, by identity; the constant)."""
+    i = z3.simplify(i)
+    if z3.is_bv_value(i):
+        return ((), i.as_long())
+    if z3.is_app_of(i, z3.Z3_OP_BADD):
+        const = sum(c.as_long() for c in i.children() if z3.is_bv_value(c)) % (1 << 32)
+        return (tuple(c.get_id() for c in i.children() if not z3.is_bv_value(c)), const)
+    return ((i.get_id(),), 0)
+
+
+class ReadModel:
+    """A model of `Reads.formulas` as one of the formulas it came from: the array is the
+    bytes the model gives its reads (at the indices it gives them), 0 elsewhere."""
+
+    def __init__(self, m: z3.ModelRef, reads: Reads):
+        self.m, self.reads = m, reads
+        self.bytes: dict = {}
+        for sel, _, v in reads.reads:
+            self.bytes.setdefault(self.value(reads.subst(sel.arg(1))), self.value(v))
+
+    def value(self, e) -> int:
+        return self.m.eval(e, model_completion=True).as_long()
+
+    def eval(self, e, model_completion=True):
+        e = self.reads.subst(e)  # the reads the formulas make
+        found = array_reads([e], self.reads.array)  # others: the bytes at their indices
+        if found is None:
+            raise ExecError("a counterexample's value over a written array")
+        if found:
+            e = Substitution([(sel, z3.BitVecVal(self.bytes.get(self.eval(sel.arg(1)).as_long(), 0), 8)) for sel in found])(e)
+        return self.m.eval(e, model_completion=True)
+
+
+class Substitution:
+    """z3's simultaneous substitution, its pairs checked and marshalled once instead of at
+    every call (z3.substitute does both in Python each time)."""
+
+    def __init__(self, pairs: list):
+        self.n = len(pairs)
+        self.ctx = pairs[0][0].ctx if pairs else None
+        self.src = (z3.Ast * self.n)(*[a.as_ast() for a, _ in pairs])
+        self.dst = (z3.Ast * self.n)(*[b.as_ast() for _, b in pairs])
+        self.keep = pairs  # the terms stay alive while their handles are used
+
+    def __call__(self, e):
+        if not self.n:
+            return e
+        return z3.z3._to_expr_ref(z3.Z3_substitute(self.ctx.ref(), e.as_ast(), self.n, self.src, self.dst), self.ctx)
+
+
 def bv(v: int, bits: int) -> z3.BitVecRef:
     return z3.BitVecVal(v, bits)
 
@@ -200,9 +402,11 @@ class State:
         self.entries = [pc]  # the entry of each active function, outermost first
         self.assumed: list = []  # addresses taken to be outside the stack region
         self.stack: Stack | None = None
-        # With values merged (run_function's merge_values): the time a feasibility query
-        # may take, in ms, after which both sides are taken; and the pointers whose
-        # constant offsets the addresses are pinned to (State.pin).
+        # The unit's solver budget (shared by every state of the unit).
+        self.budget: Budget | None = None
+        # With values merged (run_function's merge_values): the resource units a
+        # feasibility query may use, after which both sides are taken (QUICK); and the
+        # pointers whose constant offsets the addresses are pinned to (State.pin).
         self.quick: int | None = None
         self.bases: list = []
         self.frame_bytes: dict[int, z3.BitVecRef] = {}  # the frame's bytes (State.store)
@@ -232,6 +436,7 @@ class State:
         s.assumed = list(self.assumed)
         s.stack = self.stack
         s.quick = self.quick
+        s.budget = self.budget
         s.bases = self.bases
         s.frame_bytes = dict(self.frame_bytes)
         s.summaries = self.summaries
@@ -310,11 +515,11 @@ class State:
         return [(e.addr, e.value, e.width) for e in self.events if isinstance(e, Store)]
 
     def same_residue(self, d: z3.BitVecRef) -> bool:
-        """Whether the path makes `d` a multiple of 4."""
+        """Whether the path makes `d` a multiple of 4 (decided within RESIDUE resource
+        units; undecided, the word-wise model is not used)."""
         q = z3.Solver()
-        q.set("timeout", 2000)
         q.add(*self.cond, z3.Extract(1, 0, d) != 0)
-        return q.check() == z3.unsat
+        return self.budget.check(q, "whether a load and a store are 4-aligned alike", RESIDUE) == z3.unsat
 
     def load_byte(self, a: z3.BitVecRef) -> z3.BitVecRef:
         """The byte at `a`: the newest store that must be there, under an if for each store
@@ -360,13 +565,12 @@ class State:
             if z3.is_bv_value(off):
                 return addr
             q = z3.Solver()
-            q.set("timeout", self.quick or 0)
             q.add(*self.cond)
-            if q.check() != z3.sat:
+            if self.budget.check(q, "an offset from the table to pin", self.quick) != z3.sat:
                 continue
             c = q.model().eval(off, model_completion=True)
             q.add(off != c)
-            if q.check() == z3.unsat:
+            if self.budget.check(q, "whether the path fixes that offset", self.quick) == z3.unsat:
                 return z3.simplify(base + c)
         return addr
 
@@ -524,6 +728,7 @@ def run_function(
     bases: tuple = (),
     summaries: dict | None = None,
     word_aliasing: bool = False,
+    budget: Budget | None = None,
 ) -> list[Outcome]:
     """Every path of the function at `entry`. `frame_regs` sets the argument registers of
     a fresh state; `stack`, if given, is the caller's stack (see State.load_byte);
@@ -537,7 +742,7 @@ def run_function(
     them (state merging: without it the span computation's selects, each a branch on this
     core, would double the paths at every one; with it, the scans of the other functions
     give the solver harder formulas than the paths they save). Then a feasibility query
-    that takes longer than 200 ms counts as feasible (a path that ends infeasible is
+    that needs more than QUICK resource units counts as feasible (a path that ends infeasible is
     dropped by its check), and an address at a non-constant offset from one of `bases`
     that the path fixes is pinned to that offset (State.pin). A call of a function in
     `summaries` (entry -> Summary) is not executed: the path takes its contract instead.
@@ -547,8 +752,9 @@ def run_function(
 
     start = State(lifter, mem, Frame({}), entry)
     start.stack = stack
+    start.budget = budget if budget is not None else Budget(UNLIMITED)
     if merge_values:
-        start.quick = 200
+        start.quick = QUICK
         start.bases = list(bases)
     start.cond = list(assume)
     start.summaries = dict(summaries or {})
@@ -648,20 +854,20 @@ def merge(a: State, b: State, values: bool) -> State | None:
     return m
 
 
-def feasible(solver: z3.Solver, cond: list, quick: int | None = None) -> bool:
-    """Whether `cond` can hold. With `quick` (ms), a query that takes longer counts as
-    feasible: taking an infeasible side only costs the time to explore it."""
+def feasible(solver: z3.Solver, cond: list, budget: Budget, quick: int | None = None) -> bool:
+    """Whether `cond` can hold. With `quick` (resource units), a query that needs more
+    counts as feasible: taking an infeasible side only costs the work to explore it, and
+    its path ends infeasible at its check."""
     if quick is not None:
         q = z3.Solver()
-        q.set("timeout", quick)
         q.add(*cond)
-        return q.check() != z3.unsat
+        return budget.check(q, "a branch's feasibility (bounded)", quick) != z3.unsat
     solver.push()
     solver.add(*cond)
-    r = solver.check()
-    solver.pop()
-    if r == z3.unknown:
-        raise ExecError("the solver could not decide a branch")
+    try:
+        r = budget.check(solver, "a branch's feasibility")
+    finally:
+        solver.pop()
     return r == z3.sat
 
 
@@ -706,8 +912,8 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
             elif z3.is_false(c):
                 pass
             else:
-                t_ok = feasible(solver, s.cond + [c], s.quick)
-                f_ok = feasible(solver, s.cond + [z3.Not(c)], s.quick)
+                t_ok = feasible(solver, s.cond + [c], s.budget, s.quick)
+                f_ok = feasible(solver, s.cond + [z3.Not(c)], s.budget, s.quick)
                 if t_ok and f_ok:
                     other = s.copy()
                     other.cond.append(z3.Not(c))

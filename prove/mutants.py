@@ -13,7 +13,9 @@ mutation site is not found.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -25,7 +27,9 @@ import validate
 
 TRANSLATE = ".text._Z16neuron_translatePvy"
 LITERALS = ".literal._Z16neuron_translatePvy"
-OUT_OF_RANGE = ".text.unlikely._RNvNtCsflu1tVBgJYx_16neuron_translate3abi19refill_out_of_range"
+# A Rust function (v0-mangled: its crate hash changes with the build), found by its name's
+# end as validate.local_symbol finds symbols.
+OUT_OF_RANGE = ".text.unlikely._R*19refill_out_of_range"
 SPAN = ".text.neuron_translate_span"
 
 CTX = pypcode.Context("Xtensa:LE:32:default")
@@ -115,11 +119,23 @@ MUTANTS = [
 ]
 
 
+def find_section(elf, name: str):
+    """The section called `name`, or, for a name with a `*`, the one section whose name
+    starts with what comes before it and ends with what comes after."""
+    if "*" not in name:
+        return elf.get_section_by_name(name)
+    head, tail = name.split("*")
+    found = [s for s in elf.iter_sections() if s.name.startswith(head) and s.name.endswith(tail)]
+    if len(found) > 1:
+        raise SystemExit(f"mutants.py: more than one section matches {name}: {[s.name for s in found]}")
+    return found[0] if found else None
+
+
 def mutate(obj: bytes, section: str, how) -> tuple[bytes, str | None]:
     import io
 
     elf = ELFFile(io.BytesIO(obj))
-    sec = elf.get_section_by_name(section)
+    sec = find_section(elf, section)
     if sec is None:
         return obj, None
     off, size = sec["sh_offset"], sec["sh_size"]
@@ -141,40 +157,53 @@ def section_of(obj: bytes, function: str) -> bytes | None:
     return None
 
 
+def prove_mutant(original: bytes, out: str, ld: str, config: validate.Config, mutant) -> tuple[bool, list[str]]:
+    """Writes one mutant, runs the validator on it; (refuted, the lines to print)."""
+    name, section, how, function, observable = mutant
+    t0 = time.time()
+    data, what = mutate(original, section, how)
+    if what is None:
+        return False, [f"MISSING: {name}: no mutation site in {section}"]
+    path = os.path.join(out, f"{name}.o")
+    with open(path, "wb") as f:
+        f.write(data)
+    # A mutation changes one section: the helpers the function's proof rests on are
+    # the real object's, proven by validate.py before the mutants run.
+    trusted = [dep for dep in validate.DEPENDS.get(function, []) if section_of(original, dep) == section_of(data, dep)]
+    results = validate.run_object(path, ld, [function], config, trusted=trusted)
+    refuted = [p for r in results for p in r["paths"] if not p["proven"]]
+    record = {"mutant": name, "mutation": what, "function": function, "observable_by_emulation": observable, "refuted": refuted[:1]}
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(record, f, indent=1)
+    mine = [r for r in results if r["function"] == function]
+    shown = f"{validate.figures(mine[0])}, {time.time() - t0:.1f} s" if mine else f"{time.time() - t0:.1f} s"
+    if refuted and refuted[0]["counterexample"]:
+        return True, [f"REFUTED: {name} ({what}; {shown}): {refuted[0]['refuted']}", f"  counterexample: {json.dumps(refuted[0]['counterexample'])}"]
+    errors = [r["error"] for r in results if "error" in r]
+    return False, [f"SURVIVED: {name} ({what}; {shown}): the validator did not refute the mutant", *[f"  {e}" for e in errors]]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("object")
     p.add_argument("--ld", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--jobs", type=int, default=validate.Config.jobs, help="mutants proven at once")
+    p.add_argument("--seed", type=int, default=validate.Config.seed)
+    p.add_argument("--budget", type=int, default=validate.Config.budget)
+    p.add_argument("--guard", type=float, default=validate.Config.guard)
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     original = open(a.object, "rb").read()
-    ok = True
-    for name, section, how, function, observable in MUTANTS:
-        t0 = time.time()
-        data, what = mutate(original, section, how)
-        if what is None:
-            print(f"MISSING: {name}: no mutation site in {section}")
-            ok = False
-            continue
-        path = os.path.join(a.out, f"{name}.o")
-        with open(path, "wb") as f:
-            f.write(data)
-        # A mutation changes one section: the helpers the function's proof rests on are
-        # the real object's, proven by validate.py before the mutants run.
-        trusted = [dep for dep in validate.DEPENDS.get(function, []) if section_of(original, dep) == section_of(data, dep)]
-        results = validate.run_object(path, a.ld, [function], first=True, trusted=trusted)
-        refuted = [p for r in results for p in r["paths"] if not p["proven"]]
-        record = {"mutant": name, "mutation": what, "function": function, "observable_by_emulation": observable, "refuted": refuted[:1]}
-        with open(os.path.join(a.out, f"{name}.json"), "w") as f:
-            json.dump(record, f, indent=1)
-        if refuted and refuted[0]["counterexample"]:
-            print(f"REFUTED: {name} ({what}) in {time.time() - t0:.1f} s: {refuted[0]['refuted']}")
-            print(f"  counterexample: {json.dumps(refuted[0]['counterexample'])}")
-        else:
-            print(f"SURVIVED: {name} ({what}): the validator proved a mutant")
-            ok = False
-    sys.exit(0 if ok else 1)
+    # `jobs` mutants at once, each its units one after the other (each in a fresh process)
+    # up to the first refuted; printed in the list's order.
+    config = validate.Config(seed=a.seed, budget=a.budget, guard=a.guard, jobs=1, first=True)
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(a.jobs, mp_context=spawn) as pool:
+        done = list(pool.map(prove_mutant, *zip(*[(original, a.out, a.ld, config, m) for m in MUTANTS])))
+    for _, lines in done:
+        print("\n".join(lines))
+    sys.exit(0 if all(ok for ok, _ in done) else 1)
 
 
 if __name__ == "__main__":

@@ -17,13 +17,17 @@ hbm_scratch defined) with LD, GNU ld for Xtensa, before it is lifted.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import dataclasses
 import functools
+import gc
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import z3
@@ -69,6 +73,19 @@ GIVEN = {"neuron_translate_span": lambda args: [(args["a2"] & 3) == 0]}
 # The caller's stack pointer; the fifth argument of the span is the word there.
 CALLER_SP = 0x3FFD_0000
 STACK = mx.Stack(CALLER_SP)
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """How a run proves: z3's random seed, each unit's resource budget (rlimit, summed
+    over its queries), the wall-clock guard against hangs (seconds; it decides nothing),
+    the processes, and whether to stop at the first refuted path (for mutants)."""
+
+    seed: int = 0
+    budget: int = 60_000_000_000
+    guard: float = 900.0
+    jobs: int = 1
+    first: bool = False
 
 
 def u(v: int, bits: int = 32):
@@ -412,7 +429,7 @@ def spec_ctx(mem, args, image):
 
 
 def spec_init(mem, args, image):
-    table = image.symbols["_RNvNtCsflu1tVBgJYx_16neuron_translate3abi5TABLE"][0]
+    table = image.symbols[local_symbol(image, "TABLE")][0]
     ctx_addr = image.symbols["_ctx"][0]
     sbuf_addr = image.symbols["_sbuf_window"][0]
     hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
@@ -452,10 +469,19 @@ class Refuted(Exception):
 
 class Facts:
     """What holds on the path being checked: a stack of hypotheses. Each query runs in a
-    fresh solver (z3's non-incremental preprocessing is much faster on these formulas)."""
+    fresh solver (z3's non-incremental preprocessing is much faster on these formulas).
+    It carries what every query of the unit shares: the unit's solver budget, the initial
+    memory (the array the reads are of, sat_model), the caller's
+    precondition its paths' obligations are proven under, and the constraints that place a
+    counterexample where the qemu replay can run it (replay_constraints)."""
 
-    def __init__(self):
+    def __init__(self, budget: mx.Budget, memory: z3.ArrayRef, precondition=None, replay=()):
         self.stack = [[]]
+        self.budget = budget
+        self.memory = memory
+        self.reads: dict = {}  # each formula's reads of the memory (machine.array_reads)
+        self.precondition = z3.BoolVal(True) if precondition is None else precondition
+        self.replay = list(replay)
 
     def push(self):
         self.stack.append([])
@@ -470,25 +496,31 @@ class Facts:
         return [f for level in self.stack for f in level]
 
 
-def sat_model(solver, extra):
-    """A model of the facts and `extra`, or None."""
-    s = z3.SolverFor("QF_ABV")
-    s.add(*solver.all(), *extra)
+def sat_model(solver, extra, what):
+    """A model of the facts and `extra`, or None. `what` names the query (a unit past its
+    budget says which query it was at). Where the initial memory is only read, the
+    solver is asked about the reads instead of the array (machine.Reads)."""
+    formulas = [*solver.all(), *extra]
     t0 = time.time()
-    r = s.check()
+    reads = mx.Reads(formulas, solver.memory, solver.reads)
+    if reads.formulas is not None:
+        s = z3.SolverFor("QF_BV")
+        s.add(*reads.formulas)
+    else:
+        s = z3.SolverFor("QF_ABV")
+        s.add(*formulas)
+    r = solver.budget.check(s, what)
     if mx.DEBUG:
-        print(f"  query: {r} in {time.time() - t0:.2f} s", file=sys.stderr)
-    if r == z3.unknown:
-        raise Refuted("the solver could not decide", None)
-    return s.model() if r == z3.sat else None
+        print(f"  query ({what}): {r} in {time.time() - t0:.2f} s{'' if reads.formulas is not None else ' (with the array)'}", file=sys.stderr)
+    if r != z3.sat:
+        return None
+    return reads.model(s.model()) if reads.formulas is not None else s.model()
 
 
 # Counterexamples are looked for first where the qemu replay can put them
 # (abi-tests/tests/prove_replay.rs): the table at REPLAY_AREA, every register location and
 # output pointer 0 or inside the area.
 REPLAY_AREA, REPLAY_SIZE = 0x2000_0000, 0x300
-_replay: list = []
-_precondition = z3.BoolVal(True)
 
 
 def replay_constraints(mem, args, function):
@@ -508,9 +540,9 @@ def replay_constraints(mem, args, function):
     return c
 
 
-def witness(solver, extra):
+def witness(solver, extra, what="a counterexample"):
     """A model of a refutation: a replayable one if there is one."""
-    return sat_model(solver, extra + _replay) or sat_model(solver, extra)
+    return sat_model(solver, extra + solver.replay, f"{what} (replayable)") or sat_model(solver, extra, what)
 
 
 def prove_all(solver, claims):
@@ -523,15 +555,16 @@ def prove_all(solver, claims):
     for group in queries:
         if mx.DEBUG:
             print(f"  claims: {'; '.join(c[1] for c in group)[:200]}", file=sys.stderr)
-        if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))]) is None:
+        names = "; ".join(c[1] for c in group)
+        if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))], f"the claims: {names}") is None:
             continue
         for c, what, shown, *_ in group:
-            m = sat_model(solver, [z3.Not(c)]) and witness(solver, [z3.Not(c)])
+            m = sat_model(solver, [z3.Not(c)], f"the claim: {what}") and witness(solver, [z3.Not(c)])
             if m is not None:
                 r = Refuted(what, m)
                 r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in shown}
                 raise r
-        raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))]))
+        raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))], "a counterexample"))
 
 
 def value_checks(w: S):
@@ -621,19 +654,19 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
         # What the path took for granted (stack assumptions, the preconditions of the calls it
         # summarized) holds wherever the caller's precondition does.
         must = obligations(out)
-        if must and sat_model(solver, [_precondition, z3.Not(z3.And(*[c for c, _ in must]))]) is not None:
+        if must and sat_model(solver, [solver.precondition, z3.Not(z3.And(*[c for c, _ in must]))], "the path's obligations") is not None:
             for c, what in must:
-                m = sat_model(solver, [_precondition, z3.Not(c)])
+                m = sat_model(solver, [solver.precondition, z3.Not(c)], f"the obligation: {what}")
                 if m is not None:
                     raise Refuted(what, m)
         met = []
         # The cases partition the inputs: a model of the path names one; when the path
         # implies that case's condition, no other case can meet it.
-        m = sat_model(solver, [])
+        m = sat_model(solver, [], "the path's feasibility")
         if m is None:
             return met
         named = [c for c in cases if z3.is_true(m.eval(c.cond, model_completion=True))]
-        if len(named) == 1 and sat_model(solver, [z3.Not(named[0].cond)]) is None:
+        if len(named) == 1 and sat_model(solver, [z3.Not(named[0].cond)], f"whether the path is only {named[0].name}") is None:
             candidates = named
         else:
             candidates = cases
@@ -643,7 +676,7 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
             solver.push()
             try:
                 solver.add(case.cond)
-                if sat_model(solver, []) is None:
+                if sat_model(solver, [], f"whether the path meets {case.name}") is None:
                     continue
                 if out.kind != case.kind:
                     raise Refuted(f"{case.name}: the code {'traps' if out.kind == 'trap' else 'returns'}", witness(solver, []))
@@ -749,11 +782,11 @@ def link(obj: str, ld: str, out: str):
     )
 
 
-def run_object(obj: str, ld: str, only=None, first=False, jobs=1, trusted=()):
+def run_object(obj: str, ld: str, only=None, config: Config = Config(), trusted=()):
     with tempfile.TemporaryDirectory() as d:
         elf = os.path.join(d, "translation.elf")
         link(obj, ld, elf)
-        return run(elf, only, first, jobs, trusted)
+        return run(elf, only, config, trusted)
 
 
 def local_symbol(image, name: str) -> str:
@@ -822,102 +855,142 @@ class Setting:
         s.set_reg_name("a1", z3.BitVecVal(CALLER_SP, 32))  # its stack
 
 
-def prove_unit(elf: str, name: str, group: str, first: bool = False) -> dict:
+def unit_name(name: str, group: str) -> str:
+    return f"{name} [{group or 'all cases'}]"
+
+
+def prove_unit(elf: str, name: str, group: str, config: Config) -> dict:
     """Proves one group of a function's cases (every path that can meet them); the first
     group's unit also checks that the cases partition the inputs. A function whose cases
     are grouped is explored once per group, under the group's condition (the union of its
     cases'): then each exploration follows only the paths of its cases, and the values
-    merged along them stay small."""
+    merged along them stay small.
+
+    Run in a process of its own (run_units), so that nothing of another unit's solving
+    (z3's terms, its caches) shapes this one's: the same unit does the same work in any
+    run, on any machine, under any load."""
     t0 = time.time()
+    z3.set_param("smt.random_seed", config.seed)
+    z3.set_param("sat.random_seed", config.seed)
+    unit = unit_name(name, group)
+    print(f"  unit {unit}: start", flush=True)
+    budget = mx.Budget(config.budget, unit=unit)
+
+    def guard():
+        budget.guarded = True
+        z3.main_ctx().interrupt()
+
+    watchdog = threading.Timer(config.guard, guard)
+    watchdog.daemon = True
+    watchdog.start()
     st = setting(elf, name)
-    global _replay, _precondition
-    _replay, _precondition = st.replay, st.precondition
-    mem, args, image = st.mem, st.args, st.image
-    solver = Facts()
     result = {"function": name, "symbol": st.sym, "group": group, "paths": [], "proven": True, "explored_paths": 0, "covered": []}
+    try:
+        prove_group(st, group, Facts(budget, st.mem, st.precondition, st.replay), result, config.first)
+    except (mx.ExecError, mx.OverBudget) as e:
+        result.update(proven=False, error=str(e))
+    finally:
+        watchdog.cancel()
+        # The process ends with the unit: what it lifted goes before the interpreter's
+        # shutdown (pypcode's bindings report objects still alive then as leaks).
+        setting.cache_clear()
+        load.cache_clear()
+        del st
+        gc.collect()
+    result.update(rlimit=budget.used, queries=budget.queries, seconds=round(time.time() - t0, 2))
+    state = "proven" if result["proven"] else "NOT PROVEN"
+    print(f"  unit {unit}: {state}, {result['explored_paths']} paths, {budget.queries} queries, {budget.used} rlimit, {result['seconds']} s", flush=True)
+    return result
+
+
+def prove_group(st: "Setting", group: str, solver: Facts, result: dict, first: bool):
+    """prove_unit's work, into `result`."""
+    mem, args, image, name = st.mem, st.args, st.image, st.name
     group_cases = st.groups[group]
     if group == next(iter(st.groups)):
         # The cases partition the inputs (checked: nothing falls outside them all).
-        gap = sat_model(solver, [z3.Not(z3.Or(*[c.cond for c in st.cases]))])
+        gap = sat_model(solver, [z3.Not(z3.Or(*[c.cond for c in st.cases]))], "inputs no case covers")
         if gap is not None:
             result["proven"] = False
             result["paths"].append({"outcome": "none", "proven": False, "refuted": "inputs no case of the contract covers", "counterexample": counterexample(gap, mem, args, name, image)})
     covered = set()
-    try:
-        given = GIVEN[name](args) if name in GIVEN else []
-        assume = tuple(given + ([z3.Or(*[c.cond for c in group_cases])] if group else []))
-        outcomes = mx.run_function(
-            st.lifter, st.entry, st.setup, mem, stack=STACK, merge_values=bool(group), assume=assume,
-            bases=(args["a2"],), summaries=st.summaries, word_aliasing=name in GIVEN,
-        )
-        result["explored_paths"] += len(outcomes)
-        for out in merge(outcomes):
-            try:
-                met = check_path(solver, out, group_cases, name)
-                covered.update(met)
-                result["paths"].append({"outcome": out.kind, "cases": met, "proven": True})
-            except Refuted as r:
-                result["proven"] = False
-                cx = counterexample(r.model, mem, args, name, image)
-                if cx is not None:
-                    cx.update(r.shown)
-                result["paths"].append({"outcome": out.kind, "proven": False, "refuted": r.what, "counterexample": cx})
-                if first:
-                    break
-    except mx.ExecError as e:
-        result.update(proven=False, error=str(e))
+    given = GIVEN[name](args) if name in GIVEN else []
+    assume = tuple(given + ([z3.Or(*[c.cond for c in group_cases])] if group else []))
+    outcomes = mx.run_function(
+        st.lifter, st.entry, st.setup, mem, stack=STACK, merge_values=bool(group), assume=assume,
+        bases=(args["a2"],), summaries=st.summaries, word_aliasing=name in GIVEN, budget=solver.budget,
+    )
+    result["explored_paths"] += len(outcomes)
+    for out in merge(outcomes):
+        try:
+            met = check_path(solver, out, group_cases, name)
+            covered.update(met)
+            result["paths"].append({"outcome": out.kind, "cases": met, "proven": True})
+        except Refuted as r:
+            result["proven"] = False
+            cx = counterexample(r.model, mem, args, name, image)
+            if cx is not None:
+                cx.update(r.shown)
+            result["paths"].append({"outcome": out.kind, "proven": False, "refuted": r.what, "counterexample": cx})
+            if first:
+                break
     # Every case of the contract is reached by some path (nothing is unreachable that
     # the contract says happens).
     if result["proven"]:
-        missing = [c.name for c in group_cases if c.name not in covered and sat_model(solver, [c.cond]) is not None]
+        missing = [c.name for c in group_cases if c.name not in covered and sat_model(solver, [c.cond], f"whether {c.name} can happen") is not None]
         if missing:
             result["proven"] = False
             result["uncovered"] = missing
     result["covered"] = sorted(covered)
-    result["seconds"] = round(time.time() - t0, 2)
-    return result
 
 
-def _unit(job):
-    return prove_unit(*job)
+def run_units(units: list, config: Config) -> list:
+    """Each unit (elf, name, group) in a fresh process of its own, `config.jobs` at a time;
+    the results in the order of `units`. With `config.first`, the units run one after the
+    other and stop at the first that is refuted (the results so far)."""
+    spawn = multiprocessing.get_context("spawn")
+    # The workers are started with the hash seed the caller fixed (the Makefile's
+    # PYTHONHASHSEED), or 0: nothing in a unit may depend on the hash order of a run.
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    with concurrent.futures.ProcessPoolExecutor(config.jobs, mp_context=spawn, max_tasks_per_child=1) as pool:
+        if not config.first:
+            # The slowest units first (the span's refills), so that the others fill the gaps.
+            slow = sorted(units, key=lambda u: (u[1] != "neuron_translate_span" or not u[2].startswith("refill"), u[1] != "neuron_translate"))
+            futures = {u: pool.submit(prove_unit, *u, config) for u in slow}
+            return [futures[u].result() for u in units]
+        parts = []
+        for u in units:
+            parts.append(pool.submit(prove_unit, *u, config).result())
+            if not parts[-1]["proven"]:
+                break
+        return parts
 
 
-def run(elf: str, only=None, first: bool = False, jobs: int = 1, trusted=()):
+def run(elf: str, only=None, config: Config = Config(), trusted=()):
     """Proves each function (or those named in `only`, and what their proofs rest on but
-    `trusted`: proven elsewhere), in units of one group of cases each, on `jobs` processes.
-    `first` stops at the first refuted path (for mutants, which need one counterexample):
-    on one process, a function's remaining units are then skipped."""
+    `trusted`: proven elsewhere), in units of one group of cases each (run_units)."""
     wanted = set(only or FUNCTIONS)
     wanted |= {dep for name in list(wanted) for dep in DEPENDS.get(name, []) if dep not in trusted}
     names = [n for n in FUNCTIONS if n in wanted]
-    units = [(elf, n, g, first) for n in names for g in setting(elf, n).groups]
-    if jobs > 1:
-        import multiprocessing
-
-        # The slowest units first (the span's refills), so that the others fill the gaps.
-        order = sorted(units, key=lambda u: (u[1] != "neuron_translate_span" or not u[2].startswith("refill"), u[1] != "neuron_translate"))
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            done = dict(zip(order, pool.map(_unit, order, chunksize=1)))
-        parts = [done[u] for u in units]
-    else:
-        parts, refuted = [], set()
-        for u in units:
-            if not (first and u[1] in refuted):
-                parts.append(prove_unit(*u))
-                if not parts[-1]["proven"]:
-                    refuted.add(u[1])
+    units = [(elf, n, g) for n in names for g in setting(elf, n).groups]
+    parts = run_units(units, config)
     proven = {name: True for name in trusted}
     results = []
     for name in names:
         mine = [p for p in parts if p["function"] == name]
+        if not mine:
+            continue  # not reached: an earlier unit was refuted (config.first)
         r = {
             "function": name,
             "symbol": mine[0]["symbol"],
-            "proven": all(p["proven"] for p in mine),
+            "proven": all(p["proven"] for p in mine) and len(mine) == len(setting(elf, name).groups),
             "explored_paths": sum(p["explored_paths"] for p in mine),
             "paths": [path for p in mine for path in p["paths"]],
             "cases": sorted(c for p in mine for c in p["covered"]),
             "uncovered": [m for p in mine for m in p.get("uncovered", [])],
+            "units": [{"group": p["group"], **unit_figures(p)} for p in mine],
+            "rlimit": sum(p["rlimit"] for p in mine),
+            "queries": sum(p["queries"] for p in mine),
             "seconds": round(sum(p["seconds"] for p in mine), 2),
         }
         errors = [p["error"] for p in mine if "error" in p]
@@ -932,22 +1005,49 @@ def run(elf: str, only=None, first: bool = False, jobs: int = 1, trusted=()):
     return results
 
 
+def unit_figures(p: dict) -> dict:
+    """A unit's figures (figures)."""
+    return {"explored_paths": p["explored_paths"], "checked_paths": len(p["paths"]), "queries": p["queries"], "rlimit": p["rlimit"]}
+
+
+def figures(r: dict) -> str:
+    """What must be the same in every run with the same object, validator and seeds: the
+    paths explored, the paths checked, the solver's work."""
+    return f"{r['explored_paths']} paths explored, {len(r['paths'])} checked, {r['queries']} queries, {r['rlimit']} rlimit"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("object")
     p.add_argument("--ld", required=True)
     p.add_argument("--json")
     p.add_argument("--only", action="append")
+    p.add_argument("--unit", help="FUNCTION:GROUP: that one unit alone (what it rests on taken as proven); its figures as JSON")
     p.add_argument("--first", action="store_true")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=Config.jobs)
+    p.add_argument("--seed", type=int, default=Config.seed, help="z3's random seed (smt and sat)")
+    p.add_argument("--budget", type=int, default=Config.budget, help="each unit's solver budget, in rlimit units")
+    p.add_argument("--guard", type=float, default=Config.guard, help="each unit's wall-clock guard against hangs, in seconds")
     a = p.parse_args()
     t0 = time.time()
-    results = run_object(a.object, a.ld, a.only, a.first, a.jobs)
+    config = Config(seed=a.seed, budget=a.budget, guard=a.guard, jobs=a.jobs, first=a.first)
+    if a.unit:
+        name, _, group = a.unit.partition(":")
+        with tempfile.TemporaryDirectory() as d:
+            elf = os.path.join(d, "translation.elf")
+            link(a.object, a.ld, elf)
+            if name not in FUNCTIONS or group not in setting(elf, name).groups:
+                p.error(f"no unit {a.unit}: the units are FUNCTION:GROUP, with the groups of --json's units")
+            part = run_units([(elf, name, group)], config)[0]
+        print(json.dumps({"function": name, "group": group, "proven": part["proven"], **unit_figures(part)}))
+        sys.exit(0 if part["proven"] else 1)
+    print(f"prove: z3 seed {config.seed}, PYTHONHASHSEED {os.environ.get('PYTHONHASHSEED', '0')}, {config.budget} rlimit a unit, {config.jobs} processes", flush=True)
+    results = run_object(a.object, a.ld, a.only, config)
     ok = True
     for r in results:
-        state = "PROVEN" if r["proven"] else "REFUTED"
         ok &= r["proven"]
-        print(f"{state}: {r['function']} ({r.get('explored_paths', 0)} paths, checked as {len(r['paths'])}; {len(r.get('cases', []))} contract cases; {r.get('seconds', 0)} s over its units)")
+        state = "PROVEN" if r["proven"] else "REFUTED" if any(not p["proven"] for p in r["paths"]) else "NOT PROVEN"
+        print(f"{state}: {r['function']} ({figures(r)}; {len(r['cases'])} contract cases; {r['seconds']} s over its units)")
         if "error" in r:
             print(f"  not proven: {r['error']}")
         for path in r["paths"]:
@@ -955,7 +1055,7 @@ def main():
                 print(f"  refuted: {path['refuted']}")
                 if path["counterexample"]:
                     print(f"  counterexample: {json.dumps(path['counterexample'])}")
-        for m in r.get("uncovered", []):
+        for m in r["uncovered"]:
             print(f"  no path reaches: {m}")
     print(f"{'all proven' if ok else 'NOT PROVEN'}: {len(results)} functions in {time.time() - t0:.1f} s")
     if a.json:
