@@ -222,31 +222,38 @@ uninstall:
 # Translation validation of the device object (prove/, docs/prove.md): every path of the
 # machine code of each exported function against the contract, through Ghidra's SLEIGH
 # semantics (pypcode) and z3, then the mutants that must be refuted. The packages are pinned
-# in prove/requirements.txt and installed into a virtual environment under target/. The
-# result is cached by the hash of the object and of the validator.
+# in prove/requirements.txt and installed into a virtual environment under target/, once:
+# the stamp, written after a complete install, names the interpreter's version, so a new
+# interpreter or new requirements rebuild it and nothing else does. prove/prove.sh caches
+# the result by the hash of the object, the validator and the settings below.
 PYTHON ?= python3
 PROVE_VENV := target/prove-venv
 PROVE_PY := $(PROVE_VENV)/bin/python
-PROVE_SOURCES := prove/machine.py prove/validate.py prove/mutants.py prove/link.ld prove/requirements.txt
-# Processes for the proof's units (one group of a function's cases each).
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)
+PROVE_STAMP := $(PROVE_VENV)/installed-python-$(PYTHON_VERSION)
+# A stamp whose environment no longer runs (deleted, or its interpreter gone) does not count.
+ifneq ($(wildcard $(PROVE_STAMP)),)
+ifneq ($(shell $(PROVE_PY) -c 'import z3, pypcode, elftools' 2>/dev/null && echo ok),ok)
+$(shell rm -f $(PROVE_STAMP))
+endif
+endif
+PROVE_SOURCES := prove/machine.py prove/validate.py prove/mutants.py prove/link.ld prove/requirements.txt prove/prove.sh
+# Processes for the proof's units (each unit in a fresh process) and for the mutants.
 PROVE_JOBS ?= 2
-$(PROVE_PY): prove/requirements.txt
+# The proof's seeds: z3's random seed (smt and sat) and Python's hash seed. Fixed, so that
+# every run explores and solves the same; a caller may pick others (part of the cache key).
+PROVE_SEED ?= 0
+PYTHONHASHSEED ?= 0
+export PROVE_PY PROVE_JOBS PROVE_SEED PYTHONHASHSEED
+$(PROVE_STAMP): prove/requirements.txt
 	@echo "prove: installing pypcode, z3-solver and pyelftools into $(PROVE_VENV)"
 	rm -rf $(PROVE_VENV)
 	$(PYTHON) -m venv $(PROVE_VENV)
 	$(PROVE_VENV)/bin/pip install -q --disable-pip-version-check -r prove/requirements.txt
+	touch $@
 .PHONY: prove
-prove: $(PROVE_PY) $(DEVICE_OBJ) | bootstrap-xtensa
-	@mkdir -p target/prove; \
-	key=$$(cat $(DEVICE_OBJ) $(PROVE_SOURCES) | sha256sum | cut -c1-16); cache=target/prove/cache-$$key; \
-	if [ -f $$cache ] && ls target/prove/mutants/*.json >/dev/null 2>&1; then cat $$cache; echo "prove: the same object and validator were proven before ($$cache)"; \
-	else \
-	  echo "prove: every path of $(DEVICE_OBJ) against docs/contract.md §3-§5 (about two minutes on two cores)"; \
-	  (cd prove && ../$(PROVE_PY) validate.py ../$(DEVICE_OBJ) --ld $(XTENSA_LD) --jobs $(PROVE_JOBS) --json ../target/prove/result.json) | tee target/prove/out.txt; \
-	  echo "prove: mutants of the object, each to be refuted"; \
-	  (cd prove && ../$(PROVE_PY) mutants.py ../$(DEVICE_OBJ) --ld $(XTENSA_LD) --out ../target/prove/mutants) | tee -a target/prove/out.txt; \
-	  cp target/prove/out.txt $$cache; \
-	fi
+prove: $(PROVE_STAMP) $(DEVICE_OBJ) | bootstrap-xtensa
+	@prove/prove.sh $(DEVICE_OBJ) $(PROVE_SOURCES)
 
 .PHONY: clippy
 clippy:
