@@ -146,6 +146,8 @@ FUZZ_TOOLCHAIN ?= nightly
 CARGO_FUZZ_VERSION ?= 0.13.2
 FUZZ_TARGETS := translate_diff abi_parse table_decode
 FUZZ_SMOKE_SECONDS ?= 30
+# Targets fuzzed at once in fuzz-smoke (each on one core for its whole time).
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz fuzz-smoke fuzz-corpus fuzz-tools
 fuzz-tools:
@@ -155,16 +157,20 @@ fuzz-corpus: bootstrap all
 	$(CARGO) run --locked -q -p abi-tests --bin nt-corpus -- fuzz/corpus
 # Each target from the committed corpus for a bounded time (fuzz/smoke.sh); any finding fails.
 fuzz-smoke: fuzz-tools all
-	@FUZZ_TOOLCHAIN=$(FUZZ_TOOLCHAIN) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/smoke.sh $(FUZZ_TARGETS)
+	@FUZZ_TOOLCHAIN=$(FUZZ_TOOLCHAIN) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) fuzz/smoke.sh $(FUZZ_TARGETS)
 fuzz: fuzz-tools all
 	@for t in $(FUZZ_TARGETS); do \
-	  (cd fuzz && cargo +$(FUZZ_TOOLCHAIN) fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \
+	  (cd fuzz && $(CARGO) +$(FUZZ_TOOLCHAIN) fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \
 	done
+
+# The library-level host tests: the library's own logic, with no tool but the C compiler
+# (run under AddressSanitizer, and by the mutation testing).
+LIBRARY_TESTS := --test safe_api --test differential --test ffi_contract --test guard_pages \
+	--test properties --test span --test host_tables --test init_global
 
 # The library-level host tests under AddressSanitizer (nightly). handle_segv/handle_sigill
 # off: the trap and store-order tests expect those signals to reach their forked children.
-ASAN_TESTS := --test safe_api --test differential --test ffi_contract --test guard_pages \
-	--test properties --test span --test host_tables --test init_global
+ASAN_TESTS := $(LIBRARY_TESTS)
 .PHONY: asan-test
 asan-test:
 	ASAN_OPTIONS=handle_segv=0:handle_sigill=0:detect_leaks=1 RUSTFLAGS="-Zsanitizer=address" \
@@ -178,8 +184,7 @@ asan-test:
 # not: the same tests run here first instead, and the tool skips its own baseline.
 MUTANTS_VERSION ?= 27.1.0
 MUTANTS_JOBS ?= 2
-MUTANTS_TESTS := --test safe_api --test ffi_contract --test init_global --test span \
-	--test properties --test differential --test guard_pages --test host_tables
+MUTANTS_TESTS := $(LIBRARY_TESTS)
 .PHONY: mutants
 mutants:
 	@command -v cargo-mutants >/dev/null 2>&1 || $(CARGO) install --locked --quiet cargo-mutants --version $(MUTANTS_VERSION)
@@ -255,6 +260,13 @@ $(PROVE_STAMP): prove/requirements.txt
 prove: $(PROVE_STAMP) $(DEVICE_OBJ) | bootstrap-xtensa
 	@prove/prove.sh $(DEVICE_OBJ) $(PROVE_SOURCES)
 
+# The validator's Python held to the Rust code's standard: formatted and linted by ruff
+# (pinned in prove/requirements.txt, configured in prove/ruff.toml).
+.PHONY: prove-lint
+prove-lint: $(PROVE_STAMP)
+	$(PROVE_VENV)/bin/ruff format --check --config prove/ruff.toml prove
+	$(PROVE_VENV)/bin/ruff check --config prove/ruff.toml prove
+
 .PHONY: clippy
 clippy:
 	$(CARGO) clippy --locked --workspace --all-targets --all-features -- -D warnings
@@ -266,7 +278,7 @@ fmt-check:
 
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
 # then says so); here they all run.
-test: bootstrap fmt-check clippy all abi-check header-check bench-check prove fuzz-smoke asan-test
+test: bootstrap fmt-check prove-lint clippy all abi-check header-check bench-check prove fuzz-smoke asan-test
 	$(CARGO) test --locked --workspace --all-features -- --include-ignored
 
 clean:

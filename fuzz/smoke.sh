@@ -4,9 +4,9 @@
 # way: the build (nightly, AddressSanitizer: minutes on a first run) shows cargo's
 # Compiling lines, each run libFuzzer's pulse lines (at every power of two of executions).
 #
-# usage: fuzz/smoke.sh TARGET...   (FUZZ_TOOLCHAIN, FUZZ_SMOKE_SECONDS from the Makefile)
+# usage: fuzz/smoke.sh TARGET...   (CARGO, FUZZ_TOOLCHAIN, FUZZ_SMOKE_SECONDS, FUZZ_JOBS from the Makefile)
 set -euo pipefail
-: "${FUZZ_TOOLCHAIN:?}" "${FUZZ_SMOKE_SECONDS:?}"
+: "${CARGO:?}" "${FUZZ_TOOLCHAIN:?}" "${FUZZ_SMOKE_SECONDS:?}" "${FUZZ_JOBS:?}"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/target"
@@ -30,27 +30,46 @@ n=$#
 echo "fuzz-smoke [build] $n targets (cargo +$FUZZ_TOOLCHAIN fuzz build -O, AddressSanitizer)" >&2
 build_log="$root/target/fuzz-build.log"
 if ! (cd "$root/fuzz" && watch "$build_log" '^\s*(Compiling|Finished)' "" -- \
-        cargo "+$FUZZ_TOOLCHAIN" fuzz build -O); then
+        "$CARGO" "+$FUZZ_TOOLCHAIN" fuzz build -O); then
     tail -n 40 "$build_log" >&2
     echo "fuzz-smoke: the fuzz targets do not build" >&2
     exit 1
 fi
-i=0
-for t in "$@"; do
-    i=$((i + 1))
-    corpus="$root/target/fuzz-corpus/$t"
-    log="$root/target/fuzz-$t.log"
+# One target's run: its log and its verdict (in target/fuzz-TARGET.status: ok, or why not).
+smoke() {
+    local t=$1 i=$2
+    local corpus="$root/target/fuzz-corpus/$t" log="$root/target/fuzz-$t.log" status=0
     rm -rf "$corpus" && mkdir -p "$corpus" && cp "$root/fuzz/corpus/$t"/* "$corpus/"
     echo "fuzz-smoke [$i/$n] $t for $FUZZ_SMOKE_SECONDS s" >&2
-    status=0
     (cd "$root/fuzz" && watch "$log" '^#[0-9]+[[:space:]]+pulse' "$t: " -- \
-        cargo "+$FUZZ_TOOLCHAIN" fuzz run -O "$t" "$corpus" -- \
+        "$CARGO" "+$FUZZ_TOOLCHAIN" fuzz run -O "$t" "$corpus" -- \
         -max_total_time="$FUZZ_SMOKE_SECONDS" -print_final_stats=1) || status=$?
     grep -E 'Done [0-9]+ runs' "$log" | sed "s/^/  $t: /" >&2 || true
     if [ "$status" -ne 0 ] || grep -qE 'ERROR|panicked|deadly signal|Test unit written' "$log"; then
-        tail -n 60 "$log" >&2
-        echo "fuzz-smoke: $t found a problem (status $status)" >&2
-        exit 1
+        echo "found a problem (status $status)" > "$root/target/fuzz-$t.status"
+    else
+        echo ok > "$root/target/fuzz-$t.status"
+    fi
+}
+
+# The targets FUZZ_JOBS at a time: each runs on one core for its whole time, so on a
+# machine with more cores than that, running them side by side costs none of their runs.
+i=0
+for t in "$@"; do
+    i=$((i + 1))
+    rm -f "$root/target/fuzz-$t.status"
+    while [ "$(jobs -rp | wc -l)" -ge "$FUZZ_JOBS" ]; do wait -n || true; done
+    smoke "$t" "$i" &
+done
+wait
+failed=0
+for t in "$@"; do
+    verdict=$(cat "$root/target/fuzz-$t.status" 2>/dev/null || echo "did not finish")
+    if [ "$verdict" != ok ]; then
+        tail -n 60 "$root/target/fuzz-$t.log" >&2
+        echo "fuzz-smoke: $t $verdict" >&2
+        failed=1
     fi
 done
+[ "$failed" -eq 0 ] || exit 1
 echo "fuzz-smoke: $n targets, no finding" >&2

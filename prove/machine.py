@@ -19,7 +19,7 @@ import dataclasses
 import itertools
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import pypcode
 import z3
@@ -192,7 +192,10 @@ class Budget:
             if self.guarded:
                 raise OverBudget(f"{self.unit}: stopped by the wall-clock guard during {what}")
             if mine != cap:
-                raise OverBudget(f"{self.unit}: {what} not decided within {mine} rlimit (the unit's budget: {self.limit}; {solver.reason_unknown()})")
+                raise OverBudget(
+                    f"{self.unit}: {what} not decided within {mine} rlimit"
+                    f" (the unit's budget: {self.limit}; {solver.reason_unknown()})"
+                )
         return r
 
 
@@ -238,7 +241,7 @@ class Reads:
                     tie.append(z3.Implies(si.arg(1) == sj.arg(1), vi == vj))
         self.formulas = [self.subst(z3.And(*formulas, *tie))]
 
-    def model(self, m: z3.ModelRef) -> "ReadModel":
+    def model(self, m: z3.ModelRef) -> ReadModel:
         return ReadModel(m, self)
 
 
@@ -286,7 +289,10 @@ def reads_of(c, root, target: int) -> list | None:
             return None
         app = z3.Z3_to_app(c, e)
         n = z3.Z3_get_app_num_args(c, app)
-        if z3.Z3_get_decl_kind(c, z3.Z3_get_app_decl(c, app)) == z3.Z3_OP_SELECT and z3.Z3_get_ast_id(c, z3.Z3_get_app_arg(c, app, 0)) == target:
+        if (
+            z3.Z3_get_decl_kind(c, z3.Z3_get_app_decl(c, app)) == z3.Z3_OP_SELECT
+            and z3.Z3_get_ast_id(c, z3.Z3_get_app_arg(c, app, 0)) == target
+        ):
             found.append(e)
             todo.append(z3.Z3_get_app_arg(c, app, 1))
             continue
@@ -379,7 +385,7 @@ class Frame:
     def __init__(self, regs: dict):
         self.regs = regs
 
-    def copy(self) -> "Frame":
+    def copy(self) -> Frame:
         return Frame(dict(self.regs))
 
 
@@ -413,10 +419,12 @@ class State:
         # Functions taken at their proven word instead of executed (run_function's
         # `summaries`), and the preconditions their calls must meet.
         self.summaries: dict = {}
+        # Numbers the summarized calls' fresh results, one count for every state of a run.
+        self.calls = itertools.count()
         self.obligations: list = []
         self.word_aliasing = False
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         s = State.__new__(State)
         s.lifter = self.lifter
         s.mem = self.mem
@@ -440,6 +448,7 @@ class State:
         s.bases = self.bases
         s.frame_bytes = dict(self.frame_bytes)
         s.summaries = self.summaries
+        s.calls = self.calls
         s.obligations = list(self.obligations)
         s.word_aliasing = self.word_aliasing
         return s
@@ -764,7 +773,9 @@ def run_function(
     counter = 0
 
     def key(st):
-        chain = [lifter.order(f).get(pc, 1 << 30) for f, (pc, _, _) in zip(st.entries, st.returns)]
+        chain = [
+            lifter.order(f).get(pc, 1 << 30) for f, (pc, _, _) in zip(st.entries, st.returns, strict=False)
+        ]  # the callers' entries
         return (*chain, lifter.order(st.entries[-1]).get(st.pc, 1 << 30), st.index)
 
     def push(st):
@@ -804,14 +815,14 @@ def merge(a: State, b: State, values: bool) -> State | None:
         return None
     if len(a.writes) != len(b.writes) or len(a.events) != len(b.events):
         return None
-    if not all(wa.eq(wb) for (wa, _), (wb, _) in zip(a.writes, b.writes)):
+    if not all(wa.eq(wb) for (wa, _), (wb, _) in zip(a.writes, b.writes, strict=True)):
         return None
-    for x, y in zip(a.events, b.events):
+    for x, y in zip(a.events, b.events, strict=True):
         if type(x) is not type(y):
             return None
         if isinstance(x, Store) and not (x.width == y.width and x.addr.eq(y.addr)):
             return None
-    if any(fa.regs.keys() != fb.regs.keys() for fa, fb in zip(a.frames, b.frames)):
+    if any(fa.regs.keys() != fb.regs.keys() for fa, fb in zip(a.frames, b.frames, strict=True)):
         return None
     n = 0
     while n < min(len(a.cond), len(b.cond)) and a.cond[n].eq(b.cond[n]):
@@ -827,26 +838,29 @@ def merge(a: State, b: State, values: bool) -> State | None:
 
     if not values:
         same = a.frame_bytes.keys() == b.frame_bytes.keys() and all(v.eq(b.frame_bytes[k]) for k, v in a.frame_bytes.items())
-        same &= all(va.eq(vb) for (_, va), (_, vb) in zip(a.writes, b.writes))
-        same &= all(isinstance(x, Barrier) or x.value.eq(y.value) for x, y in zip(a.events, b.events))
-        same &= all(v.eq(fb.regs[r]) for fa, fb in zip(a.frames, b.frames) for r, v in fa.regs.items())
+        same &= all(va.eq(vb) for (_, va), (_, vb) in zip(a.writes, b.writes, strict=True))
+        same &= all(isinstance(x, Barrier) or x.value.eq(y.value) for x, y in zip(a.events, b.events, strict=True))
+        same &= all(v.eq(fb.regs[r]) for fa, fb in zip(a.frames, b.frames, strict=True) for r, v in fa.regs.items())
         if not same:
             return None
 
     m = a.copy()
     m.cond = a.cond[:n] + [z3.Or(ca, cb)]
     m.steps = max(a.steps, b.steps)
-    for fm, fb in zip(m.frames, b.frames):
+    for fm, fb in zip(m.frames, b.frames, strict=True):
         for r, v in fm.regs.items():
             fm.regs[r] = pick(v, fb.regs[r])
     for at in set(a.frame_bytes) | set(b.frame_bytes):
         unset = z3.Select(a.initial, z3.BitVecVal(at, 32))
         m.frame_bytes[at] = pick(a.frame_bytes.get(at, unset), b.frame_bytes.get(at, unset))
-    m.writes = [(wa, pick(va, vb)) for (wa, va), (_, vb) in zip(a.writes, b.writes)]
+    m.writes = [(wa, pick(va, vb)) for (wa, va), (_, vb) in zip(a.writes, b.writes, strict=True)]
     m.mem = m.initial
     for wa, wv in m.writes:
         m.mem = z3.Store(m.mem, wa, wv)
-    m.events = [x if isinstance(x, Barrier) else Store(x.addr, pick(x.value, y.value), x.width) for x, y in zip(a.events, b.events)]
+    m.events = [
+        x if isinstance(x, Barrier) else Store(x.addr, pick(x.value, y.value), x.width)
+        for x, y in zip(a.events, b.events, strict=True)
+    ]
     for x in b.assumed:
         m.assume(x)
     # Each side's obligations hold on its own side.
@@ -895,7 +909,10 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
         elif code == OP.SUBPIECE:
             v = s.read(op.inputs[0])
             lo = 8 * op.inputs[1].offset
-            s.write(op.output, z3.Extract(min(lo + 8 * op.output.size, v.size()) - 1, lo, v) if lo < v.size() else bv(0, 8 * op.output.size))
+            s.write(
+                op.output,
+                z3.Extract(min(lo + 8 * op.output.size, v.size()) - 1, lo, v) if lo < v.size() else bv(0, 8 * op.output.size),
+            )
         elif code == OP.PIECE:
             s.write(op.output, z3.Concat(s.read(op.inputs[0]), s.read(op.inputs[1])))
         elif code == OP.LOAD:
@@ -960,8 +977,15 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
 def outcome(s: State, kind: str) -> Outcome:
     ret = kind == "return"
     return Outcome(
-        kind, s.cond, s.events, s.reg_name("a2") if ret else None, s.mem, s.pc, s.assumed,
-        ret_hi=s.reg_name("a3") if ret else None, obligations=s.obligations,
+        kind,
+        s.cond,
+        s.events,
+        s.reg_name("a2") if ret else None,
+        s.mem,
+        s.pc,
+        s.assumed,
+        ret_hi=s.reg_name("a3") if ret else None,
+        obligations=s.obligations,
     )
 
 
@@ -986,9 +1010,6 @@ def jump(s: State, target):
         s.index = s.index - 1 + z3.BitVecVal(target.offset, 64).as_signed_long()
     else:
         s.pc, s.index = target.offset, 0
-
-
-_fresh = itertools.count()
 
 
 def call(s: State, target: int):
@@ -1024,7 +1045,7 @@ class Summary:
 
 def summarize(s: State, n: int, summary: Summary):
     callee = [s.get_reg(*s.lifter.reg[WINDOW[i + n]]) for i in range(16 - n)]
-    tag = f"{summary.name}_{next(_fresh)}"
+    tag = f"{summary.name}_{next(s.calls)}"
     results, facts, obligations = summary.contract(callee, (s.initial, s.stores()), tag)
     for i in range(n, 16):
         s.set_reg(*s.lifter.reg[WINDOW[i]], z3.BitVec(f"{tag}_a{i - n}", 32))

@@ -21,9 +21,8 @@ import sys
 import time
 
 import pypcode
-from elftools.elf.elffile import ELFFile
-
 import validate
+from elftools.elf.elffile import ELFFile
 
 TRANSLATE = ".text._Z16neuron_translatePvy"
 LITERALS = ".literal._Z16neuron_translatePvy"
@@ -46,7 +45,11 @@ def site_register_stores(data: bytes):
     ins = instructions(data)
     for i in range(len(ins) - 3):
         a, b, c, d = ins[i : i + 4]
-        if (a.mnem, b.mnem, c.mnem, d.mnem) == ("memw", "s32i", "memw", "s32i") and b.body.endswith(", 0x4") and d.body.endswith(", 0x0"):
+        if (
+            (a.mnem, b.mnem, c.mnem, d.mnem) == ("memw", "s32i", "memw", "s32i")
+            and b.body.endswith(", 0x4")
+            and d.body.endswith(", 0x0")
+        ):
             return a, b, c, d
     return None
 
@@ -56,9 +59,9 @@ def swap_hi_lo(data: bytearray):
     _, hi, _, lo = site_register_stores(data) or (None,) * 4
     if hi is None:
         return None
-    h, l = hi.addr.offset, lo.addr.offset
-    data[h : h + 3], data[l : l + 3] = data[l : l + 3], data[h : h + 3]
-    return f"swapped the s32i at {h:#x} and {l:#x}"
+    h, lw = hi.addr.offset, lo.addr.offset
+    data[h : h + 3], data[lw : lw + 3] = data[lw : lw + 3], data[h : h + 3]
+    return f"swapped the s32i at {h:#x} and {lw:#x}"
 
 
 def drop_memw(data: bytearray):
@@ -172,13 +175,22 @@ def prove_mutant(original: bytes, out: str, ld: str, config: validate.Config, mu
     trusted = [dep for dep in validate.DEPENDS.get(function, []) if section_of(original, dep) == section_of(data, dep)]
     results = validate.run_object(path, ld, [function], config, trusted=trusted)
     refuted = [p for r in results for p in r["paths"] if not p["proven"]]
-    record = {"mutant": name, "mutation": what, "function": function, "observable_by_emulation": observable, "refuted": refuted[:1]}
+    record = {
+        "mutant": name,
+        "mutation": what,
+        "function": function,
+        "observable_by_emulation": observable,
+        "refuted": refuted[:1],
+    }
     with open(os.path.join(out, f"{name}.json"), "w") as f:
         json.dump(record, f, indent=1)
     mine = [r for r in results if r["function"] == function]
     shown = f"{validate.figures(mine[0])}, {time.time() - t0:.1f} s" if mine else f"{time.time() - t0:.1f} s"
     if refuted and refuted[0]["counterexample"]:
-        return True, [f"REFUTED: {name} ({what}; {shown}): {refuted[0]['refuted']}", f"  counterexample: {json.dumps(refuted[0]['counterexample'])}"]
+        return True, [
+            f"REFUTED: {name} ({what}; {shown}): {refuted[0]['refuted']}",
+            f"  counterexample: {json.dumps(refuted[0]['counterexample'])}",
+        ]
     errors = [r["error"] for r in results if "error" in r]
     return False, [f"SURVIVED: {name} ({what}; {shown}): the validator did not refute the mutant", *[f"  {e}" for e in errors]]
 
@@ -200,7 +212,7 @@ def main():
     config = validate.Config(seed=a.seed, budget=a.budget, guard=a.guard, jobs=1, first=True)
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(a.jobs, mp_context=spawn) as pool:
-        done = list(pool.map(prove_mutant, *zip(*[(original, a.out, a.ld, config, m) for m in MUTANTS])))
+        done = list(pool.map(prove_mutant, *zip(*[(original, a.out, a.ld, config, m) for m in MUTANTS], strict=True)))
     for _, lines in done:
         print("\n".join(lines))
     sys.exit(0 if all(ok for ok, _ in done) else 1)

@@ -30,9 +30,8 @@ import tempfile
 import threading
 import time
 
-import z3
-
 import machine as mx
+import z3
 
 # Table layout (docs/contract.md §2): records of 32 bytes at 0, next_alloc at 160.
 RECORD, RECORDS, NEXT_ALLOC, CTX_SIZE = 32, 5, 160, 168
@@ -243,7 +242,9 @@ def spec_translate(mem, args):
         miss = z3.And(ctx != 0, no_hit(recs, a), picked)
         unusable = z3.Or(r["reg"] == 0, (r["reg"] & 3) != 0)  # §4: trap, store nothing
         cases.append(Case(f"refill of slot {v}, unusable register: trap", z3.And(miss, unusable), "trap"))
-        cases.append(Case(f"refill of slot {v}", z3.And(miss, z3.Not(unusable)), "return", local(r, a), refill_stores(recs, ctx, a, v)))
+        cases.append(
+            Case(f"refill of slot {v}", z3.And(miss, z3.Not(unusable)), "return", local(r, a), refill_stores(recs, ctx, a, v))
+        )
     return cases
 
 
@@ -261,8 +262,18 @@ def spec_lookup(mem, args):
                     events.append(S(out_start, start, 8, "*out_start = ptr", any_order=True))
                 if not e_null:
                     events.append(S(out_end, end, 8, "*out_end = ptr + ~mask", any_order=True))
-                c = z3.And(ctx != 0, cond, (out_start == 0) if s_null else (out_start != 0), (out_end == 0) if e_null else (out_end != 0))
-                cases.append(Case(f"hit in slot {k}, out_start {'NULL' if s_null else 'set'}, out_end {'NULL' if e_null else 'set'}", c, "return", u(0), events))
+                c = z3.And(
+                    ctx != 0, cond, (out_start == 0) if s_null else (out_start != 0), (out_end == 0) if e_null else (out_end != 0)
+                )
+                cases.append(
+                    Case(
+                        f"hit in slot {k}, out_start {'NULL' if s_null else 'set'}, out_end {'NULL' if e_null else 'set'}",
+                        c,
+                        "return",
+                        u(0),
+                        events,
+                    )
+                )
     cases.append(Case("miss", z3.And(ctx != 0, no_hit(recs, a)), "return", u(0xFFFF_FFFF)))
     return cases
 
@@ -346,7 +357,11 @@ def spec_span(mem, args, d):
         after = Written(mem, [(w.addr, w.value, w.width) for w in stores if isinstance(w, S)])
         L = local(r, a)
         for oc, st, name in outputs(span_definition(after, ctx, v, a, L, ln, d), f"refill of slot {v}"):
-            cases.append(Case(name, z3.And(miss, z3.Not(unusable), oc), "return", L, stores + st, group=f"refill {v}", requires=after.needs))
+            cases.append(
+                Case(
+                    name, z3.And(miss, z3.Not(unusable), oc), "return", L, stores + st, group=f"refill {v}", requires=after.needs
+                )
+            )
     return cases
 
 
@@ -374,7 +389,9 @@ def cut_contract(mem, r, a, span, x, split=False):
         for lo in range(0, 64, 16):
             top = [z3.Extract(63, lo + 16, differ) == 0] if lo + 16 < 64 else []
             cases.append((f"the highest differing bit in {lo}..{lo + 15}", z3.And(z3.Extract(lo + 15, lo, differ) != 0, *top)))
-        seconds = [(f"no address in [a, a + R) matches, when {what}", lambda R, c=c: z3.Implies(c, below(R))) for what, c in cases]
+        seconds = [
+            (f"no address in [a, a + R) matches, when {what}", lambda R, c=c: z3.Implies(c, below(R))) for what, c in cases
+        ]
         seconds.append(("(the cases of the highest differing bit cover every input)", lambda R: z3.Or(*[c for _, c in cases])))
     else:
         seconds = [("no address in [a, a + R) matches", below)]
@@ -407,7 +424,11 @@ def cut_summary(d):
         mem = Written(*memory)
         facts = [check(R) for _, check in cut_contract(mem, r, a, span, d)]
         must = [(STACK.outside(r, RECORD), "the helper's record may lie in the stack")]
-        must += [(z3.And(*mem.needs), "the record's words and the stores before the call are 4-aligned (read word by word)")] if mem.needs else []
+        must += (
+            [(z3.And(*mem.needs), "the record's words and the stores before the call are 4-aligned (read word by word)")]
+            if mem.needs
+            else []
+        )
         return [lo32(R), hi32(R)], facts, must
 
     return mx.Summary("cut_before_member", contract)
@@ -451,8 +472,9 @@ def spec_init(mem, args, image):
             src = sbuf if tag == "sbuf" else hbm
             final.append((base + PTR, 8, src & u(mask, 64), f"records[{k}].ptr = {tag} & mask"))
     final.append((table + NEXT_ALLOC, 1, u(0, 8), "next_alloc = 0"))
-    c = Case("init", z3.BoolVal(True), "return", None, final=final + props,
-             writable=[(table, CTX_SIZE), (ctx_addr, 4), (sbuf_addr, 8)])
+    c = Case(
+        "init", z3.BoolVal(True), "return", None, final=final + props, writable=[(table, CTX_SIZE), (ctx_addr, 4), (sbuf_addr, 8)]
+    )
     return [c]
 
 
@@ -511,7 +533,10 @@ def sat_model(solver, extra, what):
         s.add(*formulas)
     r = solver.budget.check(s, what)
     if mx.DEBUG:
-        print(f"  query ({what}): {r} in {time.time() - t0:.2f} s{'' if reads.formulas is not None else ' (with the array)'}", file=sys.stderr)
+        print(
+            f"  query ({what}): {r} in {time.time() - t0:.2f} s{'' if reads.formulas is not None else ' (with the array)'}",
+            file=sys.stderr,
+        )
     if r != z3.sat:
         return None
     return reads.model(s.model()) if reads.formulas is not None else s.model()
@@ -607,7 +632,13 @@ def event_claims(solver, code, want):
                 raise Refuted(f"'{w.what}': a 32-bit store not followed by its other half", witness(solver, []))
             j, f = stores[pos + 1]
             a = w.addr
-            shown = [("code address", e.addr), ("code value", e.value), ("code address 2", f.addr), ("code value 2", f.value), ("contract address", a)] + contract_value(w)
+            shown = [
+                ("code address", e.addr),
+                ("code value", e.value),
+                ("code address 2", f.addr),
+                ("code value 2", f.value),
+                ("contract address", a),
+            ] + contract_value(w)
             for what, ok in halves_checks(w):
                 claim = z3.Or(
                     z3.And(e.addr == a, f.addr == a + 4, ok(e.value, f.value)),
@@ -620,7 +651,9 @@ def event_claims(solver, code, want):
         if e.width != w.width:
             raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", witness(solver, []))
         shown = [("code address", e.addr), ("code value", e.value), ("contract address", w.addr)] + contract_value(w)
-        claims += [(z3.And(e.addr == w.addr, ok(e.value)), f"store '{w.what}'{what}", shown, bool(what)) for what, ok in value_checks(w)]
+        claims += [
+            (z3.And(e.addr == w.addr, ok(e.value)), f"store '{w.what}'{what}", shown, bool(what)) for what, ok in value_checks(w)
+        ]
         pos += 1
         last_store_at = i
     if need_barrier is not None:
@@ -654,7 +687,11 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
         # What the path took for granted (stack assumptions, the preconditions of the calls it
         # summarized) holds wherever the caller's precondition does.
         must = obligations(out)
-        if must and sat_model(solver, [solver.precondition, z3.Not(z3.And(*[c for c, _ in must]))], "the path's obligations") is not None:
+        if (
+            must
+            and sat_model(solver, [solver.precondition, z3.Not(z3.And(*[c for c, _ in must]))], "the path's obligations")
+            is not None
+        ):
             for c, what in must:
                 m = sat_model(solver, [solver.precondition, z3.Not(c)], f"the obligation: {what}")
                 if m is not None:
@@ -688,12 +725,27 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
                 else:
                     if case.ret64 is not None:
                         r64 = z3.Concat(out.ret_hi, out.ret)
-                        claims = [(check(r64), f"{case.name}: the result: {what}", [("code returns", r64)], True) for what, check in case.ret64]
+                        claims = [
+                            (check(r64), f"{case.name}: the result: {what}", [("code returns", r64)], True)
+                            for what, check in case.ret64
+                        ]
                     else:
-                        claims = [(out.ret == case.ret, f"{case.name}: the return value", [("code returns", out.ret), ("contract returns", case.ret)])]
+                        claims = [
+                            (
+                                out.ret == case.ret,
+                                f"{case.name}: the return value",
+                                [("code returns", out.ret), ("contract returns", case.ret)],
+                            )
+                        ]
                     claims += [(c, f"{case.name}: {w}", *rest) for c, w, *rest in event_claims(solver, out.events, case.events)]
                     if case.requires:
-                        claims.append((z3.And(*case.requires), f"{case.name}: the table's words and the register stores are 4-aligned (read word by word)", []))
+                        claims.append(
+                            (
+                                z3.And(*case.requires),
+                                f"{case.name}: the table's words and the register stores are 4-aligned (read word by word)",
+                                [],
+                            )
+                        )
                     prove_all(solver, claims)
                 met.append(case.name)
             finally:
@@ -729,14 +781,18 @@ def merge(outcomes):
             continue
         cond = [z3.Or(*[z3.And(*g.cond) for g in group])]
         must = [(z3.Implies(z3.And(*g.cond), c), w) for g in group for c, w in obligations(g)]
-        merged.append(mx.Outcome(first.kind, cond, first.events, first.ret, first.mem, first.pc, ret_hi=first.ret_hi, obligations=must))
+        merged.append(
+            mx.Outcome(first.kind, cond, first.events, first.ret, first.mem, first.pc, ret_hi=first.ret_hi, obligations=must)
+        )
     return merged
 
 
 def obligations(out: mx.Outcome):
     """What the path must show under the precondition: every address the executor read as
     outside the stack is (machine.Stack), and every summarized call's precondition."""
-    return [(STACK.outside(x, 1), "an access the stack model took to be outside the stack may be inside it") for x in out.assumed] + list(out.obligations)
+    return [
+        (STACK.outside(x, 1), "an access the stack model took to be outside the stack may be inside it") for x in out.assumed
+    ] + list(out.obligations)
 
 
 # --- counterexamples ------------------------------------------------------------------
@@ -805,7 +861,7 @@ def load(elf: str):
 
 
 @functools.cache
-def setting(elf: str, name: str) -> "Setting":
+def setting(elf: str, name: str) -> Setting:
     """A function's setting, once per process (its cases are built once for all its units)."""
     return Setting(elf, name)
 
@@ -899,11 +955,15 @@ def prove_unit(elf: str, name: str, group: str, config: Config) -> dict:
         gc.collect()
     result.update(rlimit=budget.used, queries=budget.queries, seconds=round(time.time() - t0, 2))
     state = "proven" if result["proven"] else "NOT PROVEN"
-    print(f"  unit {unit}: {state}, {result['explored_paths']} paths, {budget.queries} queries, {budget.used} rlimit, {result['seconds']} s", flush=True)
+    print(
+        f"  unit {unit}: {state}, {result['explored_paths']} paths, {budget.queries} queries,"
+        f" {budget.used} rlimit, {result['seconds']} s",
+        flush=True,
+    )
     return result
 
 
-def prove_group(st: "Setting", group: str, solver: Facts, result: dict, first: bool):
+def prove_group(st: Setting, group: str, solver: Facts, result: dict, first: bool):
     """prove_unit's work, into `result`."""
     mem, args, image, name = st.mem, st.args, st.image, st.name
     group_cases = st.groups[group]
@@ -912,13 +972,29 @@ def prove_group(st: "Setting", group: str, solver: Facts, result: dict, first: b
         gap = sat_model(solver, [z3.Not(z3.Or(*[c.cond for c in st.cases]))], "inputs no case covers")
         if gap is not None:
             result["proven"] = False
-            result["paths"].append({"outcome": "none", "proven": False, "refuted": "inputs no case of the contract covers", "counterexample": counterexample(gap, mem, args, name, image)})
+            result["paths"].append(
+                {
+                    "outcome": "none",
+                    "proven": False,
+                    "refuted": "inputs no case of the contract covers",
+                    "counterexample": counterexample(gap, mem, args, name, image),
+                }
+            )
     covered = set()
     given = GIVEN[name](args) if name in GIVEN else []
     assume = tuple(given + ([z3.Or(*[c.cond for c in group_cases])] if group else []))
     outcomes = mx.run_function(
-        st.lifter, st.entry, st.setup, mem, stack=STACK, merge_values=bool(group), assume=assume,
-        bases=(args["a2"],), summaries=st.summaries, word_aliasing=name in GIVEN, budget=solver.budget,
+        st.lifter,
+        st.entry,
+        st.setup,
+        mem,
+        stack=STACK,
+        merge_values=bool(group),
+        assume=assume,
+        bases=(args["a2"],),
+        summaries=st.summaries,
+        word_aliasing=name in GIVEN,
+        budget=solver.budget,
     )
     result["explored_paths"] += len(outcomes)
     for out in merge(outcomes):
@@ -937,7 +1013,11 @@ def prove_group(st: "Setting", group: str, solver: Facts, result: dict, first: b
     # Every case of the contract is reached by some path (nothing is unreachable that
     # the contract says happens).
     if result["proven"]:
-        missing = [c.name for c in group_cases if c.name not in covered and sat_model(solver, [c.cond], f"whether {c.name} can happen") is not None]
+        missing = [
+            c.name
+            for c in group_cases
+            if c.name not in covered and sat_model(solver, [c.cond], f"whether {c.name} can happen") is not None
+        ]
         if missing:
             result["proven"] = False
             result["uncovered"] = missing
@@ -955,7 +1035,10 @@ def run_units(units: list, config: Config) -> list:
     with concurrent.futures.ProcessPoolExecutor(config.jobs, mp_context=spawn, max_tasks_per_child=1) as pool:
         if not config.first:
             # The slowest units first (the span's refills), so that the others fill the gaps.
-            slow = sorted(units, key=lambda u: (u[1] != "neuron_translate_span" or not u[2].startswith("refill"), u[1] != "neuron_translate"))
+            slow = sorted(
+                units,
+                key=lambda u: (u[1] != "neuron_translate_span" or not u[2].startswith("refill"), u[1] != "neuron_translate"),
+            )
             futures = {u: pool.submit(prove_unit, *u, config) for u in slow}
             return [futures[u].result() for u in units]
         parts = []
@@ -1007,7 +1090,12 @@ def run(elf: str, only=None, config: Config = Config(), trusted=()):
 
 def unit_figures(p: dict) -> dict:
     """A unit's figures (figures)."""
-    return {"explored_paths": p["explored_paths"], "checked_paths": len(p["paths"]), "queries": p["queries"], "rlimit": p["rlimit"]}
+    return {
+        "explored_paths": p["explored_paths"],
+        "checked_paths": len(p["paths"]),
+        "queries": p["queries"],
+        "rlimit": p["rlimit"],
+    }
 
 
 def figures(r: dict) -> str:
@@ -1041,7 +1129,11 @@ def main():
             part = run_units([(elf, name, group)], config)[0]
         print(json.dumps({"function": name, "group": group, "proven": part["proven"], **unit_figures(part)}))
         sys.exit(0 if part["proven"] else 1)
-    print(f"prove: z3 seed {config.seed}, PYTHONHASHSEED {os.environ.get('PYTHONHASHSEED', '0')}, {config.budget} rlimit a unit, {config.jobs} processes", flush=True)
+    print(
+        f"prove: z3 seed {config.seed}, PYTHONHASHSEED {os.environ.get('PYTHONHASHSEED', '0')},"
+        f" {config.budget} rlimit a unit, {config.jobs} processes",
+        flush=True,
+    )
     results = run_object(a.object, a.ld, a.only, config)
     ok = True
     for r in results:
