@@ -333,37 +333,41 @@ int neuron_translate_host_stop(void);
 
 /**
  * Allocate size bytes of HBM aligned to align (a power of two); their SoC address goes to
- * *out_soc. The memory reads as zeros.
+ * *out_soc. The memory reads as zeros. A NULL out_soc fails before anything is allocated.
  *
  * # Safety
- * `out_soc` is a valid pointer.
+ * `out_soc` is NULL or a valid pointer.
  */
 int neuron_translate_host_alloc(unsigned long long size,
                                 unsigned long long align,
                                 unsigned long long *out_soc);
 
 /**
- * Copy len bytes from src into SoC memory at soc (not through a window).
+ * Copy len bytes from src into SoC memory at soc (not through a window). A len of 0
+ * copies nothing and succeeds while a model runs, whatever src and soc are; a NULL src
+ * with a len above 0 fails.
  *
  * # Safety
- * `src` is valid for `len` bytes.
+ * `src` is valid for `len` bytes, or `len` is 0.
  */
 int neuron_translate_host_write(unsigned long long soc, const void *src, size_t len);
 
 /**
- * Copy len bytes of SoC memory at soc into dst (not through a window).
+ * Copy len bytes of SoC memory at soc into dst (not through a window). A len of 0 copies
+ * nothing and succeeds while a model runs, whatever dst and soc are; a NULL dst with a
+ * len above 0 fails.
  *
  * # Safety
- * `dst` is valid for `len` bytes of writes.
+ * `dst` is valid for `len` bytes of writes, or `len` is 0.
  */
 int neuron_translate_host_read(unsigned long long soc, void *dst, size_t len);
 
 /**
  * Copy the counters (translate calls, hits and refills by slot, register writes, window
- * remaps) to *out.
+ * remaps) to *out. A NULL out fails.
  *
  * # Safety
- * `out` is a valid pointer.
+ * `out` is NULL or a valid pointer.
  */
 int neuron_translate_host_counters(neuron_translate_host_counters_t *out);
 

@@ -142,6 +142,22 @@ nt_support::make_tests! {
 }
 
 nt_support::make_tests! {
+    fn the_host_model_c_api_answers_null_with_an_error_and_keeps_working() {
+        let dir = scratch("consumers_host_null");
+        for var in ["HOST_CC", "HOST_CLANG"] {
+            let cc = tool(var);
+            let obj = dir.join(format!("host_null-{var}.o"));
+            compile(&cc, "c11", "host_null.c", &obj, &[]);
+            let exe = dir.join(format!("host_null-{var}"));
+            run_ok(Command::new(&cc).arg(&obj).arg(product("NT_HOST_LIB")).arg("-o").arg(&exe));
+            let status = Command::new(&exe).status().unwrap();
+            assert_eq!(status.code(), Some(0), "{var}: check {:?} failed", status.code());
+            valgrind_clean(&exe, var);
+        }
+    }
+}
+
+nt_support::make_tests! {
     fn the_header_compiles_for_the_device_with_32_bit_pointers() {
         let dir = scratch("consumers_device");
         let clang = tool("XTENSA_CLANG");

@@ -66,16 +66,19 @@ pub extern "C" fn neuron_translate_host_stop() -> c_int {
 }
 
 /// Allocate size bytes of HBM aligned to align (a power of two); their SoC address goes to
-/// *out_soc. The memory reads as zeros.
+/// *out_soc. The memory reads as zeros. A NULL out_soc fails before anything is allocated.
 ///
 /// # Safety
-/// `out_soc` is a valid pointer.
+/// `out_soc` is NULL or a valid pointer.
 #[no_mangle]
 pub unsafe extern "C" fn neuron_translate_host_alloc(
     size: c_ulonglong,
     align: c_ulonglong,
     out_soc: *mut c_ulonglong,
 ) -> c_int {
+    if out_soc.is_null() {
+        return fail(SimError::NullPointer("out_soc"));
+    }
     match with(|m| m.alloc(size, align)) {
         Ok(a) => {
             // SAFETY: the caller's contract.
@@ -86,43 +89,62 @@ pub unsafe extern "C" fn neuron_translate_host_alloc(
     }
 }
 
-/// Copy len bytes from src into SoC memory at soc (not through a window).
+/// Copy len bytes from src into SoC memory at soc (not through a window). A len of 0
+/// copies nothing and succeeds while a model runs, whatever src and soc are; a NULL src
+/// with a len above 0 fails.
 ///
 /// # Safety
-/// `src` is valid for `len` bytes.
+/// `src` is valid for `len` bytes, or `len` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn neuron_translate_host_write(
     soc: c_ulonglong,
     src: *const c_void,
     len: usize,
 ) -> c_int {
-    // SAFETY: the caller's contract.
+    if len == 0 {
+        return with(|_| Ok(())).map_or_else(|e| e, |()| 0);
+    }
+    if src.is_null() {
+        return fail(SimError::NullPointer("src"));
+    }
+    // SAFETY: the caller's contract; `src` is not NULL and `len` is above 0.
     let data = unsafe { core::slice::from_raw_parts(src.cast::<u8>(), len) };
     with(|m| m.write(soc, data)).map_or_else(|e| e, |()| 0)
 }
 
-/// Copy len bytes of SoC memory at soc into dst (not through a window).
+/// Copy len bytes of SoC memory at soc into dst (not through a window). A len of 0 copies
+/// nothing and succeeds while a model runs, whatever dst and soc are; a NULL dst with a
+/// len above 0 fails.
 ///
 /// # Safety
-/// `dst` is valid for `len` bytes of writes.
+/// `dst` is valid for `len` bytes of writes, or `len` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn neuron_translate_host_read(
     soc: c_ulonglong,
     dst: *mut c_void,
     len: usize,
 ) -> c_int {
-    // SAFETY: the caller's contract.
+    if len == 0 {
+        return with(|_| Ok(())).map_or_else(|e| e, |()| 0);
+    }
+    if dst.is_null() {
+        return fail(SimError::NullPointer("dst"));
+    }
+    // SAFETY: the caller's contract; `dst` is not NULL and `len` is above 0.
     let buf = unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), len) };
     with(|m| m.read(soc, buf)).map_or_else(|e| e, |()| 0)
 }
 
 /// Copy the counters (translate calls, hits and refills by slot, register writes, window
-/// remaps) to *out.
+/// remaps) to *out. A NULL out fails.
 ///
 /// # Safety
-/// `out` is a valid pointer.
+/// `out` is NULL or a valid pointer.
 #[no_mangle]
 pub unsafe extern "C" fn neuron_translate_host_counters(out: *mut Counters) -> c_int {
+    if out.is_null() {
+        return fail(SimError::NullPointer("out"));
+    }
     match with(|m| Ok(m.counters())) {
         Ok(c) => {
             // SAFETY: the caller's contract.

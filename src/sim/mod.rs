@@ -97,6 +97,8 @@ pub enum SimError {
     },
     /// The operating system refused (memfd, mmap, a trace file).
     Os(String),
+    /// A pointer argument of the C API that must not be NULL is (its name).
+    NullPointer(&'static str),
 }
 
 impl core::fmt::Display for SimError {
@@ -121,6 +123,7 @@ impl core::fmt::Display for SimError {
                 )
             }
             SimError::Os(m) => write!(f, "{m}"),
+            SimError::NullPointer(what) => write!(f, "{what} is NULL"),
         }
     }
 }
