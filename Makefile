@@ -156,8 +156,12 @@ fuzz-tools:
 fuzz-corpus: bootstrap all
 	$(CARGO) run --locked -q -p abi-tests --bin nt-corpus -- fuzz/corpus
 # Each target from the committed corpus for a bounded time (fuzz/smoke.sh); any finding fails.
-fuzz-smoke: fuzz-tools all
-	@FUZZ_TOOLCHAIN=$(FUZZ_TOOLCHAIN) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) fuzz/smoke.sh $(FUZZ_TARGETS)
+FUZZ_ENV = FUZZ_TOOLCHAIN=$(FUZZ_TOOLCHAIN) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS)
+.PHONY: fuzz-build
+fuzz-build: fuzz-tools
+	@$(FUZZ_ENV) fuzz/smoke.sh build
+fuzz-smoke: fuzz-build all
+	@$(FUZZ_ENV) fuzz/smoke.sh run $(FUZZ_TARGETS)
 fuzz: fuzz-tools all
 	@for t in $(FUZZ_TARGETS); do \
 	  (cd fuzz && $(CARGO) +$(FUZZ_TOOLCHAIN) fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \
@@ -277,8 +281,16 @@ fmt-check:
 	cd fuzz && $(CARGO) fmt --check
 
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
-# then says so); here they all run.
-test: bootstrap fmt-check prove-lint clippy all abi-check header-check bench-check prove fuzz-smoke asan-test
+# then says so); here they all run. The steps run in this order, and two builds side by side
+# where they use separate target directories (cargo serialises builds that share one): the
+# device's build, much of it one crate on one core, beside clippy and the host builds; the
+# nightly AddressSanitizer tests beside the nightly fuzz build. The fuzz runs then have
+# the machine to themselves (fuzz-smoke), and the proof too.
+test: bootstrap fmt-check prove-lint
+	$(MAKE) --no-print-directory -j2 --output-sync=line clippy xtensa
+	$(MAKE) --no-print-directory all abi-check header-check bench-check prove
+	$(MAKE) --no-print-directory -j2 --output-sync=line asan-test fuzz-build
+	$(MAKE) --no-print-directory fuzz-smoke
 	$(CARGO) test --locked --workspace --all-features -- --include-ignored
 
 clean:

@@ -4,7 +4,9 @@
 # way: the build (nightly, AddressSanitizer: minutes on a first run) shows cargo's
 # Compiling lines, each run libFuzzer's pulse lines (at every power of two of executions).
 #
-# usage: fuzz/smoke.sh TARGET...   (CARGO, FUZZ_TOOLCHAIN, FUZZ_SMOKE_SECONDS, FUZZ_JOBS from the Makefile)
+# usage: fuzz/smoke.sh build          the targets, alone (make fuzz-build)
+#        fuzz/smoke.sh run TARGET...  the build (nothing to do when it is current), then the runs
+#   (CARGO, FUZZ_TOOLCHAIN, FUZZ_SMOKE_SECONDS, FUZZ_JOBS from the Makefile)
 set -euo pipefail
 : "${CARGO:?}" "${FUZZ_TOOLCHAIN:?}" "${FUZZ_SMOKE_SECONDS:?}" "${FUZZ_JOBS:?}"
 
@@ -26,8 +28,10 @@ watch() {
     return "$status"
 }
 
+mode=${1:?usage: fuzz/smoke.sh build | run TARGET...}
+shift
 n=$#
-echo "fuzz-smoke [build] $n targets (cargo +$FUZZ_TOOLCHAIN fuzz build -O, AddressSanitizer)" >&2
+echo "fuzz-smoke [build] the targets (cargo +$FUZZ_TOOLCHAIN fuzz build -O, AddressSanitizer)" >&2
 build_log="$root/target/fuzz-build.log"
 if ! (cd "$root/fuzz" && watch "$build_log" '^\s*(Compiling|Finished)' "" -- \
         "$CARGO" "+$FUZZ_TOOLCHAIN" fuzz build -O); then
@@ -35,6 +39,7 @@ if ! (cd "$root/fuzz" && watch "$build_log" '^\s*(Compiling|Finished)' "" -- \
     echo "fuzz-smoke: the fuzz targets do not build" >&2
     exit 1
 fi
+[ "$mode" = build ] && exit 0
 # One target's run: its log and its verdict (in target/fuzz-TARGET.status: ok, or why not).
 smoke() {
     local t=$1 i=$2
