@@ -167,8 +167,8 @@ fuzz: fuzz-tools all
 	  (cd fuzz && $(CARGO) +$(FUZZ_TOOLCHAIN) fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \
 	done
 
-# The library-level host tests: the library's own logic, with no tool but the C compiler
-# (run under AddressSanitizer, and by the mutation testing).
+# The library-level host tests (abi-tests/library/tests): the library's own logic, with no
+# tool but the C compiler; run under AddressSanitizer, and by the mutation testing.
 LIBRARY_TESTS := --test safe_api --test differential --test ffi_contract --test guard_pages \
 	--test properties --test span --test host_tables --test init_global
 
@@ -179,7 +179,7 @@ ASAN_TESTS := $(LIBRARY_TESTS)
 asan-test:
 	ASAN_OPTIONS=handle_segv=0:handle_sigill=0:detect_leaks=1 RUSTFLAGS="-Zsanitizer=address" \
 	  $(CARGO) +$(FUZZ_TOOLCHAIN) test --locked --no-fail-fast --target x86_64-unknown-linux-gnu \
-	  --target-dir target/asan -p abi-tests --features neuron-translate/std \
+	  --target-dir target/asan -p library-tests \
 	  $(ASAN_TESTS) -- --skip ntx_
 
 # Mutation testing of the library's logic (.cargo/mutants.toml says what and how; the
@@ -192,8 +192,8 @@ MUTANTS_TESTS := $(LIBRARY_TESTS)
 .PHONY: mutants
 mutants:
 	@command -v cargo-mutants >/dev/null 2>&1 || $(CARGO) install --locked --quiet cargo-mutants --version $(MUTANTS_VERSION)
-	$(CARGO) test --locked -q -p abi-tests --all-features $(MUTANTS_TESTS)
-	$(CARGO) mutants --jobs $(MUTANTS_JOBS) --test-package abi-tests --baseline skip \
+	$(CARGO) test --locked -q -p library-tests --all-features $(MUTANTS_TESTS)
+	$(CARGO) mutants --jobs $(MUTANTS_JOBS) --test-package library-tests --baseline skip \
 	  --timeout 120 --build-timeout 600 -- $(MUTANTS_TESTS)
 
 # Installation (GNU conventions): DESTDIR stages, PREFIX and the *DIR variables place.
@@ -287,9 +287,9 @@ fmt-check:
 # nightly AddressSanitizer tests beside the nightly fuzz build. The fuzz runs then have
 # the machine to themselves (fuzz-smoke), and the proof too.
 test: bootstrap fmt-check prove-lint
-	$(MAKE) --no-print-directory -j2 --output-sync=line clippy xtensa
+	$(MAKE) --no-print-directory -j2 clippy xtensa
 	$(MAKE) --no-print-directory all abi-check header-check bench-check prove
-	$(MAKE) --no-print-directory -j2 --output-sync=line asan-test fuzz-build
+	$(MAKE) --no-print-directory -j2 asan-test fuzz-build
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(CARGO) test --locked --workspace --all-features -- --include-ignored
 

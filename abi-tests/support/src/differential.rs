@@ -1,7 +1,7 @@
 //! One differential step: a call through the library's exported C ABI and through the
 //! seed's reference C model, on two copies of one table, each with its own register bank;
 //! then results, table bytes and register stores are compared. Used by the differential
-//! test (tests/differential.rs) and by the `translate_diff` fuzz target.
+//! test (abi-tests/library/tests/differential.rs) and by the `translate_diff` fuzz target.
 //!
 //! The library deviates from the seed on purpose in these places, each modelled by name
 //! and each checked against the contract instead of the model:
@@ -13,7 +13,7 @@
 //! * `D2_NEXT_ALLOC_RANGE`: the seed indexes `records[next_alloc]` as is; the library uses
 //!   `next_alloc % 3` (contract §4). The model is handed `next_alloc % 3`.
 //! * `D3_NULL_POINTERS` and `D4_BAD_REGISTER`: the model would fault; a [`Pair`] never
-//!   passes them (tests/ffi_contract.rs checks the library's hardened behaviour).
+//!   passes them (abi-tests/library/tests/ffi_contract.rs checks the library's hardened behaviour).
 
 use crate::gen::Op;
 use crate::reference::{ref_mapping_lookup, ref_translate};

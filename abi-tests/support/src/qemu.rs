@@ -282,7 +282,7 @@ pub fn init_header() -> String {
 /// locations as bank indices), its calls with the results, cursor and register store the
 /// host library gives, and the table it ends with; then [`init_header`]. `check_reference` says whether the
 /// seed's reference model must agree on a vector (the shapes without the deviations the
-/// host differential test models: see tests/differential.rs).
+/// host differential test models: see abi-tests/library/tests/differential.rs).
 pub fn vectors_header(vectors: &[(TableShape, TableVector)]) -> String {
     let mut tables = String::new();
     let mut finals = String::new();
