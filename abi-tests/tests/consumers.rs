@@ -31,11 +31,16 @@ fn contract_exports() -> BTreeSet<String> {
 
 /// Runs `exe` under valgrind's memcheck: no invalid access, no uninitialised use, no leak.
 fn valgrind_clean(exe: &Path, name: &str) {
+    valgrind_clean_of(exe, name, "all");
+}
+
+/// The same, counting only the leak kinds `kinds` (valgrind's `--errors-for-leak-kinds`).
+fn valgrind_clean_of(exe: &Path, name: &str, kinds: &str) {
     let out = Command::new(tool("VALGRIND"))
         .args([
             "--error-exitcode=99",
             "--leak-check=full",
-            "--errors-for-leak-kinds=all",
+            &format!("--errors-for-leak-kinds={kinds}"),
             "-q",
         ])
         .arg(exe)
@@ -152,7 +157,9 @@ nt_support::make_tests! {
             run_ok(Command::new(&cc).arg(&obj).arg(product("NT_HOST_LIB")).arg("-o").arg(&exe));
             let status = Command::new(&exe).status().unwrap();
             assert_eq!(status.code(), Some(0), "{var}: check {:?} failed", status.code());
-            valgrind_clean(&exe, var);
+            // The reason of the last failure stays readable until the next one, or the
+            // end of the process (neuron_translate_host_last_error): still reachable then.
+            valgrind_clean_of(&exe, var, "definite,indirect,possible");
         }
     }
 }
