@@ -32,7 +32,9 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
-#[cfg(any(test, feature = "std"))]
+// On a host, std is always linked: its panic runtime is what a test build (which unwinds)
+// and the static library need. The device (`target_os = "none"`) never links it.
+#[cfg(any(test, feature = "std", not(target_os = "none")))]
 extern crate std;
 
 #[macro_use]
@@ -61,12 +63,3 @@ pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};
 #[cfg(feature = "std")]
 #[doc(hidden)]
 pub const GENERATED_HEADER: &str = include_str!(env!("NT_GENERATED_HEADER"));
-
-/// The host static library without `std` needs a panic handler of its own. Nothing in the
-/// library panics (the device build proves it: it has no reference to `core`'s panic
-/// machinery); if something ever did, it would trap like a bad refill.
-#[cfg(all(not(test), not(feature = "std"), not(target_os = "none")))]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
-    abi::trap()
-}
