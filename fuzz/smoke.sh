@@ -57,8 +57,8 @@ smoke() {
     fi
 }
 
-# The targets FUZZ_JOBS at a time: each runs on one core for its whole time, so on a
-# machine with more cores than that, running them side by side costs none of their runs.
+# The targets FUZZ_JOBS at a time, side by side (the Makefile sets how long, so that each
+# target gets the processor time it had alone).
 i=0
 for t in "$@"; do
     i=$((i + 1))
