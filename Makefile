@@ -283,14 +283,15 @@ fmt-check:
 	cd fuzz && $(CARGO) fmt --check
 
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
-# then says so); here they all run. The steps run in this order, and two builds side by side
-# where they use separate target directories (cargo serialises builds that share one): the
-# device's build, much of it one crate on one core, beside clippy and the host builds; the
-# nightly AddressSanitizer tests beside the nightly fuzz build. The fuzz runs then have
-# the machine to themselves (fuzz-smoke), and the proof too.
+# then says so); here they all run. The steps run in this order, two at a time where they
+# are independent, so that one step's serial stretches (one crate compiling, a link) leave
+# the other core to the other: the device's build beside clippy; the proof (whose work does
+# not depend on the machine's load) beside the host builds and the checks of the object;
+# the nightly AddressSanitizer tests beside the nightly fuzz build. The fuzz runs then have
+# the machine to themselves (fuzz-smoke: their strength is processor time).
 test: bootstrap fmt-check prove-lint
 	$(MAKE) --no-print-directory -j2 clippy xtensa
-	$(MAKE) --no-print-directory all abi-check header-check bench-check prove
+	$(MAKE) --no-print-directory -j2 prove all abi-check header-check bench-check
 	$(MAKE) --no-print-directory -j2 asan-test fuzz-build
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(CARGO) test --locked --workspace --all-features -- --include-ignored
