@@ -165,9 +165,9 @@ class Budget:
     (or `cap`, when smaller: the queries whose `unknown` has a meaning of its own, such as
     a feasibility query that counts as feasible when it is not decided cheaply), and what
     it uses is added to `used`. A query that exhausts the unit's budget raises OverBudget,
-    naming the unit and the query. `guard` (set by the caller, outside the proof) is a
-    wall-clock watchdog against hangs only: when it fires, the running query is
-    interrupted and the unit fails the same way; it never decides anything."""
+    naming the unit and the query. `guarded` is set by the caller's wall-clock watchdog
+    (validate.prove_unit, against hangs only), which also interrupts the running query:
+    the unit then fails the same way; it never decides anything."""
 
     limit: int
     unit: str = ""
