@@ -296,5 +296,11 @@ test: bootstrap fmt-check prove-lint
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(CARGO) test --locked --workspace --all-features -- --include-ignored
 
+# Rewrites abi-tests/golden/ from ntx's output now (after an intended change to an output;
+# review the diff before committing it).
+.PHONY: golden
+golden: all
+	NT_BLESS=1 $(CARGO) test --locked -p abi-tests --test ntx_golden -- --include-ignored
+
 clean:
 	rm -rf $(DIST) target
