@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod diff;
 pub mod error;
+pub mod finding;
 pub mod manifest;
 pub mod model;
 pub mod report;

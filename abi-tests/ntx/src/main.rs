@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ntx::diff::{Class, Report};
+use ntx::diff::Report;
 use ntx::error::{Error, ErrorKind};
+use ntx::finding::Class;
 use ntx::suppress::Suppressions;
 use ntx::{archive, diff, load, load_bytes, report, tables};
 
@@ -313,37 +314,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             format,
             fail_on,
             policy,
-        } => {
-            // The suppression file first: a bad one is an error before any work.
-            let rules = policy.load()?;
-            let r = load(&reference, &member)?;
-            let c = load(&candidate, &member)?;
-            diff::comparable(&r, &c).map_err(|m| {
-                Error::new(ErrorKind::NotComparable, candidate.display().to_string(), m)
-            })?;
-            let mut report = diff::diff(&r, &c);
-            if let Some(rules) = &rules {
-                report.suppress(rules);
-            }
-            let code = u8::from(report.fails(fail_on));
-            match format {
-                DiffFormat::Text => {
-                    print!("{}", report.to_text());
-                    if code != 0 && report.compatible() {
-                        println!(
-                            "FAIL: {} finding(s) at or above --fail-on {fail_on}",
-                            report.failing(fail_on).count()
-                        );
-                    }
-                }
-                DiffFormat::Json => println!("{}", pretty(&report)),
-                DiffFormat::Sarif => {
-                    println!("{}", pretty(&report::sarif(Ok(&report), fail_on, code)))
-                }
-                DiffFormat::Junit => print!("{}", report::junit(Ok(&report), fail_on)),
-            }
-            Ok(code)
-        }
+        } => abi_diff(&reference, &candidate, &member, format, fail_on, &policy),
         Command::Relink {
             archive: vendor,
             object,
@@ -363,34 +334,8 @@ fn run(command: Command) -> Result<u8, Failure> {
             format,
             &policy,
         ),
-        Command::Explain { table, format } => {
-            let data = read(&table)?;
-            print!(
-                "{}",
-                tables::explain(
-                    &data,
-                    &table.display().to_string(),
-                    matches!(format, Format::Json)
-                )?
-            );
-            Ok(0)
-        }
-        Command::Translate { table, addrs } => {
-            let src = table.display().to_string();
-            let mut t = tables::parse_table(&read(&table)?, &src)?;
-            let mut parsed = Vec::new();
-            for a in &addrs {
-                parsed.push(tables::parse_u64(a).ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::BadArgument,
-                        "command line",
-                        format!("{a:?} is not an address"),
-                    )
-                })?);
-            }
-            print!("{}", tables::translate(&mut t, &parsed));
-            Ok(0)
-        }
+        Command::Explain { table, format } => explain(&table, format),
+        Command::Translate { table, addrs } => translate(&table, &addrs),
         Command::Simulate {
             trace,
             table,
@@ -398,18 +343,89 @@ fn run(command: Command) -> Result<u8, Failure> {
             hbm_scratch,
             format,
         } => simulate(&trace, &table, engine_base, hbm_scratch, format),
-        Command::Build { spec, out } => {
-            let src = spec.display().to_string();
-            let text = String::from_utf8(read(&spec)?)
-                .map_err(|_| Error::new(ErrorKind::BadSpec, &src, "not UTF-8 text"))?;
-            let image = tables::build(&text, &src)?;
-            let o = out.display().to_string();
-            std::fs::write(&out, image)
-                .map_err(|e| Error::new(ErrorKind::Write, o, format!("cannot write: {e}")))?;
-            println!("wrote {} ({} bytes)", out.display(), image.len());
-            Ok(0)
-        }
+        Command::Build { spec, out } => build(&spec, &out),
     }
+}
+
+/// `ntx abi-diff`: the report in `format`; 1 when a finding at or above `fail_on` is left.
+fn abi_diff(
+    reference: &Path,
+    candidate: &Path,
+    member: &str,
+    format: DiffFormat,
+    fail_on: Class,
+    policy: &Policy,
+) -> Result<u8, Failure> {
+    // The suppression file first: a bad one is an error before any work.
+    let rules = policy.load()?;
+    let r = load(reference, member)?;
+    let c = load(candidate, member)?;
+    diff::comparable(&r, &c)
+        .map_err(|m| Error::new(ErrorKind::NotComparable, candidate.display().to_string(), m))?;
+    let mut report = diff::diff(&r, &c);
+    if let Some(rules) = &rules {
+        report.suppress(rules);
+    }
+    let code = u8::from(report.fails(fail_on));
+    match format {
+        DiffFormat::Text => {
+            print!("{}", report.to_text());
+            if code != 0 && report.compatible() {
+                println!(
+                    "FAIL: {} finding(s) at or above --fail-on {fail_on}",
+                    report.failing(fail_on).count()
+                );
+            }
+        }
+        DiffFormat::Json => println!("{}", pretty(&report)),
+        DiffFormat::Sarif => println!("{}", pretty(&report::sarif(Ok(&report), fail_on, code))),
+        DiffFormat::Junit => print!("{}", report::junit(Ok(&report), fail_on)),
+    }
+    Ok(code)
+}
+
+/// `ntx explain`: the table for a person, or as JSON.
+fn explain(table: &Path, format: Format) -> Result<u8, Failure> {
+    let data = read(table)?;
+    let source = table.display().to_string();
+    print!(
+        "{}",
+        tables::explain(&data, &source, matches!(format, Format::Json))?
+    );
+    Ok(0)
+}
+
+/// `ntx translate`: each address in order through the table, refills applied.
+fn translate(table: &Path, addrs: &[String]) -> Result<u8, Failure> {
+    let src = table.display().to_string();
+    let mut t = tables::parse_table(&read(table)?, &src)?;
+    let parsed = addrs
+        .iter()
+        .map(|a| {
+            tables::parse_u64(a).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::BadArgument,
+                    "command line",
+                    format!("{a:?} is not an address"),
+                )
+            })
+        })
+        .collect::<Result<Vec<u64>, Error>>()?;
+    print!("{}", tables::translate(&mut t, &parsed));
+    Ok(0)
+}
+
+/// `ntx build`: the spec's image written to `out`, or every reason it cannot be built.
+fn build(spec: &Path, out: &Path) -> Result<u8, Failure> {
+    let src = spec.display().to_string();
+    let text = String::from_utf8(read(spec)?)
+        .map_err(|_| Error::new(ErrorKind::BadSpec, &src, "not UTF-8 text"))?;
+    let image = tables::build(&text, &src)?;
+    let o = out.display().to_string();
+    std::fs::write(out, image)
+        .map_err(|e| Error::new(ErrorKind::Write, o, format!("cannot write: {e}")))?;
+    println!("wrote {} ({} bytes)", out.display(), image.len());
+    Ok(0)
 }
 
 fn parse_addr(s: &str) -> Result<u64, String> {

@@ -8,8 +8,9 @@ use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use serde_json::{json, Value};
 
-use crate::diff::{Class, Finding, FindingKind, Report};
+use crate::diff::Report;
 use crate::error::Error;
+use crate::finding::{Class, Finding, FindingKind};
 
 /// The `$schema` of the SARIF `ntx` writes: OASIS's SARIF 2.1.0 (errata 01).
 pub const SARIF_SCHEMA: &str =

@@ -12,8 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::diff::{Finding, FindingKind};
 use crate::error::{Error, ErrorKind};
+use crate::finding::{Finding, FindingKind};
 
 /// One rule of a suppression file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -118,7 +118,7 @@ impl Suppressions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::Class;
+    use crate::finding::Class;
 
     fn finding(kind: FindingKind, symbol: Option<&str>) -> Finding {
         Finding {
