@@ -287,6 +287,21 @@ fn memfd(name: &str, size: u64) -> Result<File, SimError> {
 }
 
 impl State {
+    /// Shows SBUF and the HBM scratch range in the pinned windows from the start, as the
+    /// initial table's tags say.
+    fn show_pinned(&mut self, sbuf_base: u64) -> Result<(), SimError> {
+        let pinned = [
+            (3, sbuf_base),
+            (4, self.config.hbm_scratch & !(PINNED_WINDOW_SIZE - 1)),
+        ];
+        for (slot, soc) in pinned {
+            let w = self.windows[slot];
+            self.show(&w, Some(soc))?;
+            self.windows[slot].soc = Some(soc);
+        }
+        Ok(())
+    }
+
     /// Points `w` at the SoC range from `soc`: the parts regions back as shared views of
     /// their memfd, the rest inaccessible.
     fn show(&self, w: &Window, soc: Option<u64>) -> Result<(), SimError> {
@@ -373,6 +388,53 @@ pub struct Machine {
     _one: (),
 }
 
+impl Config {
+    /// SBUF's SoC base (from the engine base), after checking that the configuration can
+    /// be simulated: HBM page-aligned, not empty, not wrapping, and apart from SBUF.
+    fn sbuf_base(&self) -> Result<u64, SimError> {
+        if !self.hbm_base.is_multiple_of(PAGE)
+            || !self.hbm_size.is_multiple_of(PAGE)
+            || self.hbm_size == 0
+        {
+            return Err(SimError::BadConfig(format!(
+                "HBM {:#x} + {:#x} must be page-aligned and not empty",
+                self.hbm_base, self.hbm_size
+            )));
+        }
+        let sbuf_base = sbuf_window(self.engine_base) & !(PINNED_WINDOW_SIZE - 1);
+        let hbm_end = self.hbm_base.checked_add(self.hbm_size);
+        if hbm_end.is_none_or(|e| sbuf_base < e && self.hbm_base < sbuf_base + PINNED_WINDOW_SIZE) {
+            return Err(SimError::BadConfig(format!(
+                "SBUF at {sbuf_base:#x} (from the engine base) overlaps HBM"
+            )));
+        }
+        Ok(sbuf_base)
+    }
+}
+
+/// Maps the register block as plain read-write memory (the library's stores land in it)
+/// over its claimed range, with `ENGINE_BASE_ADDR` holding `engine_base`.
+fn map_register_block(engine_base: u64) -> Result<(), SimError> {
+    map(
+        u64::from(NX_REG_BASE),
+        u64::from(NX_REG_BLOCK_SIZE),
+        Backing::Memory,
+        true,
+    )?;
+    let words = NX_REG_BASE as usize as *mut u32;
+    let index = |addr: u32| ((addr - NX_REG_BASE) / 4) as usize;
+    // SAFETY: both words are inside the page just mapped.
+    unsafe {
+        words
+            .add(index(ENGINE_BASE_ADDR.lo()))
+            .write_volatile(engine_base as u32);
+        words
+            .add(index(ENGINE_BASE_ADDR.hi()))
+            .write_volatile((engine_base >> 32) as u32);
+    }
+    Ok(())
+}
+
 impl Machine {
     /// Starts the model: maps the register block (with `ENGINE_BASE_ADDR`), creates SBUF
     /// and the HBM region, and maps the five windows: the pinned ones onto SBUF and the HBM
@@ -382,23 +444,7 @@ impl Machine {
         if guard.is_some() {
             return Err(SimError::AlreadyRunning);
         }
-        if !config.hbm_base.is_multiple_of(PAGE)
-            || !config.hbm_size.is_multiple_of(PAGE)
-            || config.hbm_size == 0
-        {
-            return Err(SimError::BadConfig(format!(
-                "HBM {:#x} + {:#x} must be page-aligned and not empty",
-                config.hbm_base, config.hbm_size
-            )));
-        }
-        let sbuf_base = sbuf_window(config.engine_base) & !(PINNED_WINDOW_SIZE - 1);
-        let hbm_end = config.hbm_base.checked_add(config.hbm_size);
-        if hbm_end.is_none_or(|e| sbuf_base < e && config.hbm_base < sbuf_base + PINNED_WINDOW_SIZE)
-        {
-            return Err(SimError::BadConfig(format!(
-                "SBUF at {sbuf_base:#x} (from the engine base) overlaps HBM"
-            )));
-        }
+        let sbuf_base = config.sbuf_base()?;
         let regions = vec![
             Region {
                 base: sbuf_base,
@@ -429,24 +475,7 @@ impl Machine {
             map(addr, size, Backing::Inaccessible, false)?;
             claimed.0.push((addr, size));
         }
-        // The register block: plain read-write memory the library's stores land in.
-        map(
-            u64::from(NX_REG_BASE),
-            u64::from(NX_REG_BLOCK_SIZE),
-            Backing::Memory,
-            true,
-        )?;
-        let words = NX_REG_BASE as usize as *mut u32;
-        let index = |addr: u32| ((addr - NX_REG_BASE) / 4) as usize;
-        // SAFETY: both words are inside the page just mapped.
-        unsafe {
-            words
-                .add(index(ENGINE_BASE_ADDR.lo()))
-                .write_volatile(config.engine_base as u32);
-            words
-                .add(index(ENGINE_BASE_ADDR.hi()))
-                .write_volatile((config.engine_base >> 32) as u32);
-        }
+        map_register_block(config.engine_base)?;
         let mut state = State {
             regions,
             windows,
@@ -457,17 +486,7 @@ impl Machine {
             next_hbm: config.hbm_base,
             config,
         };
-        // The pinned windows show SBUF and the HBM scratch range from the start, as the
-        // initial table's tags say.
-        let pinned = [
-            (3, sbuf_base),
-            (4, config.hbm_scratch & !(PINNED_WINDOW_SIZE - 1)),
-        ];
-        for (slot, soc) in pinned {
-            let w = state.windows[slot];
-            state.show(&w, Some(soc))?;
-            state.windows[slot].soc = Some(soc);
-        }
+        state.show_pinned(sbuf_base)?;
         // Up: from here on, dropping the Machine unmaps.
         claimed.0.clear();
         *guard = Some(state);
