@@ -176,7 +176,6 @@ fn imports(h: &mut String) {
 }
 
 fn assemble(types: &str, host: &str) -> String {
-    use layout::offsets as o;
     // cbindgen's own text is the file comment, then the includes and the types: the include
     // guard goes around all of it but the comment.
     let (comment, body) = types
@@ -191,6 +190,21 @@ fn assemble(types: &str, host: &str) -> String {
          #error \"neuron_translate.h needs C99 or later (stdint.h, unsigned long long): compile with -std=c99, -std=gnu11 or newer\"\n\
          #else\n\n",
     );
+    version_macros(&mut h);
+    h.push('\n');
+    h.push_str(body.trim());
+    h.push_str("\n\n");
+    layout_pins(&mut h);
+    register_macros(&mut h);
+    imports(&mut h);
+    declarations(&mut h);
+    host_model(&mut h, host);
+    h.push_str("#endif /* C99 or later */\n\n#endif /* NEURON_TRANSLATE_H */\n");
+    h
+}
+
+/// The version macros, from Cargo.toml.
+fn version_macros(h: &mut String) {
     // The version, from Cargo.toml.
     h.push_str(
         "/* The library's version. The original ABI never changes; an addition bumps MINOR. */\n",
@@ -219,10 +233,11 @@ fn assemble(types: &str, host: &str) -> String {
         parts[1] < 100 && parts[2] < 100,
         "NEURON_TRANSLATE_VERSION needs MINOR and PATCH < 100"
     );
-    h.push('\n');
-    h.push_str(body.trim());
-    h.push_str("\n\n");
+}
 
+/// The layout pins, from src/layout.rs, in the three dialects' static assertions.
+fn layout_pins(h: &mut String) {
+    use layout::offsets as o;
     // Layout pins, from src/layout.rs.
     let pins: Vec<(String, usize)> = vec![
         ("sizeof(_map_record_t)".into(), o::RECORD_SIZE),
@@ -262,7 +277,10 @@ fn assemble(types: &str, host: &str) -> String {
         );
     }
     h.push_str("#endif\n\n");
+}
 
+/// The NX register block's macros, from src/regs.rs.
+fn register_macros(h: &mut String) {
     // The NX register block, from src/regs.rs.
     h.push_str(
         "/* The NX register block (NX-local addresses): ENGINE_BASE_ADDR is read by\n \
@@ -295,9 +313,10 @@ fn assemble(types: &str, host: &str) -> String {
         );
     }
     h.push('\n');
+}
 
-    imports(&mut h);
-
+/// The declarations of the exports, from src/symbols.rs: C++ and C.
+fn declarations(h: &mut String) {
     // Declarations, from src/symbols.rs.
     let exports: Vec<&symbols::Symbol> = symbols::SYMBOLS
         .iter()
@@ -314,7 +333,7 @@ fn assemble(types: &str, host: &str) -> String {
         h.push('\n');
         for s in &exports {
             h.push('\n');
-            doc_comment(&mut h, "", s.doc);
+            doc_comment(h, "", s.doc);
             let c_linkage = s.linkage == symbols::Linkage::C;
             // C: an asm label where the ELF name is not the plain name. C++: C++ linkage
             // mangles to the original's names; this library's additions are extern "C".
@@ -340,7 +359,4 @@ fn assemble(types: &str, host: &str) -> String {
         h.push('\n');
     }
     h.push_str("#endif /* __cplusplus */\n\n");
-    host_model(&mut h, host);
-    h.push_str("#endif /* C99 or later */\n\n#endif /* NEURON_TRANSLATE_H */\n");
-    h
 }
