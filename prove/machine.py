@@ -885,6 +885,54 @@ def feasible(solver: z3.Solver, cond: list, budget: Budget, quick: int | None = 
     return r == z3.sat
 
 
+def branch(s: State, op, push, solver: z3.Solver) -> bool:
+    """A conditional branch: taken, not taken, or (both feasible) forked, the two paths
+    pushed. Returns True when it forked."""
+    c = z3.simplify(s.read(op.inputs[1]) != 0)
+    if z3.is_true(c):
+        jump(s, op.inputs[0])
+        return False
+    if z3.is_false(c):
+        return False
+    t_ok = feasible(solver, s.cond + [c], s.budget, s.quick)
+    f_ok = feasible(solver, s.cond + [z3.Not(c)], s.budget, s.quick)
+    if t_ok and f_ok:
+        other = s.copy()
+        other.cond.append(z3.Not(c))
+        s.cond.append(c)
+        jump(s, op.inputs[0])
+        for st in (s, other):
+            settle(st)
+            push(st)
+        return True
+    if t_ok:
+        s.cond.append(c)
+        jump(s, op.inputs[0])
+    else:
+        s.cond.append(z3.Not(c))
+    return False
+
+
+def user_op(s: State, op) -> bool:
+    """A SLEIGH user-defined operation. Returns True when it traps (`ill`)."""
+    name = op.inputs[0].getUserDefinedOpName()
+    if name in ("memw", "extw"):
+        s.events.append(Barrier())
+    elif name == "ill":
+        return True
+    elif name in ("swap4", "swap8", "swap12"):
+        s.pending_rotation = int(name[4:])
+    elif name in ("restore4", "restore8", "restore12", "rotateRegWindow", "restoreRegWindow"):
+        # rotateRegWindow (entry) and restoreRegWindow (retw) act on the window
+        # base, which call() and ret() model; restoreN follows a return.
+        pass
+    elif name in ("isync", "dsync", "esync", "rsync"):
+        pass
+    else:
+        raise ExecError(f"unmodelled operation {name} at {s.pc:#x}")
+    return False
+
+
 def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
     """Runs `s` to its next conditional branch (pushing what continues, and returning
     None) or to the end of its path (returning the outcome)."""
@@ -923,28 +971,8 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
         elif code == OP.BRANCH:
             jump(s, op.inputs[0])
         elif code == OP.CBRANCH:
-            c = z3.simplify(s.read(op.inputs[1]) != 0)
-            if z3.is_true(c):
-                jump(s, op.inputs[0])
-            elif z3.is_false(c):
-                pass
-            else:
-                t_ok = feasible(solver, s.cond + [c], s.budget, s.quick)
-                f_ok = feasible(solver, s.cond + [z3.Not(c)], s.budget, s.quick)
-                if t_ok and f_ok:
-                    other = s.copy()
-                    other.cond.append(z3.Not(c))
-                    s.cond.append(c)
-                    jump(s, op.inputs[0])
-                    for st in (s, other):
-                        settle(st)
-                        push(st)
-                    return None
-                elif t_ok:
-                    s.cond.append(c)
-                    jump(s, op.inputs[0])
-                else:
-                    s.cond.append(z3.Not(c))
+            if branch(s, op, push, solver):
+                return None
         elif code == OP.BRANCHIND:
             s.pc, s.index = concrete(s.read(op.inputs[0])), 0
         elif code in (OP.CALL, OP.CALLIND):
@@ -955,21 +983,8 @@ def step_path(s: State, push, solver: z3.Solver, bound: int) -> Outcome | None:
                 return outcome(s, "return")
             ret(s)
         elif code == OP.CALLOTHER:
-            name = op.inputs[0].getUserDefinedOpName()
-            if name == "memw":
-                s.events.append(Barrier())
-            elif name == "ill":
+            if user_op(s, op):
                 return outcome(s, "trap")
-            elif name in ("swap4", "swap8", "swap12"):
-                s.pending_rotation = int(name[4:])
-            elif name in ("restore4", "restore8", "restore12", "rotateRegWindow", "restoreRegWindow"):
-                # rotateRegWindow (entry) and restoreRegWindow (retw) act on the window
-                # base, which the call and return below model; restoreN follows a return.
-                pass
-            elif name in ("extw", "isync", "dsync", "esync", "rsync"):
-                s.events.append(Barrier()) if name == "extw" else None
-            else:
-                raise ExecError(f"unmodelled operation {name} at {s.pc:#x}")
         else:
             raise ExecError(f"unmodelled p-code {code} at {s.pc:#x}")
 

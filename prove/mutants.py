@@ -172,7 +172,7 @@ def prove_mutant(original: bytes, out: str, ld: str, config: validate.Config, mu
         f.write(data)
     # A mutation changes one section: the helpers the function's proof rests on are
     # the real object's, proven by validate.py before the mutants run.
-    trusted = [dep for dep in validate.DEPENDS.get(function, []) if section_of(original, dep) == section_of(data, dep)]
+    trusted = [dep for dep in validate.FUNCTIONS[function].depends if section_of(original, dep) == section_of(data, dep)]
     results = validate.run_object(path, ld, [function], config, trusted=trusted)
     refuted = [p for r in results for p in r["paths"] if not p["proven"]]
     record = {

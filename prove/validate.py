@@ -51,24 +51,9 @@ INITIAL = [
 ]
 
 HBM_SCRATCH = "_ZN12extended_isa3sdk11hbm_scratchE"
-FUNCTIONS = {
-    "neuron_translate_ctx": "_Z20neuron_translate_ctxv",
-    "neuron_translate_mapping_lookup": "_Z31neuron_translate_mapping_lookupPvyPyS0_",
-    "neuron_translate": "_Z16neuron_translatePvy",
-    "_init_translate_ctx": "_Z19_init_translate_ctxv",
-}
 # The span's helper (a local function, Rust-mangled: found by its name's end), proven on its
 # own and then taken at its word by the span's proof (cut_contract, cut_summary).
 HELPER = "cut_before_member"
-FUNCTIONS[HELPER] = None
-FUNCTIONS["neuron_translate_span"] = "neuron_translate_span"
-# A function's proof rests on these being proven first (in the same run).
-DEPENDS = {"neuron_translate_span": [HELPER]}
-# Taken as given for the span (and stated in docs/prove.md): the table is 4-aligned, as
-# its C type (align 8) requires. Then the refill's 32-bit register stores (4-aligned, or
-# the call traps) either are a word of the table or miss it, which the executor resolves
-# word by word (machine.State.load_word) instead of byte by byte.
-GIVEN = {"neuron_translate_span": lambda args: [(args["a2"] & 3) == 0]}
 # The caller's stack pointer; the fifth argument of the span is the word there.
 CALLER_SP = 0x3FFD_0000
 STACK = mx.Stack(CALLER_SP)
@@ -163,6 +148,22 @@ class B:
     """At least one barrier here."""
 
     what: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """What a path must show: `holds` (a z3 Bool), named `what`. `shown` lists the values
+    (code against contract) a counterexample prints; an `alone` claim is proven in a query
+    of its own (a property of a value the solver decides faster apart than in a
+    conjunction)."""
+
+    holds: object
+    what: str
+    shown: list = dataclasses.field(default_factory=list)
+    alone: bool = False
+
+    def named(self, prefix: str) -> Claim:
+        return dataclasses.replace(self, what=f"{prefix}: {self.what}")
 
 
 @dataclasses.dataclass
@@ -548,19 +549,15 @@ def sat_model(solver, extra, what):
 REPLAY_AREA, REPLAY_SIZE = 0x2000_0000, 0x300
 
 
-def replay_constraints(mem, args, function):
-    if function in ("_init_translate_ctx", "neuron_translate_ctx", HELPER):
+def replay_constraints(fn: Function, mem, args):
+    if not fn.table:
         return []
     ctx = args["a2"]
     inside = lambda p: z3.Or(p == 0, z3.And(z3.UGE(p, u(REPLAY_AREA)), z3.ULE(p, u(REPLAY_AREA + REPLAY_SIZE - 8)), (p & 3) == 0))
     c = [ctx == REPLAY_AREA]
     c += [inside(rd(mem, ctx + k * RECORD + REG, 4)) for k in range(RECORDS)]
-    if function == "neuron_translate_mapping_lookup":
-        c += [inside(args["a6"]), inside(args["a7"])]
-    if function == "neuron_translate_span":
-        # The replay runs the host library on the same bytes at the same addresses
-        # (abi-tests/tests/prove_replay.rs), which uses whole 64-bit register locations.
-        c += [inside(rd(mem, u(CALLER_SP), 4))]
+    c += [inside(p) for _, p in fn.outputs(mem, args)]
+    if fn.whole_registers:
         c += [rd(mem, ctx + k * RECORD + REG + 4, 4) == 0 for k in range(RECORDS)]
     return c
 
@@ -570,26 +567,27 @@ def witness(solver, extra, what="a counterexample"):
     return sat_model(solver, extra + solver.replay, f"{what} (replayable)") or sat_model(solver, extra, what)
 
 
-def prove_all(solver, claims):
-    """Every (claim, what, shown[, alone]) holds under the solver's assertions; else
-    Refuted, naming the first that does not, with its counterexample and the values of
-    `shown` (code against contract) in it. One query for all the claims that are not
-    `alone`, and one for each that is."""
-    together = [c for c in claims if len(c) < 4 or not c[3]]
-    queries = ([together] if together else []) + [[c] for c in claims if len(c) == 4 and c[3]]
+def prove_all(solver, claims: list[Claim]):
+    """Every claim holds under the solver's assertions; else Refuted, naming the first
+    that does not, with its counterexample and the values of its `shown` in it. One query
+    for all the claims that are not `alone`, and one for each that is."""
+    together = [c for c in claims if not c.alone]
+    queries = ([together] if together else []) + [[c] for c in claims if c.alone]
     for group in queries:
+        names = "; ".join(c.what for c in group)
         if mx.DEBUG:
-            print(f"  claims: {'; '.join(c[1] for c in group)[:200]}", file=sys.stderr)
-        names = "; ".join(c[1] for c in group)
-        if sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))], f"the claims: {names}") is None:
+            print(f"  claims: {names[:200]}", file=sys.stderr)
+        if sat_model(solver, [z3.Not(z3.And(*[c.holds for c in group]))], f"the claims: {names}") is None:
             continue
-        for c, what, shown, *_ in group:
-            m = sat_model(solver, [z3.Not(c)], f"the claim: {what}") and witness(solver, [z3.Not(c)])
+        for c in group:
+            m = sat_model(solver, [z3.Not(c.holds)], f"the claim: {c.what}") and witness(solver, [z3.Not(c.holds)])
             if m is not None:
-                r = Refuted(what, m)
-                r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in shown}
+                r = Refuted(c.what, m)
+                r.shown = {k: hex(m.eval(e, model_completion=True).as_long()) for k, e in c.shown}
                 raise r
-        raise Refuted("the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c[0] for c in group]))], "a counterexample"))
+        raise Refuted(
+            "the claims fail together", sat_model(solver, [z3.Not(z3.And(*[c.holds for c in group]))], "a counterexample")
+        )
 
 
 def value_checks(w: S):
@@ -644,7 +642,7 @@ def event_claims(solver, code, want):
                     z3.And(e.addr == a, f.addr == a + 4, ok(e.value, f.value)),
                     z3.And(e.addr == a + 4, f.addr == a, ok(f.value, e.value)),
                 )
-                claims.append((claim, f"store '{w.what}'{what}", shown, bool(what)))
+                claims.append(Claim(claim, f"store '{w.what}'{what}", shown, bool(what)))
             pos += 2
             last_store_at = j
             continue
@@ -652,7 +650,8 @@ def event_claims(solver, code, want):
             raise Refuted(f"'{w.what}': a {e.width}-byte store where the contract has {w.width}", witness(solver, []))
         shown = [("code address", e.addr), ("code value", e.value), ("contract address", w.addr)] + contract_value(w)
         claims += [
-            (z3.And(e.addr == w.addr, ok(e.value)), f"store '{w.what}'{what}", shown, bool(what)) for what, ok in value_checks(w)
+            Claim(z3.And(e.addr == w.addr, ok(e.value)), f"store '{w.what}'{what}", shown, bool(what))
+            for what, ok in value_checks(w)
         ]
         pos += 1
         last_store_at = i
@@ -669,11 +668,11 @@ def final_claims(out: mx.Outcome, case: Case):
     for e in out.events:
         if isinstance(e, mx.Store):
             inside = z3.Or(*[z3.And(z3.UGE(e.addr, u(a)), z3.ULE(e.addr + e.width, u(a + n))) for a, n in case.writable])
-            claims.append((inside, "a store outside the table, _ctx and _sbuf_window", [("code address", e.addr)]))
+            claims.append(Claim(inside, "a store outside the table, _ctx and _sbuf_window", [("code address", e.addr)]))
     for addr, n, value, what in case.final:
         got = rd(out.mem, u(addr), n)
         shown = [("code value", got)] + ([] if callable(value) else [("contract value", value)])
-        claims.append((value(got) if callable(value) else got == value, what, shown))
+        claims.append(Claim(value(got) if callable(value) else got == value, what, shown))
     return claims
 
 
@@ -726,24 +725,23 @@ def check_path(solver, out: mx.Outcome, cases: list[Case], fname: str):
                     if case.ret64 is not None:
                         r64 = z3.Concat(out.ret_hi, out.ret)
                         claims = [
-                            (check(r64), f"{case.name}: the result: {what}", [("code returns", r64)], True)
+                            Claim(check(r64), f"{case.name}: the result: {what}", [("code returns", r64)], alone=True)
                             for what, check in case.ret64
                         ]
                     else:
                         claims = [
-                            (
+                            Claim(
                                 out.ret == case.ret,
                                 f"{case.name}: the return value",
                                 [("code returns", out.ret), ("contract returns", case.ret)],
                             )
                         ]
-                    claims += [(c, f"{case.name}: {w}", *rest) for c, w, *rest in event_claims(solver, out.events, case.events)]
+                    claims += [c.named(case.name) for c in event_claims(solver, out.events, case.events)]
                     if case.requires:
                         claims.append(
-                            (
+                            Claim(
                                 z3.And(*case.requires),
                                 f"{case.name}: the table's words and the register stores are 4-aligned (read word by word)",
-                                [],
                             )
                         )
                     prove_all(solver, claims)
@@ -798,29 +796,139 @@ def obligations(out: mx.Outcome):
 # --- counterexamples ------------------------------------------------------------------
 
 
-def counterexample(model, mem, args, function, image):
-    """The inputs of a refuted path, as a vector: for the table functions the table bytes
-    and the arguments; for init the register and the global it reads."""
+def counterexample(model, mem, args, fn: Function, image):
+    """The inputs of a refuted path, as a vector: for the table functions the table bytes,
+    the arguments and the outputs; for init the register and the global it reads."""
     if model is None:
         return None
     ev = lambda x: model.eval(x, model_completion=True).as_long()
-    if function == "_init_translate_ctx":
+    if fn.reads_engine:
         engine = z3.Concat(rd(mem, u(ENGINE_BASE_HI), 4), rd(mem, u(ENGINE_BASE_LO), 4))
         hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
-        return {"function": function, "engine_base": hex(ev(engine)), "hbm_scratch": hex(ev(hbm))}
+        return {"function": fn.name, "engine_base": hex(ev(engine)), "hbm_scratch": hex(ev(hbm))}
     a = args.v
     out = {
-        "function": function,
+        "function": fn.name,
         "replay_area": [hex(REPLAY_AREA), hex(REPLAY_SIZE)],
         "ctx": hex(ev(a["a2"])),
         "addr": hex((ev(a["a5"]) << 32) | ev(a["a4"])),
         "table": bytes(ev(z3.Select(mem, a["a2"] + i)) for i in range(CTX_SIZE)).hex(),
     }
-    if function == "neuron_translate_mapping_lookup":
-        out.update(out_start=hex(ev(a["a6"])), out_end=hex(ev(a["a7"])))
-    if function == "neuron_translate_span":
-        out.update(len=hex((ev(a["a7"]) << 32) | ev(a["a6"])), out_span=hex(ev(rd(mem, u(CALLER_SP), 4))))
+    out.update({name: hex(ev(v)) for name, v in fn.inputs(args) + fn.outputs(mem, args)})
     return out
+
+
+# --- the functions ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Contract:
+    """A function's contract as the proof takes it: its cases, and the summaries of the
+    calls it makes (by entry address) that the proof takes at their proven word."""
+
+    cases: list
+    summaries: dict = dataclasses.field(default_factory=dict)
+
+
+def no_values(*_):
+    return []
+
+
+@dataclasses.dataclass(frozen=True)
+class Function:
+    """Everything the validator knows of one function (the registry, FUNCTIONS)."""
+
+    name: str
+    # Its ELF symbol; None for a local Rust function, found by its name's end (local_symbol).
+    symbol: str | None
+    # (memory, arguments, image) -> Contract.
+    contract: object
+    # What its inputs are taken to satisfy: (memory, arguments) -> z3 Bool.
+    precondition: object
+    # The functions its proof rests on (proven first, in the same run).
+    depends: tuple = ()
+    # Taken as given, and stated in docs/prove.md: (arguments) -> [z3 Bool]. A function
+    # with givens (the table 4-aligned) has its table's words read whole
+    # (machine.State.load_word).
+    given: object = None
+    # Given a table at a2: a counterexample is first looked for with the table, its
+    # register locations and `outputs` where the qemu replay can put them.
+    table: bool = False
+    # Replayed on the host library, which uses whole 64-bit register locations.
+    whole_registers: bool = False
+    # Reads ENGINE_BASE_ADDR and hbm_scratch (init): its counterexample is those two.
+    reads_engine: bool = False
+    # The pointers it writes through, by name: (memory, arguments) -> [(name, pointer)].
+    outputs: object = no_values
+    # Its other inputs a counterexample shows: (arguments) -> [(name, value)].
+    inputs: object = no_values
+    # Its units' order in a run (lower first: the slowest, so the others fill the gaps):
+    # (group) -> int.
+    priority: object = lambda group: 2
+
+
+def span_contract(mem, args, image):
+    d = z3.BitVec("span_offset", 64)
+    return Contract(spec_span(mem, args, d), {image.symbols[local_symbol(image, HELPER)][0]: cut_summary(d)})
+
+
+# Proven in this order (a function after those its proof rests on).
+FUNCTIONS = {
+    f.name: f
+    for f in [
+        Function(
+            "neuron_translate_ctx",
+            "_Z20neuron_translate_ctxv",
+            contract=lambda mem, args, image: Contract(spec_ctx(mem, args, image)),
+            precondition=lambda mem, args: z3.BoolVal(True),
+        ),
+        Function(
+            "neuron_translate_mapping_lookup",
+            "_Z31neuron_translate_mapping_lookupPvyPyS0_",
+            contract=lambda mem, args, image: Contract(spec_lookup(mem, args)),
+            precondition=stack_precondition,
+            table=True,
+            outputs=lambda mem, args: [("out_start", args["a6"]), ("out_end", args["a7"])],
+        ),
+        Function(
+            "neuron_translate",
+            "_Z16neuron_translatePvy",
+            contract=lambda mem, args, image: Contract(spec_translate(mem, args)),
+            precondition=stack_precondition,
+            table=True,
+            priority=lambda group: 1,
+        ),
+        Function(
+            "_init_translate_ctx",
+            "_Z19_init_translate_ctxv",
+            contract=lambda mem, args, image: Contract(spec_init(mem, args, image)),
+            precondition=lambda mem, args: z3.BoolVal(True),
+            reads_engine=True,
+        ),
+        Function(
+            HELPER,
+            None,
+            contract=lambda mem, args, image: Contract(spec_cut(mem, args)),
+            precondition=lambda mem, args: STACK.outside(args["a2"], RECORD),
+        ),
+        Function(
+            "neuron_translate_span",
+            "neuron_translate_span",
+            contract=span_contract,
+            precondition=stack_precondition,
+            depends=(HELPER,),
+            # The table is 4-aligned, as its C type (align 8) requires. Then the refill's
+            # 32-bit register stores (4-aligned, or the call traps) either are a word of the
+            # table or miss it, which the executor resolves word by word instead of byte by byte.
+            given=lambda args: [(args["a2"] & 3) == 0],
+            table=True,
+            whole_registers=True,
+            outputs=lambda mem, args: [("out_span", rd(mem, u(CALLER_SP), 4))],
+            inputs=lambda args: [("len", z3.Concat(args["a7"], args["a6"]))],
+            priority=lambda group: 0 if group.startswith("refill") else 2,
+        ),
+    ]
+}
 
 
 # --- driving ----------------------------------------------------------------------------
@@ -867,42 +975,24 @@ def setting(elf: str, name: str) -> Setting:
 
 
 class Setting:
-    """One function's proof setting: its symbol, arguments, memory, contract cases (by
-    group), precondition, the summaries its calls may take."""
+    """One function's proof setting, from its registry entry: its symbol, arguments,
+    memory, contract cases (by group), precondition, the summaries its calls may take."""
 
     def __init__(self, elf: str, name: str):
         image, self.lifter = load(elf)
         self.image, self.name = image, name
-        self.sym = FUNCTIONS[name] or local_symbol(image, name)
+        self.fn = fn = FUNCTIONS[name]
+        self.sym = fn.symbol or local_symbol(image, name)
         self.entry = image.symbols[self.sym][0]
         self.mem = mem = z3.Array("M0", z3.BitVecSort(32), z3.BitVecSort(8))
         self.args = args = Args(["a2", "a4", "a5", "a6", "a7"])
-        self.summaries = {}
-        if name == "neuron_translate":
-            cases = spec_translate(mem, args)
-        elif name == "neuron_translate_mapping_lookup":
-            cases = spec_lookup(mem, args)
-        elif name == "neuron_translate_ctx":
-            cases = spec_ctx(mem, args, image)
-        elif name == HELPER:
-            cases = spec_cut(mem, args)
-        elif name == "neuron_translate_span":
-            d = z3.BitVec("span_offset", 64)
-            cases = spec_span(mem, args, d)
-            self.summaries[image.symbols[local_symbol(image, HELPER)][0]] = cut_summary(d)
-        else:
-            cases = spec_init(mem, args, image)
-        self.cases = cases
+        contract = fn.contract(mem, args, image)
+        self.cases, self.summaries = contract.cases, contract.summaries
         self.groups: dict = {}
-        for c in cases:
+        for c in self.cases:
             self.groups.setdefault(c.group, []).append(c)
-        self.replay = replay_constraints(mem, args, name)
-        if name == HELPER:
-            self.precondition = STACK.outside(args["a2"], RECORD)
-        elif name in ("_init_translate_ctx", "neuron_translate_ctx"):
-            self.precondition = z3.BoolVal(True)
-        else:
-            self.precondition = stack_precondition(mem, args)
+        self.replay = replay_constraints(fn, mem, args)
+        self.precondition = fn.precondition(mem, args)
 
     def setup(self, s):
         for r in ["a2", "a4", "a5", "a6", "a7"]:
@@ -977,11 +1067,11 @@ def prove_group(st: Setting, group: str, solver: Facts, result: dict, first: boo
                     "outcome": "none",
                     "proven": False,
                     "refuted": "inputs no case of the contract covers",
-                    "counterexample": counterexample(gap, mem, args, name, image),
+                    "counterexample": counterexample(gap, mem, args, st.fn, image),
                 }
             )
     covered = set()
-    given = GIVEN[name](args) if name in GIVEN else []
+    given = st.fn.given(args) if st.fn.given else []
     assume = tuple(given + ([z3.Or(*[c.cond for c in group_cases])] if group else []))
     outcomes = mx.run_function(
         st.lifter,
@@ -993,7 +1083,7 @@ def prove_group(st: Setting, group: str, solver: Facts, result: dict, first: boo
         assume=assume,
         bases=(args["a2"],),
         summaries=st.summaries,
-        word_aliasing=name in GIVEN,
+        word_aliasing=st.fn.given is not None,
         budget=solver.budget,
     )
     result["explored_paths"] += len(outcomes)
@@ -1004,7 +1094,7 @@ def prove_group(st: Setting, group: str, solver: Facts, result: dict, first: boo
             result["paths"].append({"outcome": out.kind, "cases": met, "proven": True})
         except Refuted as r:
             result["proven"] = False
-            cx = counterexample(r.model, mem, args, name, image)
+            cx = counterexample(r.model, mem, args, st.fn, image)
             if cx is not None:
                 cx.update(r.shown)
             result["paths"].append({"outcome": out.kind, "proven": False, "refuted": r.what, "counterexample": cx})
@@ -1035,10 +1125,7 @@ def run_units(units: list, config: Config) -> list:
     with concurrent.futures.ProcessPoolExecutor(config.jobs, mp_context=spawn, max_tasks_per_child=1) as pool:
         if not config.first:
             # The slowest units first (the span's refills), so that the others fill the gaps.
-            slow = sorted(
-                units,
-                key=lambda u: (u[1] != "neuron_translate_span" or not u[2].startswith("refill"), u[1] != "neuron_translate"),
-            )
+            slow = sorted(units, key=lambda u: FUNCTIONS[u[1]].priority(u[2]))
             futures = {u: pool.submit(prove_unit, *u, config) for u in slow}
             return [futures[u].result() for u in units]
         parts = []
@@ -1053,7 +1140,7 @@ def run(elf: str, only=None, config: Config = Config(), trusted=()):
     """Proves each function (or those named in `only`, and what their proofs rest on but
     `trusted`: proven elsewhere), in units of one group of cases each (run_units)."""
     wanted = set(only or FUNCTIONS)
-    wanted |= {dep for name in list(wanted) for dep in DEPENDS.get(name, []) if dep not in trusted}
+    wanted |= {dep for name in list(wanted) for dep in FUNCTIONS[name].depends if dep not in trusted}
     names = [n for n in FUNCTIONS if n in wanted]
     units = [(elf, n, g) for n in names for g in setting(elf, n).groups]
     parts = run_units(units, config)
@@ -1077,7 +1164,7 @@ def run(elf: str, only=None, config: Config = Config(), trusted=()):
             "seconds": round(sum(p["seconds"] for p in mine), 2),
         }
         errors = [p["error"] for p in mine if "error" in p]
-        unproven = [dep for dep in DEPENDS.get(name, []) if not proven.get(dep)]
+        unproven = [dep for dep in FUNCTIONS[name].depends if not proven.get(dep)]
         if unproven:
             errors.append(f"its proof rests on {', '.join(unproven)}, which is not proven")
             r["proven"] = False
