@@ -4,8 +4,8 @@
 use std::process::Command;
 
 use neuron_translate::host::{
-    describe, describe_bytes, BuildError, Extent, RecordShape, Severity, SlotUse, TableBuilder,
-    Window,
+    describe, describe_bytes, Breach, BuildError, Extent, RecordShape, Severity, SlotUse,
+    TableBuilder, Window,
 };
 use neuron_translate::{MapRecord, TranslationCtx};
 use nt_support::tools::{product, scratch};
@@ -70,11 +70,11 @@ fn every_bad_description_is_refused_precisely() {
         ),
         (
             good().window(w(3, 0x50_0000_0000, 1 << 16, 0x40_1000)),
-            LocalBaseMisaligned {
+            Rule(Breach::LocalBaseMisaligned {
                 slot: 3,
                 local_base: 0x40_1000,
                 size: 1 << 16,
-            },
+            }),
         ),
         (
             good().window(Window {
@@ -88,18 +88,18 @@ fn every_bad_description_is_refused_precisely() {
         ),
         (
             good().window(w(3, 0x60_0000_0000, 1 << 33, 0)),
-            LocalRangePast32Bits {
+            Rule(Breach::LocalRangePast32Bits {
                 slot: 3,
                 local_base: 0,
                 size: 1 << 33,
-            },
+            }),
         ),
         (
             good().window(w(3, 0x40_0100_0000, 1 << 16, 0x40_0000)),
-            SocOverlap {
+            Rule(Breach::Overlap {
                 first: 1,
                 second: 3,
-            },
+            }),
         ),
         (
             good().window(Window {
@@ -116,7 +116,10 @@ fn every_bad_description_is_refused_precisely() {
             good().window(w(1, 0x50_0000_0000, 1 << 16, 0)),
             DuplicateSlot { slot: 1 },
         ),
-        (good().next_alloc(3), NextAllocOutOfRange { next_alloc: 3 }),
+        (
+            good().next_alloc(3),
+            Rule(Breach::NextAllocOutOfRange { next_alloc: 3 }),
+        ),
     ];
     for (b, want) in cases {
         let got = errors(b);
@@ -136,10 +139,10 @@ fn every_bad_description_is_refused_precisely() {
     let got = errors(b);
     for e in [
         PinnedInReusableSlot { slot: 0 },
-        RegisterUnusable {
+        Rule(Breach::RegisterUnusable {
             slot: 1,
             reg_location: 0,
-        },
+        }),
         ReusableSlotMissing { slot: 2 },
     ] {
         assert!(got.contains(&e), "{e:?} in {got:?}");
@@ -149,10 +152,10 @@ fn every_bad_description_is_refused_precisely() {
         ..w(3, 0x50_0000_0000, 1 << 16, 0x40_0000)
     }));
     assert!(
-        got.contains(&RegisterPast32Bits {
+        got.contains(&Rule(Breach::RegisterPast32Bits {
             slot: 3,
             reg_location: 0x1_0000_0000
-        }),
+        })),
         "{got:?}"
     );
     let got = errors(
@@ -166,10 +169,10 @@ fn every_bad_description_is_refused_precisely() {
     );
     assert_eq!(
         got,
-        vec![RegisterUnusable {
+        vec![Rule(Breach::RegisterUnusable {
             slot: 0,
             reg_location: 0x0010_0002
-        }]
+        })]
     );
 }
 
@@ -403,10 +406,10 @@ fn the_original_preset_is_the_table_init_builds() {
     };
     assert_eq!(
         errors(TableBuilder::original(&clash)),
-        vec![BuildError::SocOverlap {
+        vec![BuildError::Rule(Breach::Overlap {
             first: 3,
             second: 4
-        }]
+        })]
     );
     // A record that differs from its row in anything but the tag is not named.
     let mut t = TableBuilder::original(&InitInputs::default())
@@ -496,10 +499,10 @@ fn the_builders_boundaries_are_exact() {
     assert!(good().window(pinned(u64::from(u32::MAX))).build().is_ok());
     assert_eq!(
         errors(good().window(pinned(1 << 32))),
-        vec![BuildError::RegisterPast32Bits {
+        vec![BuildError::Rule(Breach::RegisterPast32Bits {
             slot: 3,
             reg_location: 1 << 32
-        }]
+        })]
     );
     // A local range that ends exactly at 2^32 is fine; a byte more is not.
     let top = |local_base| Window {
@@ -511,11 +514,13 @@ fn the_builders_boundaries_are_exact() {
         extent: Extent::Size(1 << 25),
         ..top(0xFF00_0000)
     }));
-    assert!(got.contains(&BuildError::LocalRangePast32Bits {
-        slot: 3,
-        local_base: 0xFF00_0000,
-        size: 1 << 25
-    }));
+    assert!(
+        got.contains(&BuildError::Rule(Breach::LocalRangePast32Bits {
+            slot: 3,
+            local_base: 0xFF00_0000,
+            size: 1 << 25
+        }))
+    );
     // A contiguous mask is as good as the size it stands for.
     let by_mask = good().window(Window {
         extent: Extent::Mask(!0xFF_FFFF),
@@ -578,4 +583,115 @@ fn the_decoder_flags_empty_pinned_slots_wrapping_and_misaligned_windows() {
     // asked for.
     t.records[4] = window(0x1000, !((1u64 << 40) - 1));
     assert_eq!(kinds_of(&t, 4), ["local-range-wraps"]);
+}
+
+/// `w` written into `t` as it is, whatever is wrong with it (the builder would refuse it).
+fn place(t: &mut TranslationCtx, w: &Window) {
+    let Extent::Size(size) = w.extent else {
+        panic!("by size")
+    };
+    let mask = !(size - 1);
+    t.records[w.slot] = MapRecord {
+        ptr: w.soc_base.unwrap() & mask,
+        window: w.local_base,
+        _pad: 0,
+        mask,
+        reg_location: w.reg_location,
+    };
+}
+
+#[test]
+fn the_builder_refuses_and_describe_reports_by_the_same_rule_in_the_same_words() {
+    let sample = |slot: usize| match slot {
+        0 => w(0, 0x40_0000_0000, 1 << 16, 0x8_0000),
+        _ => w(3, 0x50_0000_0000, 1 << 16, 0x40_0000),
+    };
+    // One window per shared rule, breaking it: (the window, the breach).
+    let cases = [
+        (
+            Window {
+                reg_location: 0x0010_0002,
+                ..sample(0)
+            },
+            Breach::RegisterUnusable {
+                slot: 0,
+                reg_location: 0x0010_0002,
+            },
+        ),
+        (
+            Window {
+                reg_location: 1 << 32,
+                ..sample(3)
+            },
+            Breach::RegisterPast32Bits {
+                slot: 3,
+                reg_location: 1 << 32,
+            },
+        ),
+        (
+            Window {
+                local_base: 0x40_1000,
+                ..sample(3)
+            },
+            Breach::LocalBaseMisaligned {
+                slot: 3,
+                local_base: 0x40_1000,
+                size: 1 << 16,
+            },
+        ),
+        (
+            w(3, 0x50_0000_0000, 1 << 25, 0xFF00_0000),
+            Breach::LocalRangePast32Bits {
+                slot: 3,
+                local_base: 0xFF00_0000,
+                size: 1 << 25,
+            },
+        ),
+        (
+            w(3, 0x40_0100_0000, 1 << 16, 0x40_0000),
+            Breach::Overlap {
+                first: 1,
+                second: 3,
+            },
+        ),
+    ];
+    // The sample table with `window` in its slot instead of the sample's own.
+    let with = |window: Window| {
+        [
+            w(0, 0x40_0000_0000, 1 << 16, 0x8_0000),
+            w(1, 0x40_0100_0000, 1 << 24, 0x100_0000),
+            w(2, 0x40_0200_0000, 1 << 24, 0x200_0000),
+            w(4, 0x42_0000_0000, 1 << 24, 0x300_0000),
+        ]
+        .into_iter()
+        .filter(|s| s.slot != window.slot)
+        .fold(TableBuilder::new().window(window), TableBuilder::window)
+    };
+    assert_eq!(with(sample(0)).build(), good().build(), "the sample table");
+    for (window, breach) in cases {
+        let refused = errors(with(window));
+        assert!(
+            refused.contains(&BuildError::Rule(breach)),
+            "{breach:?} in {refused:?}"
+        );
+        let mut t = with(sample(window.slot)).build().unwrap();
+        place(&mut t, &window);
+        let reported = describe(&t).problems;
+        assert!(
+            reported.iter().any(|p| p.kind == breach.kind()
+                && p.message == breach.to_string()
+                && p.message == BuildError::Rule(breach).to_string()),
+            "{breach:?} ({}) in {reported:?}",
+            breach.kind()
+        );
+    }
+    // The cursor's rule, on the table as a whole.
+    let breach = Breach::NextAllocOutOfRange { next_alloc: 3 };
+    assert!(errors(good().next_alloc(3)).contains(&BuildError::Rule(breach)));
+    let mut t = good().build().unwrap();
+    t.next_alloc = 3;
+    let reported = describe(&t).problems;
+    assert!(reported
+        .iter()
+        .any(|p| p.kind == breach.kind() && p.message == breach.to_string()));
 }
