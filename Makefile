@@ -272,6 +272,7 @@ prove: $(PROVE_STAMP) $(DEVICE_OBJ) | bootstrap-xtensa
 prove-lint: $(PROVE_STAMP)
 	$(PROVE_VENV)/bin/ruff format --check --config prove/ruff.toml prove
 	$(PROVE_VENV)/bin/ruff check --config prove/ruff.toml prove
+	$(PROVE_PY) prove/lengths.py prove/*.py
 
 .PHONY: clippy
 clippy:
