@@ -4,7 +4,8 @@
 #   make test     every test (installs what it needs from Debian's packages first)
 #   make xtensa   only the device object (dist/xtensa/)
 #   make bench    instruction counts under qemu, criterion on the host
-#   make install  header, host and device libraries, ntx, pkg-config files (PREFIX, DESTDIR)
+#   make install  header, host and device libraries, ntx, pkg-config and CMake package files
+#                 (PREFIX, DESTDIR)
 #
 # Every tool path and flag lives here; scripts receive them through the environment.
 
@@ -45,6 +46,7 @@ HOST_CLANGXX ?= clang++$(LLVM_SUFFIX)
 ABIDIFF ?= abidiff
 VALGRIND ?= valgrind
 PKG_CONFIG ?= pkg-config
+CMAKE ?= cmake
 # libclang for bindgen (the header round trip test).
 LIBCLANG_PATH ?= /usr/lib/llvm$(LLVM_SUFFIX)/lib
 
@@ -54,7 +56,7 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
-	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind $(PKG_CONFIG)=pkgconf \
+	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind $(PKG_CONFIG)=pkgconf $(CMAKE)=cmake \
 	$(LIBCLANG_PATH)/libclang$(LLVM_SUFFIX).so.1=libclang1$(LLVM_SUFFIX)
 
 DIST := dist
@@ -63,15 +65,20 @@ HOST_OUT := $(DIST)/host
 XTENSA_TARGET_DIR := target/xtensa
 DEVICE_OBJ := $(XTENSA_OUT)/translation.o
 HOST_LIB := $(HOST_OUT)/libneuron_translate.a
+# The native libraries the host library needs (rustc's standard library's), as rustc
+# prints them when it builds it: the .pc's Libs.private and the CMake target's link
+# interface.
+NATIVE_LIBS := $(HOST_OUT)/native-static-libs
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
-	HOST_CLANG HOST_CLANGXX ABIDIFF VALGRIND PKG_CONFIG LIBCLANG_PATH
+	HOST_CLANG HOST_CLANGXX ABIDIFF VALGRIND PKG_CONFIG CMAKE LIBCLANG_PATH
 
 # Absolute paths of the products, for the tests (which run from their crate's folder).
 export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
 export NT_DEVICE_LIB := $(abspath $(XTENSA_OUT)/libneuron_translate.a)
 export NT_HOST_LIB := $(abspath $(HOST_LIB))
+export NT_NATIVE_LIBS := $(abspath $(NATIVE_LIBS))
 export NT_MANIFEST := $(abspath abi-tests/reference/translation.toml)
 NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
@@ -113,8 +120,12 @@ $(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/assemble.sh xten
 
 host: $(HOST_LIB)
 $(HOST_LIB): $(SOURCES)
-	$(CARGO) build --locked --release -p neuron-translate --features sim
 	@mkdir -p $(HOST_OUT)
+	$(CARGO) rustc --locked --release -p neuron-translate --features sim --lib \
+	  -- --print native-static-libs 2> $(HOST_OUT)/rustc.log || { cat $(HOST_OUT)/rustc.log >&2; exit 1; }
+	@grep -v '^note: native-static-libs: ' $(HOST_OUT)/rustc.log >&2 || true
+	sed -n 's/^note: native-static-libs: //p' $(HOST_OUT)/rustc.log > $(NATIVE_LIBS)
+	@test -s $(NATIVE_LIBS) || { echo "rustc printed no native-static-libs" >&2; exit 1; }
 	cp target/release/libneuron_translate.a $(HOST_LIB)
 
 # The C header: build.rs generates it from the sources; `make header` writes it to
@@ -204,31 +215,43 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/neuron_translate
 DEVICE_LIBDIR := $(LIBDIR)/$(DEVICE)
 INSTALL ?= install
+# The files written from templates at install: template:place. The templates name the
+# final places (not DESTDIR's), the version and the host library's native libraries.
+TEMPLATES := pkgconfig/neuron_translate.pc.in:$(PKGCONFIGDIR)/neuron_translate.pc \
+	pkgconfig/neuron_translate-device.pc.in:$(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc \
+	cmake/neuron_translateConfig.cmake.in:$(CMAKEDIR)/neuron_translateConfig.cmake \
+	cmake/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake
 # Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
 INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(LIBDIR)/libneuron_translate.a \
 	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \
-	$(PKGCONFIGDIR)/neuron_translate.pc $(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc
+	$(foreach t,$(TEMPLATES),$(lastword $(subst :, ,$(t))))
 .PHONY: install uninstall
 install: $(DIST_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
 	@echo "install: into $(DESTDIR)$(PREFIX)"
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DEVICE_LIBDIR) \
-	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
 	$(INSTALL) -m 644 $(DIST_HEADER) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(HOST_LIB) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DESTDIR)$(DEVICE_LIBDIR)/
 	$(INSTALL) -m 755 $(NTX) $(DESTDIR)$(BINDIR)/
-	@for pc in neuron_translate:neuron_translate neuron_translate-device:neuron_translate-$(DEVICE); do \
+	@native="$$(cat $(NATIVE_LIBS))"; \
+	for t in $(TEMPLATES); do \
+	  out=$(DESTDIR)$${t#*:}; \
 	  sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-	      -e 's|@VERSION@|$(VERSION)|g' -e 's|@DEVICE@|$(DEVICE)|g' pkgconfig/$${pc%%:*}.pc.in \
-	    > $(DESTDIR)$(PKGCONFIGDIR)/$${pc#*:}.pc; \
-	  chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/$${pc#*:}.pc; \
-	  echo "wrote $(DESTDIR)$(PKGCONFIGDIR)/$${pc#*:}.pc"; \
+	      -e 's|@DEVICE_LIBDIR@|$(DEVICE_LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	      -e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|g' \
+	      -e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' -e 's|@DEVICE@|$(DEVICE)|g' \
+	      -e "s|@NATIVE_STATIC_LIBS@|$$native|g" -e "s|@NATIVE_LIBS@|$$(echo $$native | tr ' ' ';')|g" \
+	      $${t%%:*} > $$out || exit 1; \
+	  chmod 644 $$out; \
+	  echo "wrote $$out"; \
 	done
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(CMAKEDIR))) 2>/dev/null
 
 # Translation validation of the device object (prove/, docs/prove.md): every path of the
 # machine code of each exported function against the contract, through Ghidra's SLEIGH

@@ -2,7 +2,8 @@
 //! by `make uninstall`, then installed under a PREFIX and used with pkg-config alone: the
 //! README's quick starts (examples/quickstart.c, .cpp) built and run against the installed
 //! tree, a cross build linked against the installed device archive, and the installed
-//! `ntx`. Also `cargo install` of `ntx` on its own.
+//! `ntx`; the same quick starts and the example kernel built with CMake from the installed
+//! package (examples/CMakeLists.txt). Also `cargo install` of `ntx` on its own.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -134,6 +135,8 @@ nt_support::make_tests! {
             "opt/nt/bin/ntx".into(),
             "opt/nt/lib/pkgconfig/neuron_translate.pc".into(),
             format!("opt/nt/lib/pkgconfig/neuron_translate-{DEVICE}.pc"),
+            "opt/nt/lib/cmake/neuron_translate/neuron_translateConfig.cmake".into(),
+            "opt/nt/lib/cmake/neuron_translate/neuron_translateConfigVersion.cmake".into(),
         ]
         .into();
         assert_eq!(files(&stage), want);
@@ -174,6 +177,7 @@ nt_support::make_tests! {
         }
         make(&args("uninstall"));
         assert_eq!(files(&stage), BTreeSet::new(), "uninstall leaves no file behind");
+        assert!(!stage.join("opt/nt/lib/cmake").exists(), "uninstall removes the CMake package's directories");
     }
 
     fn the_quick_starts_build_and_run_against_the_installed_tree_with_pkg_config_only() {
@@ -212,6 +216,17 @@ nt_support::make_tests! {
             let out = run_ok(&mut Command::new(&exe));
             assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{file} with {var}: the README's output");
         }
+        // Linked with the private libraries too (`--static`): the native libraries rustc
+        // reported for the host library, on a system where they are not all in libc.
+        let native = std::fs::read_to_string(tool("NT_NATIVE_LIBS")).unwrap();
+        let native: Vec<String> = native.split_whitespace().map(String::from).collect();
+        assert!(!native.is_empty());
+        let static_flags = pkg_config(&pc_dir, &["--static", "--cflags", "--libs", "neuron_translate"]);
+        assert!(static_flags.ends_with(&native), "{static_flags:?} ends with rustc's {native:?}");
+        let src = dir.join("quickstart.c");
+        let exe = dir.join("quickstart-static-flags");
+        run_ok(Command::new(tool("HOST_CC")).arg("-std=c11").arg(&src).args(&static_flags).arg("-o").arg(&exe));
+        assert_eq!(String::from_utf8_lossy(&run_ok(&mut Command::new(&exe)).stdout), expected);
         // The installed ntx is the built one.
         let out = run_ok(Command::new(prefix.join("bin/ntx")).arg("--version"));
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("ntx {}", version()));
@@ -298,4 +313,96 @@ nt_support::make_tests! {
         let out = run_ok(Command::new(dir.join("bin/ntx")).arg("--version"));
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("ntx {}", version()));
     }
+
+    fn the_quick_starts_and_the_kernel_build_with_cmake_from_the_installed_package() {
+        let dir = scratch("install_cmake");
+        let prefix = dir.join("prefix");
+        make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+        // The examples' CMake project, copied out of the tree: only the package finds the
+        // header and the library.
+        let src = dir.join("examples");
+        std::fs::create_dir_all(src.join("kernel")).unwrap();
+        for f in ["CMakeLists.txt", "quickstart.c", "quickstart.cpp", "kernel/tensor_kernel.cpp"] {
+            std::fs::copy(nt_support::root().join("examples").join(f), src.join(f)).unwrap();
+        }
+        let build = dir.join("build");
+        run_ok(
+            Command::new(tool("CMAKE"))
+                .arg("-S")
+                .arg(&src)
+                .arg("-B")
+                .arg(&build)
+                .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+                .arg(format!("-DCMAKE_C_COMPILER={}", tool("HOST_CC")))
+                .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
+        );
+        run_ok(Command::new(tool("CMAKE")).arg("--build").arg(&build));
+        for (exe, block) in [
+            ("quickstart_c", "<!-- quickstart output -->"),
+            ("quickstart_cpp", "<!-- quickstart output -->"),
+            ("tensor_kernel", "<!-- tensor_kernel output -->"),
+        ] {
+            let out = run_ok(&mut Command::new(build.join(exe)));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), readme_block(block), "{exe}: the README's output");
+        }
+        // The package's targets, variables and version, as a project sees them.
+        let v = version();
+        let parts: Vec<u32> = v.split('.').map(|p| p.parse().unwrap()).collect();
+        let found = cmake_probe(&dir, &prefix, &v).expect("the installed version is found");
+        let lib = prefix.join("lib");
+        assert_eq!(
+            found,
+            [
+                v.clone(),
+                lib.join("libneuron_translate.a").display().to_string(),
+                lib.join(format!("{DEVICE}/libneuron_translate.a")).display().to_string(),
+                lib.join(format!("{DEVICE}/translation.o")).display().to_string(),
+            ]
+        );
+        for path in &found[1..] {
+            assert!(Path::new(path).is_file(), "{path} is installed");
+        }
+        // An older request of the same release line is served; a newer one, or another
+        // major version, is not (before 1.0, another minor version is not either).
+        assert!(cmake_probe(&dir, &prefix, &format!("{}.{}", parts[0], parts[1])).is_ok());
+        assert!(cmake_probe(&dir, &prefix, &format!("{}.{}", parts[0], parts[1] + 1)).is_err());
+        assert!(cmake_probe(&dir, &prefix, &format!("{}", parts[0] + 1)).is_err());
+        if parts[0] == 0 && parts[1] > 0 {
+            assert!(cmake_probe(&dir, &prefix, &format!("0.{}", parts[1] - 1)).is_err());
+        }
+    }
+}
+
+/// A CMake project that asks for neuron_translate `version` from `prefix`: what it finds
+/// (the version, the host and device libraries' locations, the device object), or what
+/// CMake said when it found nothing suitable.
+fn cmake_probe(dir: &Path, prefix: &Path, version: &str) -> Result<Vec<String>, String> {
+    let src = dir.join("probe");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.16)\n\
+             project(probe LANGUAGES NONE)\n\
+             find_package(neuron_translate {version} CONFIG REQUIRED)\n\
+             get_target_property(host neuron_translate::neuron_translate IMPORTED_LOCATION)\n\
+             get_target_property(device neuron_translate::device IMPORTED_LOCATION)\n\
+             file(WRITE ${{CMAKE_BINARY_DIR}}/found.txt \"${{neuron_translate_VERSION}}\\n${{host}}\\n${{device}}\\n${{neuron_translate_DEVICE_OBJECT}}\\n\")\n"
+        ),
+    )
+    .unwrap();
+    let build = dir.join(format!("probe-{version}"));
+    let out = Command::new(tool("CMAKE"))
+        .arg("-S")
+        .arg(&src)
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let text = std::fs::read_to_string(build.join("found.txt")).unwrap();
+    Ok(text.lines().map(String::from).collect())
 }
