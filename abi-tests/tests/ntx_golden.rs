@@ -69,15 +69,15 @@ fn problem_table(dir: &Path) -> PathBuf {
 /// standard output must equal (its standard error must be empty unless `stderr` names a
 /// golden file for it).
 struct Case {
-    args: &'static [&'static str],
+    args: Vec<&'static str>,
     code: i32,
     stdout: &'static str,
     stderr: Option<&'static str>,
 }
 
-const fn case(args: &'static [&'static str], code: i32, stdout: &'static str) -> Case {
+fn case(args: &[&'static str], code: i32, stdout: &'static str) -> Case {
     Case {
-        args,
+        args: args.to_vec(),
         code,
         stdout,
         stderr: None,
@@ -85,119 +85,89 @@ const fn case(args: &'static [&'static str], code: i32, stdout: &'static str) ->
 }
 
 /// Every format, on the committed inputs.
-const CASES: &[Case] = &[
-    case(
-        &[
-            "abi-diff",
-            "--reference",
-            "translation.toml",
-            "--candidate",
-            "original.o",
-        ],
-        0,
-        "abi-diff-manifest.txt",
-    ),
-    case(
-        &[
-            "abi-diff",
-            "--reference",
-            "original.o",
-            "--candidate",
-            "broken.o",
-        ],
-        1,
-        "abi-diff-broken.txt",
-    ),
-    case(
-        &[
-            "abi-diff",
-            "--reference",
-            "original.o",
-            "--candidate",
-            "broken.o",
-            "--format",
-            "json",
-        ],
-        1,
-        "abi-diff-broken.json",
-    ),
-    case(
-        &[
-            "abi-diff",
-            "--reference",
-            "original.o",
-            "--candidate",
-            "broken.o",
-            "--format",
-            "sarif",
-        ],
-        1,
-        "abi-diff-broken.sarif",
-    ),
-    case(
-        &[
-            "abi-diff",
-            "--reference",
-            "original.o",
-            "--candidate",
-            "broken.o",
-            "--format",
-            "junit",
-        ],
-        1,
-        "abi-diff-broken.xml",
-    ),
-    case(&["explain", "windows.bin"], 0, "explain-windows.txt"),
-    case(
-        &["explain", "windows.bin", "--format", "json"],
-        0,
-        "explain-windows.json",
-    ),
-    case(&["explain", "original.bin"], 0, "explain-original.txt"),
-    case(&["explain", "problems.bin"], 0, "explain-problems.txt"),
-    case(
-        &["explain", "problems.bin", "--format", "json"],
-        0,
-        "explain-problems.json",
-    ),
-    case(
-        &[
-            "translate",
-            "windows.bin",
-            "0x4000000010",
-            "0x5000000000",
-            "0x6000000000",
-            "0x7000000000",
-            "0x2801000008",
-        ],
-        0,
-        "translate-windows.txt",
-    ),
-    case(
-        &["simulate", "stream.trace", "--table", "windows.bin"],
-        0,
-        "simulate-windows.txt",
-    ),
-    case(
-        &[
-            "simulate",
-            "stream.trace",
-            "--table",
-            "windows.bin",
-            "--format",
-            "json",
-        ],
-        0,
-        "simulate-windows.json",
-    ),
-    case(&["simulate", "stream.trace"], 0, "simulate-original.txt"),
-    Case {
-        args: &["build", "problems.toml", "-o", "refused.bin"],
-        code: 2,
-        stdout: "build-refused.txt",
-        stderr: Some("build-refused.stderr"),
-    },
-];
+fn cases() -> Vec<Case> {
+    let manifest = [
+        "abi-diff",
+        "--reference",
+        "translation.toml",
+        "--candidate",
+        "original.o",
+    ];
+    let broken = [
+        "abi-diff",
+        "--reference",
+        "original.o",
+        "--candidate",
+        "broken.o",
+    ];
+    let mut cases = vec![
+        case(&manifest, 0, "abi-diff-manifest.txt"),
+        case(&broken, 1, "abi-diff-broken.txt"),
+    ];
+    for (format, golden) in [
+        ("json", "abi-diff-broken.json"),
+        ("sarif", "abi-diff-broken.sarif"),
+        ("junit", "abi-diff-broken.xml"),
+    ] {
+        cases.push(case(
+            &[&broken[..], &["--format", format]].concat(),
+            1,
+            golden,
+        ));
+    }
+    let translate = ["translate", "windows.bin", "0x4000000010", "0x5000000000"];
+    cases.extend([
+        case(&["explain", "windows.bin"], 0, "explain-windows.txt"),
+        case(
+            &["explain", "windows.bin", "--format", "json"],
+            0,
+            "explain-windows.json",
+        ),
+        case(&["explain", "original.bin"], 0, "explain-original.txt"),
+        case(&["explain", "problems.bin"], 0, "explain-problems.txt"),
+        case(
+            &["explain", "problems.bin", "--format", "json"],
+            0,
+            "explain-problems.json",
+        ),
+        case(
+            &[
+                &translate[..],
+                &["0x6000000000", "0x7000000000", "0x2801000008"],
+            ]
+            .concat(),
+            0,
+            "translate-windows.txt",
+        ),
+        case(
+            &["simulate", "stream.trace", "--table", "windows.bin"],
+            0,
+            "simulate-windows.txt",
+        ),
+        case(
+            &[
+                "simulate",
+                "stream.trace",
+                "--table",
+                "windows.bin",
+                "--format",
+                "json",
+            ],
+            0,
+            "simulate-windows.json",
+        ),
+        case(&["simulate", "stream.trace"], 0, "simulate-original.txt"),
+        Case {
+            stderr: Some("build-refused.stderr"),
+            ..case(
+                &["build", "problems.toml", "-o", "refused.bin"],
+                2,
+                "build-refused.txt",
+            )
+        },
+    ]);
+    cases
+}
 
 /// A spec `build` refuses, for its error output.
 const REFUSED_SPEC: &str = "next_alloc = 7\n[[window]]\nslot = 0\nkind = \"pinned\"\nlocal_base = 0x7000001\nsize = 0x1000000\nreg_location = 0x100219\n";
@@ -278,8 +248,9 @@ nt_support::make_tests! {
     fn every_output_format_equals_its_golden_file() {
         let dir = inputs();
         let mut problems = Vec::new();
-        for c in CASES {
-            let out = ntx_in(&dir, c.args);
+        let cases = cases();
+        for c in &cases {
+            let out = ntx_in(&dir, &c.args);
             let stdout = String::from_utf8(out.stdout).unwrap();
             let stderr = String::from_utf8(out.stderr).unwrap();
             if out.status.code() != Some(c.code) {
@@ -293,7 +264,7 @@ nt_support::make_tests! {
             }
         }
         // Every golden file is some case's: none is left behind when a case goes.
-        let mut named: Vec<&str> = CASES.iter().flat_map(|c| [Some(c.stdout), c.stderr]).flatten().collect();
+        let mut named: Vec<&str> = cases.iter().flat_map(|c| [Some(c.stdout), c.stderr]).flatten().collect();
         named.extend(["windows.toml", "original.toml", "stream.trace"]);
         for entry in std::fs::read_dir(golden_dir()).unwrap() {
             let name = entry.unwrap().file_name().into_string().unwrap();
