@@ -112,10 +112,7 @@ pub(crate) fn trap() -> ! {
 #[export_name = sym!(translate)]
 pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     // SAFETY: the caller's contract.
-    let local = unsafe { translate(ctx, addr) };
-    #[cfg(nt_sim)]
-    crate::sim::hooks::translated(ctx.cast(), crate::host::trace::Event::Translate(addr));
-    local
+    unsafe { translate(ctx, addr) }
 }
 
 /// The body of `neuron_translate`.
@@ -132,7 +129,12 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     // SAFETY: non-null, and valid and aligned by the caller's contract.
     let next_alloc = {
         let table = unsafe { &*ctx };
-        if let Some(local) = table.hit(addr) {
+        if let Some((_slot, local)) = table.hit_slot(addr) {
+            // The host model (feature `sim`) counts the hit by its slot (a tail call when
+            // a model runs, so the hit path keeps no register across it).
+            #[cfg(nt_sim)]
+            return crate::sim::hooks::hit(_slot, addr, local as usize) as *mut c_void;
+            #[cfg(not(nt_sim))]
             return local as usize as *mut c_void;
         }
         table.next_alloc
@@ -143,9 +145,13 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
 
 /// The miss path of `neuron_translate`: refill the victim that `next_alloc` names.
 ///
+/// Inlined on the device, where the budget counts every instruction of both paths; out of
+/// line elsewhere, so that the hit path saves none of the registers the refill needs.
+///
 /// # Safety
 /// `ctx` is valid (the module's contract).
-#[inline(always)]
+#[cfg_attr(target_arch = "xtensa", inline(always))]
+#[cfg_attr(not(target_arch = "xtensa"), inline(never))]
 unsafe fn miss(ctx: *mut TranslationCtx, addr: u64, next_alloc: u8) -> *mut c_void {
     // SAFETY: the caller's contract.
     unsafe {
@@ -170,6 +176,9 @@ unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_voi
     // SAFETY: `plan.slot < 3`; the table is writable and no reference to it is live; the
     // register address was checked, and is a register block by the caller's contract.
     unsafe { apply_refill_in_place(ctx, &plan, &mut Mmio::new()) };
+    // The host model (feature `sim`) counts the refill by its slot.
+    #[cfg(nt_sim)]
+    crate::sim::hooks::refilled(plan.slot, addr);
     plan.local as usize as *mut c_void
 }
 
@@ -214,7 +223,7 @@ pub unsafe extern "C" fn neuron_translate_span(
         unsafe { out_span.write(span) };
     }
     #[cfg(nt_sim)]
-    crate::sim::hooks::translated(table, crate::host::trace::Event::Span(addr, len));
+    crate::sim::hooks::spanned(table, addr, len);
     local
 }
 

@@ -207,11 +207,18 @@ impl TranslationCtx {
     /// The local address of `addr` in the first window it matches.
     #[inline(always)]
     pub fn hit(&self, addr: u64) -> Option<u32> {
+        self.hit_slot(addr).map(|(_, local)| local)
+    }
+
+    /// The first window `addr` matches and its local address there. The slot is a
+    /// constant on each exit: where nothing uses it (the device object), it costs nothing.
+    #[inline(always)]
+    pub fn hit_slot(&self, addr: u64) -> Option<(usize, u32)> {
         // One early return per record (not `find_map`): on the device each hit then leaves
         // from its own block instead of joining a shared tail that re-derives the record.
         for k in 0..RECORDS {
             if let Some(local) = self.records[k].try_local(addr) {
-                return Some(local);
+                return Some((k, local));
             }
         }
         None

@@ -1,17 +1,28 @@
-//! Host benchmarks (criterion): the library's exported functions against the seed's
-//! reference C on the same paths nt-bench counts on the device, with the ratio of the two
-//! from the same run printed at the end. Wall-clock figures on a shared machine: for
-//! trends, not for budgets (the budget is the qemu instruction count).
+//! Host benchmarks (criterion), side by side in one run:
+//!
+//! * the library's exported functions against the seed's reference C on the same paths
+//!   nt-bench counts on the device (no host model running);
+//! * the host model (src/sim/): a hit, with and without a trace file open; a refill; a
+//!   refill and the first touch of the window it moved; a kernel of five streams over the
+//!   three reusable windows, which refills on every call.
+//!
+//! The ratios and the goals are printed at the end (bench/README.md says how they
+//! are measured). Wall-clock figures: for trends, not for tests (the budget `make test`
+//! enforces is the qemu instruction count).
 
 use std::ffi::c_void;
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::Criterion;
-use neuron_translate::abi::{neuron_translate, neuron_translate_mapping_lookup};
-use neuron_translate::init::REFILL_MASK;
+use neuron_translate::abi::{
+    _init_translate_ctx, neuron_translate, neuron_translate_ctx, neuron_translate_mapping_lookup,
+};
+use neuron_translate::init::{REFILL_MASK, REFILL_WINDOW_SIZE};
+use neuron_translate::sim::{Config, Machine};
 use neuron_translate::{MapRecord, TranslationCtx};
 use nt_support::reference::{ref_mapping_lookup, ref_translate};
+use nt_support::start_exit::set_hbm_scratch;
 
 fn table(regs: &mut [u32; 10]) -> TranslationCtx {
     let mut t = TranslationCtx::empty();
@@ -30,24 +41,14 @@ fn table(regs: &mut [u32; 10]) -> TranslationCtx {
 type Translate = unsafe extern "C" fn(*mut c_void, u64) -> *mut c_void;
 type Lookup = unsafe extern "C" fn(*mut c_void, u64, *mut u64, *mut u64) -> i32;
 
-fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .configure_from_args();
+/// The library against the seed's C, with no model running.
+fn library(c: &mut Criterion, paths: &[(String, u64, bool)]) {
     let impls: [(&str, Translate, Lookup); 2] = [
         ("rust", neuron_translate, neuron_translate_mapping_lookup),
         ("reference", ref_translate, ref_mapping_lookup),
     ];
-    let paths: Vec<(String, u64, bool)> = vec![
-        ("translate-hit-0".into(), 0x40_0000_0345, false),
-        ("translate-hit-4".into(), 0x44_0000_0345, false),
-        ("translate-refill".into(), 0x40_7700_0123, false),
-        ("lookup-hit-0".into(), 0x40_0000_0345, true),
-        ("lookup-miss".into(), 0x40_7700_0123, true),
-    ];
     let mut regs = [0u32; 10];
-    for (path, addr, lookup) in &paths {
+    for (path, addr, lookup) in paths {
         let mut g = c.benchmark_group(path.as_str());
         for (name, tr, lk) in impls {
             let mut t = table(&mut regs);
@@ -73,20 +74,148 @@ fn main() {
         }
         g.finish();
     }
+}
+
+/// A translate call through the table `_init_translate_ctx` built, on the model.
+fn translate(addr: u64) -> *mut u32 {
+    // SAFETY: the table init built; its registers are the model's block.
+    unsafe { neuron_translate(neuron_translate_ctx().cast(), addr) }.cast()
+}
+
+/// The host model: hits, refills, the five-stream kernel.
+fn model(c: &mut Criterion) {
+    let config = Config::default();
+    let m = Machine::start(config).expect("the host model starts");
+    set_hbm_scratch(config.hbm_scratch);
+    _init_translate_ctx();
+    // Five tensors of 4 MiB, each in a 16 MiB region of its own.
+    let tensors: Vec<u64> = (0..5)
+        .map(|_| m.alloc(REFILL_WINDOW_SIZE, REFILL_WINDOW_SIZE).unwrap())
+        .collect();
+    let mut g = c.benchmark_group("model");
+    let hit = tensors[0] + 0x345;
+    translate(hit); // slot 0 now shows tensor 0's region
+    g.bench_function("hit-0", |b| b.iter(|| black_box(translate(black_box(hit)))));
+    let trace = std::env::temp_dir().join(format!("nt-bench-trace-{}", std::process::id()));
+    m.trace_to(&trace).unwrap();
+    g.bench_function("hit-0-traced", |b| {
+        b.iter(|| black_box(translate(black_box(hit))))
+    });
+    m.trace_stop().unwrap();
+    let _ = std::fs::remove_file(&trace);
+    // Four regions round robin over three windows: every call refills.
+    let mut k = 0;
+    g.bench_function("refill", |b| {
+        b.iter(|| {
+            k += 1;
+            black_box(translate(black_box(tensors[k % 4] + 0x40)))
+        })
+    });
+    // The same, and a store through the pointer: the window's first touch after its move,
+    // a few pages of each region touched (as a kernel walking tensors does).
+    let mut k = 0;
+    g.bench_function("refill-touch", |b| {
+        b.iter(|| {
+            k += 1;
+            let page = (k / 4 % 4) as u64 * 4096;
+            let p = translate(black_box(tensors[k % 4] + page));
+            // SAFETY: p is in the window the model just moved onto the tensor's region.
+            unsafe { p.write_volatile(k as u32) };
+        })
+    });
+    // c[i] = a[i] + b[i] + d[i] + e[i] over five streams, one element per call of each:
+    // one translate call per iteration, every one a refill (five live regions, three
+    // windows).
+    let mut k = 0usize;
+    g.bench_function("five-streams", |b| {
+        b.iter(|| {
+            k += 1;
+            let (stream, element) = (k % 5, (k / 5) as u64 % (1 << 20));
+            let p = translate(tensors[stream] + 4 * element);
+            // SAFETY: as above.
+            unsafe { p.write_volatile(p.read_volatile().wrapping_add(1)) };
+        })
+    });
+    g.finish();
+    drop(m);
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .configure_from_args();
+    let paths: Vec<(String, u64, bool)> = vec![
+        ("translate-hit-0".into(), 0x40_0000_0345, false),
+        ("translate-hit-4".into(), 0x44_0000_0345, false),
+        ("translate-refill".into(), 0x40_7700_0123, false),
+        ("lookup-hit-0".into(), 0x40_0000_0345, true),
+        ("lookup-miss".into(), 0x40_7700_0123, true),
+    ];
+    library(&mut c, &paths);
+    model(&mut c);
     c.final_summary();
 
-    // Ratios from this run's estimates.
+    // Ratios of this run's medians (steadier than means on a shared machine).
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
-    let mean = |path: &str, name: &str| -> Option<f64> {
+    let median = |path: &str, name: &str| -> Option<f64> {
         let text =
             std::fs::read_to_string(dir.join(path).join(name).join("new/estimates.json")).ok()?;
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-        v["mean"]["point_estimate"].as_f64()
+        v["median"]["point_estimate"].as_f64()
     };
     println!("\n| path | rust (ns) | reference C (ns) | rust / reference |\n| --- | ---: | ---: | ---: |");
     for (path, _, _) in &paths {
-        if let (Some(r), Some(c)) = (mean(path, "rust"), mean(path, "reference")) {
+        if let (Some(r), Some(c)) = (median(path, "rust"), median(path, "reference")) {
             println!("| {path} | {r:.2} | {c:.2} | {:.2} |", r / c);
         }
+    }
+    let ns = |group: &str, name: &str| median(group, name);
+    println!("\n| measure | now | goal |\n| --- | ---: | ---: |");
+    let rows: [(&str, Option<f64>, &str); 6] = [
+        (
+            "model hit (slot 0) / library hit (slot 0)",
+            ns("model", "hit-0")
+                .zip(ns("translate-hit-0", "rust"))
+                .map(|(m, l)| m / l),
+            "<= 1.5",
+        ),
+        (
+            "library hit slot 0 / seed C",
+            ns("translate-hit-0", "rust")
+                .zip(ns("translate-hit-0", "reference"))
+                .map(|(r, c)| r / c),
+            "<= 1",
+        ),
+        (
+            "library hit slot 4 / seed C",
+            ns("translate-hit-4", "rust")
+                .zip(ns("translate-hit-4", "reference"))
+                .map(|(r, c)| r / c),
+            "<= 1",
+        ),
+        (
+            "model refill (us)",
+            ns("model", "refill").map(|t| t / 1e3),
+            "<= 2",
+        ),
+        (
+            "model refill + first touch (us)",
+            ns("model", "refill-touch").map(|t| t / 1e3),
+            "<= 5",
+        ),
+        (
+            "five-stream kernel, per call (us)",
+            ns("model", "five-streams").map(|t| t / 1e3),
+            "<= 6",
+        ),
+    ];
+    for (what, value, goal) in rows {
+        if let Some(v) = value {
+            println!("| {what} | {v:.2} | {goal} |");
+        }
+    }
+    if let Some(t) = ns("model", "hit-0-traced") {
+        println!("| model hit with a trace file open (ns) | {t:.2} | (tracing may cost more) |");
     }
 }

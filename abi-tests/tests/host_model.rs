@@ -8,7 +8,7 @@ use neuron_translate::abi::{
 use neuron_translate::host::trace::{parse, Event};
 use neuron_translate::init::REFILL_WINDOW_SIZE;
 use neuron_translate::regs::{MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
-use neuron_translate::sim::{Config, Machine, SimError, Store};
+use neuron_translate::sim::{Config, Machine, SimError, Store, STORE_LOG};
 use nt_support::start_exit::set_hbm_scratch;
 use nt_support::GLOBAL_LOCK;
 
@@ -155,6 +155,38 @@ fn hits_are_counted_per_slot_and_pinned_windows_show_sbuf_and_hbm_scratch() {
         c.register_writes, 2,
         "pinned windows never touch a register"
     );
+}
+
+#[test]
+fn the_store_log_keeps_the_newest_stores_and_no_more() {
+    let _g = GLOBAL_LOCK.lock().unwrap();
+    let m = machine();
+    let regions = four_regions(&m);
+    // Two stores a refill: enough refills to pass the log's bound by some.
+    let refills = STORE_LOG / 2 + 100;
+    for k in 0..refills {
+        translate(regions[k % 4]);
+    }
+    let c = m.counters();
+    assert_eq!(
+        c.refills.iter().sum::<u64>(),
+        refills as u64,
+        "every call refilled"
+    );
+    assert_eq!(c.register_writes, 2 * refills as u64, "every store counted");
+    let log = m.stores();
+    assert_eq!(log.len(), STORE_LOG, "the log is bounded");
+    // The newest last: the last refill's two words, high then low.
+    let base = regions[(refills - 1) % 4] & !(REFILL_WINDOW_SIZE - 1);
+    let last = &log[STORE_LOG - 2..];
+    assert_eq!(
+        [last[0].value, last[1].value],
+        [(base >> 32) as u32, base as u32]
+    );
+    // Reset empties it.
+    m.reset_counters();
+    assert!(m.stores().is_empty());
+    assert_eq!(m.counters().translates, 0);
 }
 
 #[test]

@@ -26,6 +26,7 @@
 //!
 //! The addresses are fixed, so one machine runs per process at a time.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -176,8 +177,10 @@ struct Window {
 struct State {
     regions: Vec<Region>,
     windows: Vec<Window>,
+    /// The register writes and remaps (the calls are counted in [`hooks::TALLY`]).
     counters: Counters,
-    stores: Vec<Store>,
+    /// The last [`STORE_LOG`] register stores.
+    stores: VecDeque<Store>,
     /// Stores since the last translate call: a refill happened in it.
     pending_refill: Option<u64>,
     trace: Option<BufWriter<File>>,
@@ -192,6 +195,10 @@ fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
 }
 
 const PAGE: u64 = 4096;
+
+/// How many register stores the model keeps (two per refill): the log is bounded, the
+/// oldest go first.
+pub const STORE_LOG: usize = 4096;
 
 fn os_error(what: &str) -> SimError {
     SimError::Os(format!("{what}: {}", std::io::Error::last_os_error()))
@@ -303,16 +310,23 @@ impl State {
     }
 
     /// Points `w` at the SoC range from `soc`: the parts regions back as shared views of
-    /// their memfd, the rest inaccessible.
+    /// their memfd, the rest inaccessible. One `mmap` when one region backs it all (a
+    /// refill's usual case: each such call costs microseconds, docs/host-model.md).
     fn show(&self, w: &Window, soc: Option<u64>) -> Result<(), SimError> {
-        map(w.nx, w.size, Backing::Inaccessible, true)?;
-        let Some(base) = soc else { return Ok(()) };
-        if !base.is_multiple_of(PAGE) {
-            // A table's tag that is not page-aligned cannot be a view: the window stays
-            // inaccessible.
-            return Ok(());
-        }
+        let Some(base) = soc.filter(|b| b.is_multiple_of(PAGE)) else {
+            // No SoC range, or a table's tag that is not page-aligned (it cannot be a
+            // view): the window is inaccessible.
+            return map(w.nx, w.size, Backing::Inaccessible, true);
+        };
         let end = base.saturating_add(w.size);
+        if let Some(r) = self
+            .regions
+            .iter()
+            .find(|r| base >= r.base && end <= r.base + r.size)
+        {
+            return map(w.nx, w.size, Backing::File(&r.file, base - r.base), true);
+        }
+        map(w.nx, w.size, Backing::Inaccessible, true)?;
         for r in &self.regions {
             let lo = base.max(r.base);
             let hi = end.min(r.base + r.size);
@@ -337,14 +351,21 @@ impl State {
 
     fn on_store(&mut self, reg: usize, tag: u64) {
         let lo = reg as u64;
-        self.stores.push(Store {
-            addr: lo + 4,
-            value: (tag >> 32) as u32,
-        });
-        self.stores.push(Store {
-            addr: lo,
-            value: tag as u32,
-        });
+        for store in [
+            Store {
+                addr: lo + 4,
+                value: (tag >> 32) as u32,
+            },
+            Store {
+                addr: lo,
+                value: tag as u32,
+            },
+        ] {
+            if self.stores.len() == STORE_LOG {
+                self.stores.pop_front();
+            }
+            self.stores.push_back(store);
+        }
         self.counters.register_writes += 2;
         self.pending_refill = Some(lo);
         // The low word completes the register: the window moves.
@@ -357,24 +378,22 @@ impl State {
         }
     }
 
-    fn on_translate(&mut self, table: &TranslationCtx, event: Event) {
-        self.counters.translates += 1;
+    /// A span call finished: a refill of the slot whose register it just stored, or a hit.
+    fn on_span(&mut self, table: &TranslationCtx, addr: u64) {
         match self.pending_refill.take() {
             Some(reg) => {
-                if let Some(slot) = table
+                let slot = table
                     .records
                     .iter()
-                    .position(|r| r.reg_location as usize as u64 == reg && r.matches(event.addr()))
-                {
-                    self.counters.refills[slot] += 1;
-                }
+                    .position(|r| r.reg_location as usize as u64 == reg && r.matches(addr));
+                hooks::count(false, slot);
             }
-            None => {
-                if let Some(slot) = table.find(event.addr()) {
-                    self.counters.hits[slot] += 1;
-                }
-            }
+            None => hooks::count(true, table.find(addr)),
         }
+    }
+
+    /// Writes `event` to the trace file, if one is open.
+    fn trace(&mut self, event: Event) {
         if let Some(t) = &mut self.trace {
             let _ = writeln!(t, "{event}");
         }
@@ -480,7 +499,7 @@ impl Machine {
             regions,
             windows,
             counters: Counters::default(),
-            stores: Vec::new(),
+            stores: VecDeque::with_capacity(STORE_LOG),
             pending_refill: None,
             trace: None,
             next_hbm: config.hbm_base,
@@ -490,6 +509,7 @@ impl Machine {
         // Up: from here on, dropping the Machine unmaps.
         claimed.0.clear();
         *guard = Some(state);
+        hooks::TALLY.reset();
         hooks::set_active(true);
         Ok(Machine { _one: () })
     }
@@ -553,7 +573,13 @@ impl Machine {
 
     /// The counters.
     pub fn counters(&self) -> Counters {
-        self.with(|s| s.counters)
+        let (translates, hits, refills) = hooks::TALLY.snapshot();
+        Counters {
+            translates,
+            hits,
+            refills,
+            ..self.with(|s| s.counters)
+        }
     }
 
     /// Zeroes the counters and forgets the logged stores.
@@ -561,12 +587,14 @@ impl Machine {
         self.with(|s| {
             s.counters = Counters::default();
             s.stores.clear();
+            hooks::TALLY.reset();
         })
     }
 
-    /// Every register store since the start (or the last reset), in order.
+    /// The register stores since the start (or the last reset), in order: the last
+    /// [`STORE_LOG`] of them.
     pub fn stores(&self) -> Vec<Store> {
-        self.with(|s| s.stores.clone())
+        self.with(|s| s.stores.iter().copied().collect())
     }
 
     /// The SoC base each of the five NX windows shows now (`None`: not yet programmed).
@@ -598,11 +626,13 @@ impl Machine {
         let mut w = BufWriter::new(f);
         writeln!(w, "{TRACE_HEADER}").map_err(|e| SimError::Os(e.to_string()))?;
         self.with(|s| s.trace = Some(w));
+        hooks::set_tracing(true);
         Ok(())
     }
 
     /// Stops tracing and flushes the file.
     pub fn trace_stop(&self) -> Result<(), SimError> {
+        hooks::set_tracing(false);
         match self.with(|s| s.trace.take()) {
             Some(mut w) => w.flush().map_err(|e| SimError::Os(e.to_string())),
             None => Ok(()),
@@ -613,6 +643,7 @@ impl Machine {
 impl Drop for Machine {
     fn drop(&mut self) {
         hooks::set_active(false);
+        hooks::set_tracing(false);
         let mut g = lock();
         if let Some(mut s) = g.take() {
             if let Some(mut t) = s.trace.take() {
