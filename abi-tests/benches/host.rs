@@ -172,26 +172,29 @@ fn main() {
     }
     let ns = |group: &str, name: &str| median(group, name);
     println!("\n| measure | now | goal |\n| --- | ---: | ---: |");
+    // A ratio of two medians: (group, function) over (group, function).
+    let ratio =
+        |a: (&str, &str), b: (&str, &str)| ns(a.0, a.1).zip(ns(b.0, b.1)).map(|(x, y)| x / y);
     let rows: [(&str, Option<f64>, &str); 6] = [
         (
             "model hit (slot 0) / library hit (slot 0)",
-            ns("model", "hit-0")
-                .zip(ns("translate-hit-0", "rust"))
-                .map(|(m, l)| m / l),
+            ratio(("model", "hit-0"), ("translate-hit-0", "rust")),
             "<= 1.5",
         ),
         (
             "library hit slot 0 / seed C",
-            ns("translate-hit-0", "rust")
-                .zip(ns("translate-hit-0", "reference"))
-                .map(|(r, c)| r / c),
+            ratio(
+                ("translate-hit-0", "rust"),
+                ("translate-hit-0", "reference"),
+            ),
             "<= 1",
         ),
         (
             "library hit slot 4 / seed C",
-            ns("translate-hit-4", "rust")
-                .zip(ns("translate-hit-4", "reference"))
-                .map(|(r, c)| r / c),
+            ratio(
+                ("translate-hit-4", "rust"),
+                ("translate-hit-4", "reference"),
+            ),
             "<= 1",
         ),
         (
