@@ -311,14 +311,19 @@ fmt-check:
 # are independent, so that one step's serial stretches (one crate compiling, a link) leave
 # the other core to the other: the device's build beside clippy; the proof (whose work does
 # not depend on the machine's load) beside the host builds and the checks of the object;
-# the nightly AddressSanitizer tests beside the nightly fuzz build. The fuzz runs then have
-# the machine to themselves (fuzz-smoke: their strength is processor time).
+# the nightly AddressSanitizer tests beside the nightly fuzz build, and the workspace's test
+# build (test-build) as soon as one of the two is done. The fuzz runs then have the machine
+# to themselves (fuzz-smoke: their strength is processor time), and the tests run last.
+WORKSPACE_TESTS := --locked --workspace --all-features
+.PHONY: test-build
+test-build:
+	$(CARGO) test $(WORKSPACE_TESTS) --no-run
 test: bootstrap fmt-check prove-lint
 	$(MAKE) --no-print-directory -j2 clippy xtensa
 	$(MAKE) --no-print-directory -j2 prove all abi-check header-check bench-check
-	$(MAKE) --no-print-directory -j2 asan-test fuzz-build
+	$(MAKE) --no-print-directory -j2 asan-test fuzz-build test-build
 	$(MAKE) --no-print-directory fuzz-smoke
-	$(CARGO) test --locked --workspace --all-features -- --include-ignored
+	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
 
 # Rewrites abi-tests/golden/ from ntx's output now (after an intended change to an output;
 # review the diff before committing it).
