@@ -311,17 +311,20 @@ fmt-check:
 # are independent, so that one step's serial stretches (one crate compiling, a link) leave
 # the other core to the other: the device's build beside clippy; the proof (whose work does
 # not depend on the machine's load) beside the host builds and the checks of the object;
-# the nightly AddressSanitizer tests beside the nightly fuzz build, and the workspace's test
-# build (test-build) as soon as one of the two is done. The fuzz runs then have the machine
-# to themselves (fuzz-smoke: their strength is processor time), and the tests run last.
+# the nightly AddressSanitizer tests and then the workspace's test build (test-build) beside
+# the nightly fuzz build, which is the longest. The fuzz runs then have the machine to
+# themselves (fuzz-smoke: their strength is processor time), and the tests run last.
 WORKSPACE_TESTS := --locked --workspace --all-features
-.PHONY: test-build
+.PHONY: test-build asan-test-then-test-build
 test-build:
 	$(CARGO) test $(WORKSPACE_TESTS) --no-run
+asan-test-then-test-build:
+	$(MAKE) --no-print-directory asan-test
+	$(MAKE) --no-print-directory test-build
 test: bootstrap fmt-check prove-lint
 	$(MAKE) --no-print-directory -j2 clippy xtensa
 	$(MAKE) --no-print-directory -j2 prove all abi-check header-check bench-check
-	$(MAKE) --no-print-directory -j2 asan-test fuzz-build test-build
+	$(MAKE) --no-print-directory -j2 fuzz-build asan-test-then-test-build
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
 
