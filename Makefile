@@ -158,7 +158,8 @@ CARGO_FUZZ_VERSION ?= 0.13.2
 FUZZ_TARGETS := translate_diff abi_parse table_decode
 # fuzz-smoke runs the targets side by side, FUZZ_JOBS at once, each for FUZZ_SMOKE_SECONDS
 # of wall time: three targets on two cores for 45 s give each the 30 s of one core it had
-# when they ran one after the other (90 s).
+# when they ran one after the other (90 s), less the share the workspace's tests take
+# beside them in `make test` (about 35 s of work).
 FUZZ_SMOKE_SECONDS ?= 45
 FUZZ_JOBS ?= 3
 FUZZ_SECONDS ?= 600
@@ -312,21 +313,22 @@ fmt-check:
 # the other core to the other: the device's build beside clippy; the proof (whose work does
 # not depend on the machine's load) beside the host builds and the checks of the object;
 # the nightly AddressSanitizer tests and then the workspace's test build (test-build) beside
-# the nightly fuzz build, which is the longest. The fuzz runs then have the machine to
-# themselves (fuzz-smoke: their strength is processor time), and the tests run last.
+# the nightly fuzz build, which is the longest; last the fuzz runs (a fixed time each) beside
+# the workspace's tests, which then only run (none of them is timed).
 WORKSPACE_TESTS := --locked --workspace --all-features
-.PHONY: test-build asan-test-then-test-build
+.PHONY: test-build asan-test-then-test-build workspace-tests
 test-build:
 	$(CARGO) test $(WORKSPACE_TESTS) --no-run
 asan-test-then-test-build:
 	$(MAKE) --no-print-directory asan-test
 	$(MAKE) --no-print-directory test-build
+workspace-tests:
+	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
 test: bootstrap fmt-check prove-lint
 	$(MAKE) --no-print-directory -j2 clippy xtensa
 	$(MAKE) --no-print-directory -j2 prove all abi-check header-check bench-check
 	$(MAKE) --no-print-directory -j2 fuzz-build asan-test-then-test-build
-	$(MAKE) --no-print-directory fuzz-smoke
-	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
+	$(MAKE) --no-print-directory -j2 fuzz-smoke workspace-tests
 
 # Rewrites abi-tests/golden/ from ntx's output now (after an intended change to an output;
 # review the diff before committing it).
