@@ -93,10 +93,7 @@ pub(crate) fn hit(slot: usize, addr: u64, local: usize) -> usize {
 
 #[inline(never)]
 fn count_hit(slot: usize, addr: u64, local: usize) -> usize {
-    bump(&TALLY.translates);
-    if let Some(c) = TALLY.hits.get(slot) {
-        bump(c);
-    }
+    count(true, Some(slot));
     if TRACING.load(Ordering::Relaxed) {
         trace(Event::Translate(addr));
     }
@@ -107,10 +104,7 @@ fn count_hit(slot: usize, addr: u64, local: usize) -> usize {
 #[inline]
 pub(crate) fn refilled(slot: usize, addr: u64) {
     if ACTIVE.load(Ordering::Relaxed) {
-        bump(&TALLY.translates);
-        if let Some(c) = TALLY.refills.get(slot) {
-            bump(c);
-        }
+        count(false, Some(slot));
         if let Some(s) = super::lock().as_mut() {
             s.pending_refill = None;
             s.trace(Event::Translate(addr));
@@ -140,7 +134,8 @@ fn trace(event: Event) {
     }
 }
 
-/// Counts a translate call of `slot`'s kind (for the span, which finds its slot after).
+/// Counts a translate call: a hit or a refill of `slot` (`None`: of no slot the table names).
+#[inline(always)]
 pub(super) fn count(hit: bool, slot: Option<usize>) {
     bump(&TALLY.translates);
     let per_slot = if hit { &TALLY.hits } else { &TALLY.refills };

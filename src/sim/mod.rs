@@ -177,8 +177,10 @@ struct Window {
 struct State {
     regions: Vec<Region>,
     windows: Vec<Window>,
-    /// The register writes and remaps (the calls are counted in [`hooks::TALLY`]).
-    counters: Counters,
+    /// 32-bit register stores, and windows moved (the calls are counted in
+    /// [`hooks::TALLY`]).
+    register_writes: u64,
+    remaps: u64,
     /// The last [`STORE_LOG`] register stores.
     stores: VecDeque<Store>,
     /// Stores since the last translate call: a refill happened in it.
@@ -319,14 +321,15 @@ impl State {
             return map(w.nx, w.size, Backing::Inaccessible, true);
         };
         let end = base.saturating_add(w.size);
-        if let Some(r) = self
+        // What no region backs is inaccessible; when one region backs it all, its view
+        // alone replaces what the window showed.
+        if !self
             .regions
             .iter()
-            .find(|r| base >= r.base && end <= r.base + r.size)
+            .any(|r| base >= r.base && end <= r.base + r.size)
         {
-            return map(w.nx, w.size, Backing::File(&r.file, base - r.base), true);
+            map(w.nx, w.size, Backing::Inaccessible, true)?;
         }
-        map(w.nx, w.size, Backing::Inaccessible, true)?;
         for r in &self.regions {
             let lo = base.max(r.base);
             let hi = end.min(r.base + r.size);
@@ -366,14 +369,14 @@ impl State {
             }
             self.stores.push_back(store);
         }
-        self.counters.register_writes += 2;
+        self.register_writes += 2;
         self.pending_refill = Some(lo);
         // The low word completes the register: the window moves.
         if let Some(i) = self.windows.iter().position(|w| w.register == Some(lo)) {
             let w = self.windows[i];
             if self.show(&w, Some(tag)).is_ok() {
                 self.windows[i].soc = Some(tag);
-                self.counters.remaps += 1;
+                self.remaps += 1;
             }
         }
     }
@@ -498,7 +501,8 @@ impl Machine {
         let mut state = State {
             regions,
             windows,
-            counters: Counters::default(),
+            register_writes: 0,
+            remaps: 0,
             stores: VecDeque::with_capacity(STORE_LOG),
             pending_refill: None,
             trace: None,
@@ -574,18 +578,20 @@ impl Machine {
     /// The counters.
     pub fn counters(&self) -> Counters {
         let (translates, hits, refills) = hooks::TALLY.snapshot();
+        let (register_writes, remaps) = self.with(|s| (s.register_writes, s.remaps));
         Counters {
             translates,
             hits,
             refills,
-            ..self.with(|s| s.counters)
+            register_writes,
+            remaps,
         }
     }
 
     /// Zeroes the counters and forgets the logged stores.
     pub fn reset_counters(&self) {
         self.with(|s| {
-            s.counters = Counters::default();
+            (s.register_writes, s.remaps) = (0, 0);
             s.stores.clear();
             hooks::TALLY.reset();
         })
