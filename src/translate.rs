@@ -184,6 +184,13 @@ fn cut_before_member(r: &MapRecord, addr: u64, span: u64) -> u64 {
     }
 }
 
+/// The record a refill takes when the cursor is `next_alloc`: `next_alloc % 3`
+/// ([`TranslationCtx::victim`]).
+#[inline(always)]
+pub const fn victim_of(next_alloc: u8) -> usize {
+    (next_alloc % REUSABLE_SLOTS) as usize
+}
+
 impl core::fmt::Display for RefillError {
     #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -244,7 +251,7 @@ impl TranslationCtx {
     /// with `next_alloc` as is and writes outside the records when it is 3 or more).
     #[inline(always)]
     pub fn victim(&self) -> usize {
-        usize::from(self.next_alloc % REUSABLE_SLOTS)
+        victim_of(self.next_alloc)
     }
 
     /// What a refill for `addr` would do, without doing it.

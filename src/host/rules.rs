@@ -10,6 +10,7 @@ use core::fmt;
 
 use super::SlotUse;
 use crate::layout::{MapRecord, REUSABLE_SLOTS};
+use crate::translate::victim_of;
 use crate::window_reg::RegisterAddress;
 
 /// A table rule broken, with the values that break it.
@@ -81,7 +82,7 @@ impl fmt::Display for Breach {
             Breach::NextAllocOutOfRange { next_alloc } => write!(
                 f,
                 "next_alloc is {next_alloc} (0 to 2 expected): the original would refill outside the table; this library uses slot {}",
-                next_alloc % REUSABLE_SLOTS
+                victim_of(next_alloc)
             ),
         }
     }
