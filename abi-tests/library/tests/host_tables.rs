@@ -12,7 +12,7 @@ use nt_support::tools::{product, scratch};
 use proptest::prelude::*;
 
 use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
-use nt_support::gen::{sample_table as good, sample_window as w};
+use nt_support::gen::{sample_table as good, sample_window as w, sample_windows};
 
 fn errors(b: TableBuilder) -> Vec<BuildError> {
     b.build().expect_err("must be refused").0
@@ -603,7 +603,7 @@ fn place(t: &mut TranslationCtx, w: &Window) {
 #[test]
 fn the_builder_refuses_and_describe_reports_by_the_same_rule_in_the_same_words() {
     let sample = |slot: usize| match slot {
-        0 => w(0, 0x40_0000_0000, 1 << 16, 0x8_0000),
+        0 => sample_windows()[0],
         _ => w(3, 0x50_0000_0000, 1 << 16, 0x40_0000),
     };
     // One window per shared rule, breaking it: (the window, the breach).
@@ -657,15 +657,10 @@ fn the_builder_refuses_and_describe_reports_by_the_same_rule_in_the_same_words()
     ];
     // The sample table with `window` in its slot instead of the sample's own.
     let with = |window: Window| {
-        [
-            w(0, 0x40_0000_0000, 1 << 16, 0x8_0000),
-            w(1, 0x40_0100_0000, 1 << 24, 0x100_0000),
-            w(2, 0x40_0200_0000, 1 << 24, 0x200_0000),
-            w(4, 0x42_0000_0000, 1 << 24, 0x300_0000),
-        ]
-        .into_iter()
-        .filter(|s| s.slot != window.slot)
-        .fold(TableBuilder::new().window(window), TableBuilder::window)
+        sample_windows()
+            .into_iter()
+            .filter(|s| s.slot != window.slot)
+            .fold(TableBuilder::new().window(window), TableBuilder::window)
     };
     assert_eq!(with(sample(0)).build(), good().build(), "the sample table");
     for (window, breach) in cases {

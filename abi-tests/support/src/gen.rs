@@ -203,12 +203,20 @@ pub fn sample_window(slot: usize, soc_base: u64, size: u64, local_base: u32) -> 
     }
 }
 
+/// The windows of [`sample_table`], in slot order.
+pub fn sample_windows() -> [Window; 4] {
+    [
+        sample_window(0, 0x40_0000_0000, 1 << 16, 0x8_0000),
+        sample_window(1, 0x40_0100_0000, 1 << 24, 0x100_0000),
+        sample_window(2, 0x40_0200_0000, 1 << 24, 0x200_0000),
+        sample_window(4, 0x42_0000_0000, 1 << 24, 0x300_0000),
+    ]
+}
+
 /// A valid table for examples and tests: a 64 KiB and two 16 MiB reusable windows and a
 /// pinned one; slot 3 left empty.
 pub fn sample_table() -> TableBuilder {
-    TableBuilder::new()
-        .window(sample_window(0, 0x40_0000_0000, 1 << 16, 0x8_0000))
-        .window(sample_window(1, 0x40_0100_0000, 1 << 24, 0x100_0000))
-        .window(sample_window(2, 0x40_0200_0000, 1 << 24, 0x200_0000))
-        .window(sample_window(4, 0x42_0000_0000, 1 << 24, 0x300_0000))
+    sample_windows()
+        .into_iter()
+        .fold(TableBuilder::new(), TableBuilder::window)
 }
