@@ -450,12 +450,17 @@ def spec_ctx(mem, args, image):
     return [Case("returns _ctx", z3.BoolVal(True), "return", rd(mem, u(ctx_addr), 4))]
 
 
+def init_inputs(mem, image):
+    """What init reads: hbm_scratch (the global) and ENGINE_BASE_ADDR (the register pair)."""
+    hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
+    return hbm, z3.Concat(rd(mem, u(ENGINE_BASE_HI), 4), rd(mem, u(ENGINE_BASE_LO), 4))
+
+
 def spec_init(mem, args, image):
     table = image.symbols[local_symbol(image, "TABLE")][0]
     ctx_addr = image.symbols["_ctx"][0]
     sbuf_addr = image.symbols["_sbuf_window"][0]
-    hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
-    engine = z3.Concat(rd(mem, u(ENGINE_BASE_HI), 4), rd(mem, u(ENGINE_BASE_LO), 4))
+    hbm, engine = init_inputs(mem, image)
     sbuf = engine - SBUF_BELOW
     final = [(ctx_addr, 4, u(table), "_ctx = &table"), (sbuf_addr, 8, sbuf, "_sbuf_window = ENGINE_BASE_ADDR - 41 MiB")]
     props = []
@@ -803,8 +808,7 @@ def counterexample(model, mem, args, fn: Function, image):
         return None
     ev = lambda x: model.eval(x, model_completion=True).as_long()
     if fn.reads_engine:
-        engine = z3.Concat(rd(mem, u(ENGINE_BASE_HI), 4), rd(mem, u(ENGINE_BASE_LO), 4))
-        hbm = rd(mem, u(image.symbols[HBM_SCRATCH][0]), 8)
+        hbm, engine = init_inputs(mem, image)
         return {"function": fn.name, "engine_base": hex(ev(engine)), "hbm_scratch": hex(ev(hbm))}
     a = args.v
     out = {
@@ -834,6 +838,10 @@ def no_values(*_):
     return []
 
 
+def no_precondition(mem, args):
+    return z3.BoolVal(True)
+
+
 @dataclasses.dataclass(frozen=True)
 class Function:
     """Everything the validator knows of one function (the registry, FUNCTIONS)."""
@@ -844,7 +852,7 @@ class Function:
     # (memory, arguments, image) -> Contract.
     contract: object
     # What its inputs are taken to satisfy: (memory, arguments) -> z3 Bool.
-    precondition: object
+    precondition: object = no_precondition
     # The functions its proof rests on (proven first, in the same run).
     depends: tuple = ()
     # Taken as given, and stated in docs/prove.md: (arguments) -> [z3 Bool]. A function
@@ -880,7 +888,6 @@ FUNCTIONS = {
             "neuron_translate_ctx",
             "_Z20neuron_translate_ctxv",
             contract=lambda mem, args, image: Contract(spec_ctx(mem, args, image)),
-            precondition=lambda mem, args: z3.BoolVal(True),
         ),
         Function(
             "neuron_translate_mapping_lookup",
@@ -902,7 +909,6 @@ FUNCTIONS = {
             "_init_translate_ctx",
             "_Z19_init_translate_ctxv",
             contract=lambda mem, args, image: Contract(spec_init(mem, args, image)),
-            precondition=lambda mem, args: z3.BoolVal(True),
             reads_engine=True,
         ),
         Function(
