@@ -88,7 +88,7 @@ fn model(c: &mut Criterion) {
     let m = Machine::start(config).expect("the host model starts");
     set_hbm_scratch(config.hbm_scratch);
     _init_translate_ctx();
-    // Five tensors of 4 MiB, each in a 16 MiB region of its own.
+    // Five tensors of 16 MiB, each a region of its own.
     let tensors: Vec<u64> = (0..5)
         .map(|_| m.alloc(REFILL_WINDOW_SIZE, REFILL_WINDOW_SIZE).unwrap())
         .collect();
@@ -123,9 +123,8 @@ fn model(c: &mut Criterion) {
             unsafe { p.write_volatile(k as u32) };
         })
     });
-    // c[i] = a[i] + b[i] + d[i] + e[i] over five streams, one element per call of each:
-    // one translate call per iteration, every one a refill (five live regions, three
-    // windows).
+    // Five streams in turn, each element read and written back incremented: one translate
+    // call per iteration, every one a refill (five live regions, three windows).
     let mut k = 0usize;
     g.bench_function("five-streams", |b| {
         b.iter(|| {
