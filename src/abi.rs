@@ -117,10 +117,19 @@ pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c
 
 /// The body of `neuron_translate`.
 ///
+/// With the host model compiled in (feature `sim`), one test of its flag comes first and
+/// sends the call, while a model runs, to [`translate_observed`]: the path without a model
+/// is then the device's, each hit leaving from its own block with nothing to count.
+///
 /// # Safety
 /// See the module documentation.
 #[inline(always)]
 unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
+    #[cfg(nt_sim)]
+    if crate::sim::hooks::active() {
+        // SAFETY: the caller's contract.
+        return unsafe { translate_observed(ctx, addr) };
+    }
     let ctx = ctx.cast::<TranslationCtx>();
     if ctx.is_null() {
         return core::ptr::null_mut();
@@ -129,13 +138,32 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     // SAFETY: non-null, and valid and aligned by the caller's contract.
     let next_alloc = {
         let table = unsafe { &*ctx };
-        if let Some((_slot, local)) = table.hit_slot(addr) {
-            // The host model (feature `sim`) counts the hit by its slot (a tail call when
-            // a model runs, so the hit path keeps no register across it).
-            #[cfg(nt_sim)]
-            return crate::sim::hooks::hit(_slot, addr, local as usize) as *mut c_void;
-            #[cfg(not(nt_sim))]
+        if let Some(local) = table.hit(addr) {
             return local as usize as *mut c_void;
+        }
+        table.next_alloc
+    };
+    // SAFETY: as above.
+    unsafe { miss(ctx, addr, next_alloc) }
+}
+
+/// [`translate`] while a host model runs: the same, and the hit counted by its slot (the
+/// count the caller's tail call).
+///
+/// # Safety
+/// See the module documentation.
+#[cfg(nt_sim)]
+#[inline(never)]
+unsafe fn translate_observed(ctx: *mut c_void, addr: u64) -> *mut c_void {
+    let ctx = ctx.cast::<TranslationCtx>();
+    if ctx.is_null() {
+        return core::ptr::null_mut();
+    }
+    // SAFETY: as in `translate`.
+    let next_alloc = {
+        let table = unsafe { &*ctx };
+        if let Some((slot, _)) = table.hit_slot(addr) {
+            return crate::sim::hooks::count_hit(&table.records[slot], slot, addr);
         }
         table.next_alloc
     };

@@ -9,10 +9,11 @@
 //! may lose a count, never corrupt memory. A refill, a span and a hit while a trace file is
 //! open take the model's lock.
 
+use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::host::trace::Event;
-use crate::layout::{TranslationCtx, RECORDS};
+use crate::layout::{MapRecord, TranslationCtx, RECORDS};
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// A trace file is open: every call takes the lock to write its line.
@@ -20,7 +21,9 @@ static TRACING: AtomicBool = AtomicBool::new(false);
 
 /// The counts a call makes, apart from the model's locked state.
 pub(super) struct Tally {
-    translates: AtomicU64,
+    /// Calls that hit or refilled no slot the table names (a span's, at most); the
+    /// translates are these, the hits and the refills, added up when read.
+    unslotted: AtomicU64,
     hits: [AtomicU64; RECORDS],
     refills: [AtomicU64; RECORDS],
 }
@@ -29,7 +32,7 @@ pub(super) struct Tally {
 const ZERO: AtomicU64 = AtomicU64::new(0);
 
 pub(super) static TALLY: Tally = Tally {
-    translates: ZERO,
+    unslotted: ZERO,
     hits: [ZERO; RECORDS],
     refills: [ZERO; RECORDS],
 };
@@ -38,15 +41,19 @@ impl Tally {
     /// (translates, hits, refills) now.
     pub(super) fn snapshot(&self) -> (u64, [u64; RECORDS], [u64; RECORDS]) {
         let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        (
-            load(&self.translates),
+        let (hits, refills) = (
             self.hits.each_ref().map(load),
             self.refills.each_ref().map(load),
-        )
+        );
+        let translates = hits
+            .iter()
+            .chain(&refills)
+            .fold(load(&self.unslotted), |a, b| a.wrapping_add(*b));
+        (translates, hits, refills)
     }
 
     pub(super) fn reset(&self) {
-        for c in core::iter::once(&self.translates)
+        for c in core::iter::once(&self.unslotted)
             .chain(&self.hits)
             .chain(&self.refills)
         {
@@ -80,24 +87,33 @@ pub(crate) fn stored(reg: usize, tag: u64) {
     }
 }
 
-/// `neuron_translate` hit `slot` for `addr`, giving `local`: returns `local` (so that the
-/// call can be the caller's tail call).
+/// A model runs: `neuron_translate` takes its observed path.
 #[inline(always)]
-pub(crate) fn hit(slot: usize, addr: u64, local: usize) -> usize {
-    if ACTIVE.load(Ordering::Relaxed) {
-        count_hit(slot, addr, local)
-    } else {
-        local
-    }
+pub(crate) fn active() -> bool {
+    ACTIVE.load(Ordering::Relaxed)
 }
 
-#[inline(never)]
-fn count_hit(slot: usize, addr: u64, local: usize) -> usize {
+/// `neuron_translate` hit `slot` of `table` for `addr` while a model runs: counts the hit
+/// (and traces it while a trace file is open) and returns the local address. It derives
+/// that address from the table rather than being handed it, so that the call can be the
+/// caller's tail call: a callee that returned its argument would make the code generator
+/// keep it in a saved register across a plain call.
+#[inline(always)]
+pub(crate) fn count_hit(record: &MapRecord, slot: usize, addr: u64) -> *mut c_void {
     count(true, Some(slot));
     if TRACING.load(Ordering::Relaxed) {
-        trace(Event::Translate(addr));
+        return traced_hit(record, addr);
     }
-    local
+    record.local(addr) as usize as *mut c_void
+}
+
+/// [`count_hit`]'s end while a trace file is open (out of line: the untraced count then
+/// needs no stack frame).
+#[cold]
+#[inline(never)]
+fn traced_hit(record: &MapRecord, addr: u64) -> *mut c_void {
+    trace(Event::Translate(addr));
+    record.local(addr) as usize as *mut c_void
 }
 
 /// `neuron_translate` refilled `slot` for `addr` (its register stores already made).
@@ -137,9 +153,9 @@ fn trace(event: Event) {
 /// Counts a translate call: a hit or a refill of `slot` (`None`: of no slot the table names).
 #[inline(always)]
 pub(super) fn count(hit: bool, slot: Option<usize>) {
-    bump(&TALLY.translates);
     let per_slot = if hit { &TALLY.hits } else { &TALLY.refills };
-    if let Some(c) = slot.and_then(|k| per_slot.get(k)) {
-        bump(c);
-    }
+    bump(
+        slot.and_then(|k| per_slot.get(k))
+            .unwrap_or(&TALLY.unslotted),
+    );
 }
