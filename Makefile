@@ -136,9 +136,15 @@ header:
 header-check:
 	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --check
 DIST_HEADER := $(DIST)/include/neuron_translate.h
-dist-header: $(DIST_HEADER)
+# The C++ accessor, written once (not generated), beside it.
+CXX_HEADER := include/neuron_translate.hpp
+DIST_CXX_HEADER := $(DIST)/include/neuron_translate.hpp
+dist-header: $(DIST_HEADER) $(DIST_CXX_HEADER)
 $(DIST_HEADER): $(SOURCES) cbindgen.toml
 	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --out $@
+$(DIST_CXX_HEADER): $(CXX_HEADER)
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # The device object under qemu-xtensa (also part of the workspace tests `make test` runs).
 qemu-test: bootstrap all
@@ -226,15 +232,15 @@ TEMPLATES := pkgconfig/neuron_translate.pc.in:$(PKGCONFIGDIR)/neuron_translate.p
 	cmake/neuron_translateConfig.cmake.in:$(CMAKEDIR)/neuron_translateConfig.cmake \
 	cmake/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake
 # Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
-INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(LIBDIR)/libneuron_translate.a \
+INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(INCLUDEDIR)/neuron_translate.hpp $(LIBDIR)/libneuron_translate.a \
 	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \
 	$(foreach t,$(TEMPLATES),$(lastword $(subst :, ,$(t))))
 .PHONY: install uninstall
-install: $(DIST_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
+install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
 	@echo "install: into $(DESTDIR)$(PREFIX)"
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DEVICE_LIBDIR) \
 	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
-	$(INSTALL) -m 644 $(DIST_HEADER) $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(DIST_HEADER) $(DIST_CXX_HEADER) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(HOST_LIB) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DESTDIR)$(DEVICE_LIBDIR)/
 	$(INSTALL) -m 755 $(NTX) $(DESTDIR)$(BINDIR)/

@@ -6,6 +6,9 @@
 //!   refill and the first touch of the window it moved; a kernel of five streams over the
 //!   three reusable windows, which refills on every call.
 //!
+//! * the C++ accessor's three-tensor kernel (neuron_translate.hpp) over 1 Mi elements on the
+//!   model, against the same loop over plain memory, and per element.
+//!
 //! The ratios and the goals are printed at the end (bench/README.md says how they
 //! are measured). Wall-clock figures: for trends, not for tests (the budget `make test`
 //! enforces is the qemu instruction count).
@@ -190,6 +193,71 @@ fn model(c: &mut Criterion) {
     drop(m);
 }
 
+/// Elements of each tensor of the accessor's kernel, and of the per-element path's run.
+const KERNEL_ELEMS: u64 = 1 << 20;
+const KERNEL_PER_ELEMENT_ELEMS: u64 = 1 << 16;
+
+/// The C++ accessor's kernel: over plain memory (no model), through `neuron::for_each` on
+/// the model, and per element on the model.
+fn kernel(c: &mut Criterion) {
+    use nt_support::accessor_bench::*;
+    let n = KERNEL_ELEMS as usize;
+    let a: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let b: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5bd1_e995).collect();
+    let mut out = vec![0u32; n];
+    let mut g = c.benchmark_group("kernel3");
+    g.bench_function("plain", |bch| {
+        // SAFETY: three buffers of n elements.
+        bch.iter(|| unsafe {
+            nt_bench_kernel_plain(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), black_box(n))
+        })
+    });
+    let config = Config::default();
+    let m = Machine::start(config).expect("the host model starts");
+    set_hbm_scratch(config.hbm_scratch);
+    _init_translate_ctx();
+    let bytes = 4 * KERNEL_ELEMS;
+    let [sa, sb, sc] = [0; 3].map(|_| m.alloc(bytes, 4096).unwrap());
+    m.write(sa, &bytemuck_u32(&a)).unwrap();
+    m.write(sb, &bytemuck_u32(&b)).unwrap();
+    let ctx = neuron_translate_ctx().cast::<c_void>();
+    g.bench_function("accessor", |bch| {
+        // SAFETY: the model's table and tensors of KERNEL_ELEMS elements.
+        bch.iter(|| {
+            assert_eq!(
+                unsafe { nt_bench_kernel_accessor(ctx, sa, sb, sc, KERNEL_ELEMS) },
+                1
+            )
+        })
+    });
+    // The model's result is the plain loop's.
+    let mut got = vec![0u8; bytes as usize];
+    m.read(sc, &mut got).unwrap();
+    assert_eq!(
+        got,
+        bytemuck_u32(&out),
+        "the accessor's kernel on the model"
+    );
+    g.bench_function("per-element", |bch| {
+        // SAFETY: as above, on the first KERNEL_PER_ELEMENT_ELEMS elements.
+        bch.iter(|| {
+            assert_eq!(
+                unsafe { nt_bench_kernel_per_element(ctx, sa, sb, sc, KERNEL_PER_ELEMENT_ELEMS) },
+                1
+            )
+        })
+    });
+    g.finish();
+    drop(m);
+}
+
+/// The bytes of `v` (native order, as the kernel stores them).
+fn bytemuck_u32(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_millis(300))
@@ -204,6 +272,7 @@ fn main() {
     ];
     library(&mut c, &paths);
     model(&mut c);
+    kernel(&mut c);
     c.final_summary();
 
     // Ratios of this run's medians (steadier than means on a shared machine).
@@ -259,5 +328,20 @@ fn main() {
     }
     if let Some(t) = ns("model", "hit-0-traced") {
         println!("| model hit with a trace file open (ns) | {t:.2} | (tracing may cost more) |");
+    }
+    let per_elem = |name: &str, elems: u64| ns("kernel3", name).map(|t| t / elems as f64);
+    if let (Some(acc), Some(plain)) = (
+        per_elem("accessor", KERNEL_ELEMS),
+        per_elem("plain", KERNEL_ELEMS),
+    ) {
+        println!(
+            "| kernel3: accessor on the model / plain memory, per element | {:.2} | <= 1.5 |",
+            acc / plain
+        );
+        println!("| kernel3: accessor on the model, per element (ns) | {acc:.3} | |");
+        println!("| kernel3: plain memory, per element (ns) | {plain:.3} | |");
+    }
+    if let Some(t) = per_elem("per-element", KERNEL_PER_ELEMENT_ELEMS) {
+        println!("| kernel3: per element on the model (ns) | {t:.2} | |");
     }
 }

@@ -129,6 +129,7 @@ nt_support::make_tests! {
         make(&args("install"));
         let want: BTreeSet<String> = [
             "opt/nt/include/neuron_translate.h".to_string(),
+            "opt/nt/include/neuron_translate.hpp".into(),
             "opt/nt/lib/libneuron_translate.a".into(),
             format!("opt/nt/lib/{DEVICE}/translation.o"),
             format!("opt/nt/lib/{DEVICE}/libneuron_translate.a"),
@@ -144,6 +145,7 @@ nt_support::make_tests! {
         let root = nt_support::root();
         for (installed, product) in [
             ("opt/nt/include/neuron_translate.h", "include/neuron_translate.h"),
+            ("opt/nt/include/neuron_translate.hpp", "include/neuron_translate.hpp"),
             ("opt/nt/lib/libneuron_translate.a", "dist/host/libneuron_translate.a"),
         ] {
             assert_eq!(std::fs::read(stage.join(installed)).unwrap(), std::fs::read(root.join(product)).unwrap(), "{installed}");
@@ -296,6 +298,39 @@ nt_support::make_tests! {
         // The program holds the library's code: the translate function is linked in.
         let nm = run_ok(Command::new(tool("XTENSA_NM")).arg(&exe));
         assert!(String::from_utf8_lossy(&nm.stdout).contains(" T _Z16neuron_translatePvy"));
+        // The C++ accessor from the installed tree, for the device: freestanding, no
+        // exceptions, no run-time type information, nothing from libgcc.
+        let cxx = dir.join("op.cpp");
+        std::fs::write(
+            &cxx,
+            "#include <neuron_translate.hpp>\n\
+             struct S12 { uint32_t a, b, c; };\n\
+             bool op(neuron::Tensor<const S12> a, neuron::Tensor<S12> c) {\n\
+               return neuron::for_each(0, c.size(), [](unsigned long long, size_t n, const S12 *x, S12 *y) {\n\
+                 for (size_t k = 0; k < n; ++k) y[k].a = x[k].a + x[k].c;\n\
+               }, a, c) && c.set(0, a.get(1));\n\
+             }\n",
+        )
+        .unwrap();
+        let cxx_obj = dir.join("op_cpp.o");
+        run_ok(
+            Command::new(tool("XTENSA_CLANG"))
+                .args(["--target=xtensa", "-ffreestanding", "-Xclang", "-target-feature", "-Xclang", "+windowed"])
+                .args(["-Xclang", "-target-feature", "-Xclang", "+mul32"])
+                .args(nt_support::qemu::DEVICE_CXXFLAGS)
+                .args(["-O2", "-Wall", "-Wextra", "-Werror", "-c"])
+                .args(&cflags)
+                .arg(&cxx)
+                .arg("-o")
+                .arg(&cxx_obj),
+        );
+        let nm = run_ok(Command::new(tool("XTENSA_NM")).args(["-u"]).arg(&cxx_obj));
+        let undefined = String::from_utf8_lossy(&nm.stdout).into_owned();
+        let wanted = ["memcpy", "neuron_translate_span", "_Z16neuron_translatePvy"];
+        for line in undefined.lines() {
+            let name = line.split_whitespace().last().unwrap_or("");
+            assert!(wanted.contains(&name), "the accessor needs {name}:\n{undefined}");
+        }
     }
 
     fn ntx_installs_alone_with_cargo_install() {

@@ -19,7 +19,10 @@ use clap::Parser;
 use neuron_translate::init::REFILL_MASK;
 use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::{MapRecord, TranslationCtx};
-use nt_support::qemu::{compile_c, functions, link, root, start_object, trace_pcs};
+use nt_support::qemu::{
+    compile_c, compile_c_with, count_between_marks, functions, link, link_args, root, start_object,
+    trace_pcs, DEVICE_CXXFLAGS, EMU_WRAP,
+};
 
 /// The chart of the counts, committed (bench/README.md and the README show it).
 const CHART: &str = "bench/instructions.svg";
@@ -172,6 +175,64 @@ const TENSOR_ELEMS: u64 = 5 * 4096 / 4;
 
 /// The span loop must cost at most this fraction of the per-element loop (issue target).
 const SPAN_SPEEDUP_TARGET: u64 = 8;
+
+/// The C++ accessor's three-tensor kernel (abi-tests/qemu/kernel_bench.cpp): elements the
+/// accessor walks, and the first elements the per-element path does (each costs it the
+/// same, and qemu's log of it is long).
+const KERNEL_ELEMS: u64 = 1 << 20;
+const KERNEL_PER_ELEMENT_ELEMS: u64 = 1 << 14;
+/// The accessor must take at least this many times fewer instructions per element than
+/// the per-element path (issue #26).
+const KERNEL_SPEEDUP_TARGET: f64 = 6.0;
+
+/// The three-tensor kernel's counts under qemu, the window emulation left out: (the
+/// accessor over KERNEL_ELEMS elements, the per-element path over KERNEL_PER_ELEMENT_ELEMS).
+fn kernel_counts(out_dir: &Path, support: &Path) -> (u64, u64) {
+    let q = root().join("abi-tests/qemu");
+    let (include, consumers) = (root().join("include"), root().join("abi-tests/consumers"));
+    let main = out_dir.join("kernel_bench.o");
+    let defines = [
+        format!("-DKB_ELEMS={KERNEL_ELEMS}u"),
+        format!("-DKB_PER_ELEMENT_ELEMS={KERNEL_PER_ELEMENT_ELEMS}u"),
+    ];
+    let mut flags: Vec<&str> = DEVICE_CXXFLAGS.to_vec();
+    flags.extend(defines.iter().map(String::as_str));
+    compile_c_with(
+        &q.join("kernel_bench.cpp"),
+        &main,
+        &[&include, &q, &consumers],
+        &flags,
+    );
+    let elf = out_dir.join("kernel_bench.elf");
+    let objs = [start_object(out_dir), main, support.to_path_buf()];
+    let device = nt_support::tools::product("NT_DEVICE_OBJ");
+    link_args(&objs, &device, &[], &EMU_WRAP, &elf);
+    let funcs = functions(&elf);
+    // The hardware's work (emu_windows.hpp: the window moves and the wrapper that calls
+    // them), not the kernel's.
+    let skip: Vec<(u32, u32)> = funcs
+        .iter()
+        .filter(|(n, _)| n.contains("3emu") || n.starts_with("__wrap_"))
+        .map(|(_, r)| *r)
+        .collect();
+    assert!(
+        skip.len() >= 3,
+        "the emulation's functions in {}",
+        elf.display()
+    );
+    let mark = funcs
+        .get("bench_mark")
+        .expect("bench_mark in kernel_bench.cpp")
+        .0;
+    let counts = count_between_marks(&elf, mark, &skip);
+    // Marks: accessor | check and reset | per element | check.
+    assert_eq!(
+        counts.len(),
+        4,
+        "four marks in kernel_bench.cpp: {counts:?}"
+    );
+    (counts[0], counts[2])
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Func {
@@ -493,6 +554,37 @@ fn main() {
         over.push(format!(
             "the span loop is only {:.1}x cheaper than the per-element loop",
             per_element as f64 / spans as f64
+        ));
+    }
+    let (accessor, elementwise) = kernel_counts(&out_dir, &out_dir.join("support.o"));
+    let per = |n: u64, elems: u64| n as f64 / elems as f64;
+    let speedup = per(elementwise, KERNEL_PER_ELEMENT_ELEMS) / per(accessor, KERNEL_ELEMS);
+    let _ = write!(
+        report,
+        "\nThe C++ accessor's kernel c[i] = a[i] + 3 * b[i] + 1 over three uint32_t tensors in \
+         16 MiB windows (everything executed but the window emulation):\n\n\
+         | path | elements | instructions | per element | budget |\n| --- | ---: | ---: | ---: | ---: |\n\
+         | per element (get, get, set) | {KERNEL_PER_ELEMENT_ELEMS} | {elementwise} | {:.2} | {} |\n\
+         | accessor (neuron::for_each) | {KERNEL_ELEMS} | {accessor} | {:.2} | {} |\n\n\
+         The accessor takes {speedup:.1}x fewer instructions per element (target: at least {KERNEL_SPEEDUP_TARGET}x).\n",
+        per(elementwise, KERNEL_PER_ELEMENT_ELEMS),
+        budget.get("kernel3-per-element").map_or("none".into(), u64::to_string),
+        per(accessor, KERNEL_ELEMS),
+        budget.get("kernel3-accessor").map_or("none".into(), u64::to_string),
+    );
+    for (key, n) in [
+        ("kernel3-per-element", elementwise),
+        ("kernel3-accessor", accessor),
+    ] {
+        match budget.get(key) {
+            Some(&b) if n > b => over.push(format!("{key}: {n} instructions, budget {b}")),
+            None => over.push(format!("{key}: no budget in bench/budget.toml")),
+            _ => {}
+        }
+    }
+    if speedup < KERNEL_SPEEDUP_TARGET {
+        over.push(format!(
+            "the accessor is only {speedup:.1}x cheaper per element than the per-element path"
         ));
     }
     print!("{report}");

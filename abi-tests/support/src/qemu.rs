@@ -53,6 +53,7 @@ pub fn compile_c(src: &Path, out: &Path, includes: &[&Path]) {
 /// [`compile_c`] with extra compiler flags (`-DNAME`, say).
 pub fn compile_c_with(src: &Path, out: &Path, includes: &[&Path], extra: &[&str]) {
     let mut c = Command::new(tool("XTENSA_CLANG"));
+    // A later -std wins: C++ sources give their own (DEVICE_CXXFLAGS).
     c.args(device_cflags()).args(extra);
     for i in includes {
         c.arg("-I").arg(i);
@@ -64,6 +65,22 @@ pub fn compile_c_with(src: &Path, out: &Path, includes: &[&Path], extra: &[&str]
             .arg(&asm)
             .arg(out),
     );
+}
+
+/// The flags that make C++ for the device: C++17, no exceptions, no run-time type
+/// information (neuron_translate.hpp's promise), replacing [`device_cflags`]'s `-std=c11`.
+pub const DEVICE_CXXFLAGS: [&str; 5] = ["-x", "c++", "-std=c++17", "-fno-exceptions", "-fno-rtti"];
+
+/// The linker arguments that send the translate calls of a program through the window
+/// emulation of abi-tests/qemu/emu_windows.hpp (by their ELF names).
+pub const EMU_WRAP: [&str; 2] = [
+    "--wrap=neuron_translate_span",
+    "--wrap=_Z16neuron_translatePvy",
+];
+
+/// Compiles C++ for the device, as [`compile_c_with`] compiles C.
+pub fn compile_cxx(src: &Path, out: &Path, includes: &[&Path]) {
+    compile_c_with(src, out, includes, &DEVICE_CXXFLAGS);
 }
 
 /// Assembles the start-up stub.
@@ -93,7 +110,19 @@ pub fn link(objects: &[PathBuf], out: &Path) {
 /// [`link`] with another device object (a mutant, say) and more sections placed at fixed
 /// addresses.
 pub fn link_with(objects: &[PathBuf], device: &Path, sections: &[(&str, u32)], out: &Path) {
+    link_args(objects, device, sections, &[], out);
+}
+
+/// [`link_with`] with more linker arguments (`--wrap=SYMBOL`, say).
+pub fn link_args(
+    objects: &[PathBuf],
+    device: &Path,
+    sections: &[(&str, u32)],
+    args: &[&str],
+    out: &Path,
+) {
     let mut c = Command::new(tool("XTENSA_LD"));
+    c.args(args);
     c.args(["-static", "-e", "_start", "--no-warn-execstack"])
         .arg(format!(
             "--section-start=.nxregs={:#x}",
@@ -172,6 +201,73 @@ pub fn trace_pcs(elf: &Path, log: &Path) -> Vec<u32> {
             u32::from_str_radix(pc, 16).ok()
         })
         .collect()
+}
+
+/// Runs a program under qemu and counts the instructions it executes between successive
+/// executions of the instruction at `mark` (a function's entry), leaving out blocks that
+/// start inside one of `skip`: one count after each time `mark` runs.
+///
+/// For long runs: qemu logs each translation block once when it translates it (`-d
+/// in_asm`: its instructions) and each execution of one (`-d exec,nochain`: its address),
+/// and the log is read as it comes, never stored. Exact and repeatable, as the per-
+/// instruction trace of [`trace_pcs`] (a block runs whole: every exception of this ISA's
+/// windowed calls comes at an `entry` or a return, which qemu ends a block at).
+pub fn count_between_marks(elf: &Path, mark: u32, skip: &[(u32, u32)]) -> Vec<u64> {
+    use std::collections::HashMap;
+    use std::io::BufRead;
+    let mut child = Command::new(tool("QEMU_XTENSA"))
+        .args(["-cpu", &tool("QEMU_CPU"), "-d", "in_asm,exec,nochain"])
+        .arg(elf)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("qemu-xtensa");
+    let log = std::io::BufReader::with_capacity(1 << 20, child.stderr.take().unwrap());
+    let hex = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok();
+    let mut sizes: HashMap<u32, u64> = HashMap::new();
+    // The block being listed (`IN:`): its first address and its instructions so far.
+    let mut listing: Option<(Option<u32>, u64)> = None;
+    let mut counts: Vec<u64> = Vec::new();
+    for line in log.lines() {
+        let line = line.expect("qemu's log");
+        if line.starts_with("IN:") {
+            listing = Some((None, 0));
+            continue;
+        }
+        if let (Some((start, n)), Some(addr)) =
+            (listing.as_mut(), line.split(':').next().and_then(hex))
+        {
+            if line.starts_with("0x") {
+                start.get_or_insert(addr);
+                *n += 1;
+                continue;
+            }
+        }
+        if let Some((Some(start), n)) = listing.take() {
+            sizes.insert(start, n);
+        }
+        // Trace 0: 0x7fbd480000c0 [00000000/004000e4/0005bfd3/00000201] symbol
+        let Some(pc) = line
+            .strip_prefix("Trace ")
+            .and_then(|l| l.split_once('[')?.1.split('/').nth(1))
+            .and_then(hex)
+        else {
+            continue;
+        };
+        if pc == mark {
+            counts.push(0);
+        } else if let Some(c) = counts.last_mut() {
+            if !skip.iter().any(|&(a, b)| a <= pc && pc < b) {
+                *c += sizes
+                    .get(&pc)
+                    .copied()
+                    .unwrap_or_else(|| panic!("no listing of the block at {pc:#x}"));
+            }
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{} under qemu: {status}", elf.display());
+    counts
 }
 
 /// Function symbols of a linked program: name -> [start, end).
