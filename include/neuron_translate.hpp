@@ -239,17 +239,13 @@ template <class T> class Tensor {
     /// translate fails.
     bool load(unsigned long long i, value_type &out) const
     {
-        if (i >= count_)
-            return false;
-        void *p = neuron_translate(ctx_, address(i));
-        if (!p)
-            return false;
-        if (whole_at(i, p)) {
+        bool ok = false;
+        if (void *p = whole(i, ok)) {
             out = *static_cast<const value_type *>(p);
             return true;
         }
         // A straddling or misaligned element: byte-wise, a translate per window part.
-        return detail::read_bytes(ctx_, address(i), &out, sizeof(value_type));
+        return ok && detail::read_bytes(ctx_, address(i), &out, sizeof(value_type));
     }
 
     /// Writes v to element i, one translate (more if it straddles); false if i is out of
@@ -257,16 +253,12 @@ template <class T> class Tensor {
     bool set(unsigned long long i, const value_type &v) const
     {
         static_assert(!detail::is_const<T>, "set() on a read-only Tensor<const T>");
-        if (i >= count_)
-            return false;
-        void *p = neuron_translate(ctx_, address(i));
-        if (!p)
-            return false;
-        if (whole_at(i, p)) {
+        bool ok = false;
+        if (void *p = whole(i, ok)) {
             *static_cast<value_type *>(p) = v;
             return true;
         }
-        return detail::write_bytes(ctx_, address(i), &v, sizeof(value_type));
+        return ok && detail::write_bytes(ctx_, address(i), &v, sizeof(value_type));
     }
 
     /// Copies elements [first, first + n) to local memory at dst, one translate per
@@ -290,14 +282,25 @@ template <class T> class Tensor {
     template <class F> bool for_each_span(unsigned long long first, unsigned long long n, F &&f) const;
 
   private:
-    /// Whether element i lies whole and aligned at p, the local address its first byte
-    /// translated to: its last byte translates to p's last byte too (read from the table;
-    /// nothing translated, nothing moved).
-    bool whole_at(unsigned long long i, void *p) const
+    /// Element i's local address, one neuron_translate, if the element lies there whole
+    /// and aligned: its last byte translates to the pointer's last byte too (read from the
+    /// table; nothing translated, nothing moved). Null otherwise, with `ok` false if i is
+    /// out of range or the translate failed (true: a straddling or misaligned element).
+    void *whole(unsigned long long i, bool &ok) const
     {
         constexpr unsigned long last = sizeof(value_type) - 1;
-        return detail::aligned_for<value_type>(p) &&
-               (last == 0 || detail::resident(ctx_, address(i) + last, static_cast<unsigned char *>(p) + last));
+        ok = false;
+        if (i >= count_)
+            return nullptr;
+        void *p = neuron_translate(ctx_, address(i));
+        if (!p)
+            return nullptr;
+        ok = true;
+        if (!detail::aligned_for<value_type>(p))
+            return nullptr;
+        if (last == 0 || detail::resident(ctx_, address(i) + last, static_cast<unsigned char *>(p) + last))
+            return p;
+        return nullptr;
     }
 
     void *ctx_;
