@@ -132,16 +132,16 @@ $(HOST_LIB): $(SOURCES)
 # include/ (committed), `make header-check` fails when the committed copy is stale.
 .PHONY: header dist-header
 header:
-	$(CARGO) run --locked -q -p abi-tests --bin nt-header
+	$(CARGO) run --locked -q -p nt-header
 header-check:
-	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --check
+	$(CARGO) run --locked -q -p nt-header -- --check
 DIST_HEADER := $(DIST)/include/neuron_translate.h
 # The C++ accessor, written once (not generated), beside it.
 CXX_HEADER := include/neuron_translate.hpp
 DIST_CXX_HEADER := $(DIST)/include/neuron_translate.hpp
 dist-header: $(DIST_HEADER) $(DIST_CXX_HEADER)
 $(DIST_HEADER): $(SOURCES) cbindgen.toml
-	$(CARGO) run --locked -q -p abi-tests --bin nt-header -- --out $@
+	$(CARGO) run --locked -q -p nt-header -- --out $@
 $(DIST_CXX_HEADER): $(CXX_HEADER)
 	@mkdir -p $(dir $@)
 	cp $< $@

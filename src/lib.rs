@@ -58,9 +58,3 @@ pub use translate::{Mapping, Refill, RefillError};
 #[cfg(any(test, feature = "std"))]
 pub use window_reg::RegisterLog;
 pub use window_reg::{Mmio, RegisterAddress, WindowRegisters};
-
-/// The C header generated from this version of the library (`include/neuron_translate.h`
-/// is a copy, written by `make header` and checked by `make test`).
-#[cfg(feature = "std")]
-#[doc(hidden)]
-pub const GENERATED_HEADER: &str = include_str!(env!("NT_GENERATED_HEADER"));

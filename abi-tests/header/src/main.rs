@@ -25,10 +25,16 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let generated = neuron_translate::GENERATED_HEADER;
+    let generated = match nt_header::generate() {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("cannot generate the header: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let (path, shown) = match &args.out {
         Some(p) => (p.clone(), p.display().to_string()),
-        None => (nt_support::root().join(COMMITTED), COMMITTED.to_string()),
+        None => (nt_header::root().join(COMMITTED), COMMITTED.to_string()),
     };
     if args.check {
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
