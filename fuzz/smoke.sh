@@ -6,9 +6,10 @@
 #
 # usage: fuzz/smoke.sh build          the targets, alone (make fuzz-build)
 #        fuzz/smoke.sh run TARGET...  the build (nothing to do when it is current), then the runs
-#   (CARGO, FUZZ_TOOLCHAIN, FUZZ_SMOKE_SECONDS, FUZZ_JOBS from the Makefile)
+#   (CARGO, FUZZ_TOOLCHAIN, FUZZ_SMOKE_RUNS ("target=executions ..."), FUZZ_SMOKE_SEED and
+#   FUZZ_JOBS from the Makefile)
 set -euo pipefail
-: "${CARGO:?}" "${FUZZ_TOOLCHAIN:?}" "${FUZZ_SMOKE_SECONDS:?}" "${FUZZ_JOBS:?}"
+: "${CARGO:?}" "${FUZZ_TOOLCHAIN:?}" "${FUZZ_SMOKE_RUNS:?}" "${FUZZ_SMOKE_SEED:?}" "${FUZZ_JOBS:?}"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/target"
@@ -40,15 +41,31 @@ if ! (cd "$root/fuzz" && watch "$build_log" '^\s*(Compiling|Finished)' "" -- \
     exit 1
 fi
 [ "$mode" = build ] && exit 0
+# runs_of TARGET: its executions in FUZZ_SMOKE_RUNS ("target=executions ..."); fails when absent.
+runs_of() {
+    local pair
+    for pair in $FUZZ_SMOKE_RUNS; do
+        if [ "${pair%%=*}" = "$1" ]; then
+            echo "${pair#*=}"
+            return 0
+        fi
+    done
+    return 1
+}
 # One target's run: its log and its verdict (in target/fuzz-TARGET.status: ok, or why not).
 smoke() {
     local t=$1 i=$2
     local corpus="$root/target/fuzz-corpus/$t" log="$root/target/fuzz-$t.log" status=0
+    local runs
+    if ! runs=$(runs_of "$t"); then
+        echo "no executions given for it in FUZZ_SMOKE_RUNS" > "$root/target/fuzz-$t.status"
+        return
+    fi
     rm -rf "$corpus" && mkdir -p "$corpus" && cp "$root/fuzz/corpus/$t"/* "$corpus/"
-    echo "fuzz-smoke [$i/$n] $t for $FUZZ_SMOKE_SECONDS s" >&2
+    echo "fuzz-smoke [$i/$n] $t: $runs executions, seed $FUZZ_SMOKE_SEED" >&2
     (cd "$root/fuzz" && watch "$log" '^#[0-9]+[[:space:]]+pulse' "$t: " -- \
         "$CARGO" "+$FUZZ_TOOLCHAIN" fuzz run -O "$t" "$corpus" -- \
-        -max_total_time="$FUZZ_SMOKE_SECONDS" -print_final_stats=1) || status=$?
+        -runs="$runs" -seed="$FUZZ_SMOKE_SEED" -print_final_stats=1) || status=$?
     grep -E 'Done [0-9]+ runs' "$log" | sed "s/^/  $t: /" >&2 || true
     if [ "$status" -ne 0 ] || grep -qE 'ERROR|panicked|deadly signal|Test unit written' "$log"; then
         echo "found a problem (status $status)" > "$root/target/fuzz-$t.status"
@@ -57,8 +74,7 @@ smoke() {
     fi
 }
 
-# The targets FUZZ_JOBS at a time, side by side (the Makefile sets how long, so that each
-# target gets the processor time it had alone).
+# The targets FUZZ_JOBS at a time, side by side (the Makefile sets each one's executions).
 i=0
 for t in "$@"; do
     i=$((i + 1))
