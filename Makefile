@@ -317,13 +317,16 @@ fmt-check:
 	cd fuzz && $(CARGO) fmt --check
 
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
-# then says so); here they all run. The steps run in this order, two at a time where they
+# then says so); here they all run. The steps run in this order, side by side where they
 # are independent, so that one step's serial stretches (one crate compiling, a link) leave
-# the other core to the other: the device's build beside clippy; the proof (whose work does
-# not depend on the machine's load) beside the host builds and the checks of the object;
-# the nightly AddressSanitizer tests and then the workspace's test build (test-build) beside
-# the nightly fuzz build, which is the longest; last the fuzz runs (a fixed time each) beside
-# the workspace's tests, which then only run (none of them is timed).
+# the other core to the other: clippy beside the device's build, with the validator's
+# environment installing beside them (it mostly waits on the network, so it gets a job
+# slot of its own); the proof (whose work does not depend on the machine's load) beside
+# the host builds and the checks of the object, each started at once; the nightly
+# AddressSanitizer tests and then the workspace's test build (test-build) beside the
+# nightly fuzz build, which is the longest; last the fuzz runs (a fixed number of
+# executions each) beside the workspace's tests, which then only run (none of them is
+# timed).
 WORKSPACE_TESTS := --locked --workspace --all-features
 .PHONY: test-build asan-test-then-test-build workspace-tests
 test-build:
@@ -333,15 +336,23 @@ asan-test-then-test-build:
 	$(MAKE) --no-print-directory test-build
 workspace-tests:
 	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
+# Step 2's two halves, each a make of its own so that neither waits for a job slot the
+# other's first jobs took.
+.PHONY: test-proof test-host-checks
+test-proof:
+	$(MAKE) --no-print-directory prove-lint
+	$(MAKE) --no-print-directory prove
+test-host-checks:
+	$(MAKE) --no-print-directory -j2 all abi-check header-check bench-check
 # Each step says how long it took (and the total at the end), for CI's log.
 STEP = t=$$(date +%s); $(MAKE) --no-print-directory
 STEP_DONE = && echo "make test: step $(1) took $$(( $$(date +%s) - t )) s"
 TEST_T0 := target/make-test-started
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
-	@$(STEP) bootstrap fmt-check prove-lint $(call STEP_DONE,0 (packages, formatting, validator lint))
-	@$(STEP) -j2 clippy xtensa $(call STEP_DONE,1 (clippy, device object))
-	@$(STEP) -j2 prove all abi-check header-check bench-check $(call STEP_DONE,2 (proof, host builds, checks))
+	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
+	@$(STEP) -j3 clippy xtensa $(PROVE_STAMP) $(call STEP_DONE,1 (clippy, device object, validator's environment))
+	@$(STEP) -j2 test-proof test-host-checks $(call STEP_DONE,2 (validator lint and proof, host builds and checks))
 	@$(STEP) -j2 fuzz-build asan-test-then-test-build $(call STEP_DONE,3 (fuzz build, ASan tests, test build))
 	@$(STEP) -j2 fuzz-smoke workspace-tests $(call STEP_DONE,4 (fuzz runs, workspace tests))
 	@echo "make test: passed in $$(( $$(date +%s) - $$(cat $(TEST_T0)) )) s"
