@@ -295,6 +295,9 @@ $(PROVE_STAMP): prove/requirements.txt
 	$(PYTHON) -m venv $(PROVE_VENV)
 	$(PROVE_VENV)/bin/pip install -q --disable-pip-version-check -r prove/requirements.txt
 	touch $@
+# The environment alone (make test installs it beside the builds).
+.PHONY: prove-env
+prove-env: $(PROVE_STAMP)
 .PHONY: prove
 prove: $(PROVE_STAMP) $(DEVICE_OBJ) | bootstrap-xtensa
 	@prove/prove.sh $(DEVICE_OBJ) $(PROVE_SOURCES)
@@ -351,7 +354,7 @@ TEST_T0 := target/make-test-started
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
-	@$(STEP) -j3 clippy xtensa $(PROVE_STAMP) $(call STEP_DONE,1 (clippy, device object, validator's environment))
+	@$(STEP) -j3 clippy xtensa prove-env $(call STEP_DONE,1 (clippy, device object, validator's environment))
 	@$(STEP) -j2 test-proof test-host-checks $(call STEP_DONE,2 (validator lint and proof, host builds and checks))
 	@$(STEP) -j2 fuzz-build asan-test-then-test-build $(call STEP_DONE,3 (fuzz build, ASan tests, test build))
 	@$(STEP) -j2 fuzz-smoke workspace-tests $(call STEP_DONE,4 (fuzz runs, workspace tests))
