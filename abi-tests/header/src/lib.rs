@@ -101,13 +101,18 @@ fn c_name(s: &symbols::Symbol) -> String {
     s.cxx_name.replace("::", "_")
 }
 
+/// The symbol table's entries of one direction, in the table's order.
+fn of_direction(direction: symbols::Direction) -> Vec<&'static symbols::Symbol> {
+    symbols::SYMBOLS
+        .iter()
+        .filter(|s| s.direction == direction)
+        .collect()
+}
+
 /// What the consumer's image must define, from src/symbols.rs: C++ declares each in its
 /// namespace, C under its C name with an asm label naming the ELF symbol.
 fn imports(h: &mut String) {
-    let imports: Vec<&symbols::Symbol> = symbols::SYMBOLS
-        .iter()
-        .filter(|s| s.direction == symbols::Direction::Import)
-        .collect();
+    let imports = of_direction(symbols::Direction::Import);
     h.push_str(
         "/*\n * What your image must define: start_exit.o of the vendor archive does. The original\n \
          * translation.o needs both; this library needs only the HBM scratch address. A host\n \
@@ -295,11 +300,7 @@ fn register_macros(h: &mut String) {
 
 /// The declarations of the exports, from src/symbols.rs: C++ and C.
 fn declarations(h: &mut String) {
-    // Declarations, from src/symbols.rs.
-    let exports: Vec<&symbols::Symbol> = symbols::SYMBOLS
-        .iter()
-        .filter(|s| s.direction == symbols::Direction::Export)
-        .collect();
+    let exports = of_direction(symbols::Direction::Export);
     h.push_str(
         "/*\n * The functions, _ctx and _sbuf_window, by their original names. In C++ the functions\n \
          * have C++ linkage and mangle to the original's ELF names; in C, asm labels give the\n \
