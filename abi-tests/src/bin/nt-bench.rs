@@ -234,6 +234,15 @@ fn kernel_counts(out_dir: &Path, support: &Path) -> (u64, u64) {
     (counts[0], counts[2])
 }
 
+/// Notes in `over` a count above its budget, or a path with no budget.
+fn check_budget(over: &mut Vec<String>, key: &str, n: u64, budget: Option<u64>) {
+    match budget {
+        Some(b) if n > b => over.push(format!("{key}: {n} instructions, budget {b}")),
+        None => over.push(format!("{key}: no budget in bench/budget.toml")),
+        _ => {}
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Func {
     Translate,
@@ -532,11 +541,7 @@ fn main() {
             n,
             show(b)
         );
-        match b {
-            Some(b) if n > b => over.push(format!("{bkey}: {n} instructions, budget {b}")),
-            None => over.push(format!("{bkey}: no budget in bench/budget.toml")),
-            _ => {}
-        }
+        check_budget(&mut over, &bkey, n, b);
     }
     let per_element = ours[&("tensor-per-element".to_string(), "-".to_string())];
     let spans = ours[&("tensor-spans".to_string(), "-".to_string())];
@@ -576,11 +581,7 @@ fn main() {
         ("kernel3-per-element", elementwise),
         ("kernel3-accessor", accessor),
     ] {
-        match budget.get(key) {
-            Some(&b) if n > b => over.push(format!("{key}: {n} instructions, budget {b}")),
-            None => over.push(format!("{key}: no budget in bench/budget.toml")),
-            _ => {}
-        }
+        check_budget(&mut over, key, n, budget.get(key).copied());
     }
     if speedup < KERNEL_SPEEDUP_TARGET {
         over.push(format!(
