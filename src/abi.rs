@@ -130,21 +130,12 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
         // SAFETY: the caller's contract.
         return unsafe { translate_observed(ctx, addr) };
     }
-    let ctx = ctx.cast::<TranslationCtx>();
-    if ctx.is_null() {
-        return core::ptr::null_mut();
+    // SAFETY: the caller's contract.
+    unsafe {
+        translate_with(ctx, addr, |table, addr| {
+            table.hit(addr).map(|local| local as usize as *mut c_void)
+        })
     }
-    // The hit path reads through a shared reference that ends before anything is written.
-    // SAFETY: non-null, and valid and aligned by the caller's contract.
-    let next_alloc = {
-        let table = unsafe { &*ctx };
-        if let Some(local) = table.hit(addr) {
-            return local as usize as *mut c_void;
-        }
-        table.next_alloc
-    };
-    // SAFETY: as above.
-    unsafe { miss(ctx, addr, next_alloc) }
 }
 
 /// [`translate`] while a host model runs: the same, and the hit counted by its slot (the
@@ -155,15 +146,40 @@ unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
 #[cfg(nt_sim)]
 #[inline(never)]
 unsafe fn translate_observed(ctx: *mut c_void, addr: u64) -> *mut c_void {
+    // SAFETY: the caller's contract.
+    unsafe {
+        translate_with(ctx, addr, |table, addr| {
+            let (slot, _) = table.hit_slot(addr)?;
+            Some(crate::sim::hooks::count_hit(
+                &table.records[slot],
+                slot,
+                addr,
+            ))
+        })
+    }
+}
+
+/// `neuron_translate` with the hit path given: `hit` answers from the table, or `None` for
+/// a miss, which refills.
+///
+/// # Safety
+/// See the module documentation.
+#[inline(always)]
+unsafe fn translate_with(
+    ctx: *mut c_void,
+    addr: u64,
+    hit: impl FnOnce(&TranslationCtx, u64) -> Option<*mut c_void>,
+) -> *mut c_void {
     let ctx = ctx.cast::<TranslationCtx>();
     if ctx.is_null() {
         return core::ptr::null_mut();
     }
-    // SAFETY: as in `translate`.
+    // The hit path reads through a shared reference that ends before anything is written.
+    // SAFETY: non-null, and valid and aligned by the caller's contract.
     let next_alloc = {
         let table = unsafe { &*ctx };
-        if let Some((slot, _)) = table.hit_slot(addr) {
-            return crate::sim::hooks::count_hit(&table.records[slot], slot, addr);
+        if let Some(local) = hit(table, addr) {
+            return local;
         }
         table.next_alloc
     };
