@@ -83,8 +83,11 @@ export NT_MANIFEST := $(abspath abi-tests/reference/translation.toml)
 NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
 
-SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) cbindgen.toml cbindgen-host.toml Cargo.toml Cargo.lock
-NTX_SOURCES := $(wildcard abi-tests/ntx/src/*.rs) abi-tests/ntx/Cargo.toml
+SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
+NTX_SOURCES := $(wildcard tools/ntx/src/*.rs tools/ntx/src/*/*.rs) tools/ntx/Cargo.toml
+# The header's generator and its cbindgen settings (tools/header).
+HEADER_SOURCES := $(wildcard tools/header/src/*.rs) tools/header/Cargo.toml tools/header/cbindgen.toml \
+	tools/header/cbindgen-host.toml
 
 # The version, from Cargo.toml (the one place it is written).
 VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
@@ -128,8 +131,9 @@ $(HOST_LIB): $(SOURCES)
 	@test -s $(NATIVE_LIBS) || { echo "rustc printed no native-static-libs" >&2; exit 1; }
 	cp target/release/libneuron_translate.a $(HOST_LIB)
 
-# The C header: build.rs generates it from the sources; `make header` writes it to
-# include/ (committed), `make header-check` fails when the committed copy is stale.
+# The C header: its generator (tools/header, nt-header) writes it from the library's
+# sources; `make header` writes it to include/ (committed), `make header-check` fails when
+# the committed copy is stale.
 .PHONY: header dist-header
 header:
 	$(CARGO) run --locked -q -p nt-header
@@ -140,7 +144,7 @@ DIST_HEADER := $(DIST)/include/neuron_translate.h
 CXX_HEADER := include/neuron_translate.hpp
 DIST_CXX_HEADER := $(DIST)/include/neuron_translate.hpp
 dist-header: $(DIST_HEADER) $(DIST_CXX_HEADER)
-$(DIST_HEADER): $(SOURCES) cbindgen.toml
+$(DIST_HEADER): $(SOURCES) $(HEADER_SOURCES)
 	$(CARGO) run --locked -q -p nt-header -- --out $@
 $(DIST_CXX_HEADER): $(CXX_HEADER)
 	@mkdir -p $(dir $@)
@@ -152,11 +156,11 @@ qemu-test: bootstrap all
 
 # Instruction counts of every path under qemu (bench/README.md), then host criterion runs.
 bench: bootstrap all
-	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench
-	$(CARGO) bench --locked -q -p abi-tests --bench host
+	$(CARGO) run --locked --release -q -p nt-bench --bin nt-bench
+	$(CARGO) bench --locked -q -p nt-bench --bench host
 # The counts against bench/budget.toml (part of make test).
 bench-check: bootstrap all
-	$(CARGO) run --locked --release -q -p abi-tests --bin nt-bench -- --check
+	$(CARGO) run --locked --release -q -p nt-bench --bin nt-bench -- --check
 
 # Fuzzing (fuzz/, cargo-fuzz on the machine's nightly toolchain).
 FUZZ_TOOLCHAIN ?= nightly

@@ -22,7 +22,14 @@ use crate::init::{initial_table, sbuf_window, InitInputs};
 use crate::layout::{MapRecord, TranslationCtx, RECORDS, REUSABLE_SLOTS};
 use crate::regs::read_engine_base;
 use crate::translate::{apply_refill_in_place, translate_span_in_place};
-use crate::window_reg::Mmio;
+
+/// The register sink the exported functions write through: the device's MMIO, or, with
+/// the host model compiled in (feature `sim`), the same stores observed by the model. The
+/// model plugs in here and nowhere below this layer.
+#[cfg(not(nt_sim))]
+type Registers = crate::window_reg::Mmio;
+#[cfg(nt_sim)]
+type Registers = crate::model::hooks::Observed;
 
 // The object's `.bss` holds `_ctx` at offset 0 and `_sbuf_window` at offset 8, as the
 // original's does (docs/contract.md §1); the table has a `.bss.*` section of its own, so
@@ -126,7 +133,7 @@ pub unsafe extern "C" fn neuron_translate(ctx: *mut c_void, addr: u64) -> *mut c
 #[inline(always)]
 unsafe fn translate(ctx: *mut c_void, addr: u64) -> *mut c_void {
     #[cfg(nt_sim)]
-    if crate::sim::hooks::active() {
+    if crate::model::hooks::active() {
         // SAFETY: the caller's contract.
         return unsafe { translate_observed(ctx, addr) };
     }
@@ -150,7 +157,7 @@ unsafe fn translate_observed(ctx: *mut c_void, addr: u64) -> *mut c_void {
     unsafe {
         translate_with(ctx, addr, |table, addr| {
             let (slot, _) = table.hit_slot(addr)?;
-            Some(crate::sim::hooks::count_hit(
+            Some(crate::model::hooks::count_hit(
                 &table.records[slot],
                 slot,
                 addr,
@@ -219,10 +226,10 @@ unsafe fn refill(ctx: *mut TranslationCtx, addr: u64, slot: usize) -> *mut c_voi
     };
     // SAFETY: `plan.slot < 3`; the table is writable and no reference to it is live; the
     // register address was checked, and is a register block by the caller's contract.
-    unsafe { apply_refill_in_place(ctx, &plan, &mut Mmio::new()) };
+    unsafe { apply_refill_in_place(ctx, &plan, &mut Registers::new()) };
     // The host model (feature `sim`) counts the refill by its slot.
     #[cfg(nt_sim)]
-    crate::sim::hooks::refilled(plan.slot, addr);
+    crate::model::hooks::refilled(plan.slot, addr);
     plan.local as usize as *mut c_void
 }
 
@@ -257,7 +264,7 @@ pub unsafe extern "C" fn neuron_translate_span(
         (core::ptr::null_mut(), 0)
     } else {
         // SAFETY: valid by the caller's contract, registers included.
-        match unsafe { translate_span_in_place(table, addr, len, &mut Mmio::new()) } {
+        match unsafe { translate_span_in_place(table, addr, len, &mut Registers::new()) } {
             Ok((local, span)) => (local as usize as *mut c_void, span),
             Err(_) => trap(),
         }
@@ -267,7 +274,7 @@ pub unsafe extern "C" fn neuron_translate_span(
         unsafe { out_span.write(span) };
     }
     #[cfg(nt_sim)]
-    crate::sim::hooks::spanned(table, addr, len);
+    crate::model::hooks::spanned(table, addr, len);
     local
 }
 

@@ -42,13 +42,13 @@ extern crate std;
 pub mod symbols;
 
 pub mod abi;
-#[cfg(feature = "std")]
-pub mod host;
 pub mod init;
 pub mod layout;
+#[cfg(feature = "std")]
+pub mod model;
 pub mod regs;
-#[cfg(nt_sim)]
-pub mod sim;
+#[cfg(feature = "std")]
+pub mod tables;
 pub mod translate;
 pub mod window_reg;
 

@@ -2,7 +2,7 @@
 //!
 //! Every exported and imported name of `translation.o` is written exactly once, in the
 //! `sym!` macro below. `abi.rs` uses it for `#[export_name]` / `#[link_name]`, the header
-//! generator (`abi-tests/header`) and the ABI harness read [`SYMBOLS`], and the reference
+//! generator (`tools/header`) and the ABI harness read [`SYMBOLS`], and the reference
 //! manifest in `abi-tests/reference/` is checked against [`SYMBOLS`] by a test.
 
 /// The ELF name of one item of the contract, as a string literal usable in attributes.
@@ -42,7 +42,7 @@ macro_rules! sym {
 }
 
 /// The one-paragraph documentation of each item, written once: carried into the header
-/// (abi-tests/header) and into the rustdoc of the exported items (abi.rs).
+/// (tools/header) and into the rustdoc of the exported items (abi.rs).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! sym_doc {

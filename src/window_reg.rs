@@ -104,8 +104,5 @@ impl WindowRegisters for Mmio {
             core::ptr::write_volatile(base, tag as u32);
         }
         fence(Ordering::SeqCst);
-        // The host model (feature `sim`) remaps the window this register programs.
-        #[cfg(nt_sim)]
-        crate::sim::hooks::stored(reg.get(), tag);
     }
 }

@@ -9,7 +9,7 @@
  * reg_location as is and dereferences ctx and the outputs as is. The tests never hand it
  * inputs on which it would fault; they name each such deviation of the library instead.
  *
- * Compiled for the host by abi-tests/build.rs and for the device by the qemu tests.
+ * Compiled for the host by abi-tests/support/build.rs and for the device by the qemu tests.
  * The types are declared here, from the seed's DWARF (§2), not from the library's header:
  * the model must not share a source of truth with the thing it checks.
  */

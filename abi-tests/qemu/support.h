@@ -1,5 +1,5 @@
 /* Freestanding support for the qemu test programs: output through the write syscall of
- * xtensa/qemu/start.S, and the few C library routines a compiler may call on its own. */
+ * start.S, and the few C library routines a compiler may call on its own. */
 #ifndef NT_QEMU_SUPPORT_H
 #define NT_QEMU_SUPPORT_H
 #include <stddef.h>

@@ -1,6 +1,5 @@
-//! Compiles the reference model (abi-tests/csrc/reference.c) for the host tests, and the
-//! C++ accessor's benchmark kernel (abi-tests/csrc/accessor_bench.cpp) for the host
-//! benchmarks.
+//! Compiles the reference model (abi-tests/csrc/reference.c) for the host tests and the
+//! device benchmarks' comparisons.
 fn main() {
     println!("cargo:rerun-if-changed=../csrc/reference.c");
     cc::Build::new()
@@ -11,17 +10,4 @@ fn main() {
         .warnings_into_errors(true)
         .opt_level(2)
         .compile("neuron_translate_reference");
-    println!("cargo:rerun-if-changed=../csrc/accessor_bench.cpp");
-    println!("cargo:rerun-if-changed=../../include/neuron_translate.hpp");
-    println!("cargo:rerun-if-changed=../../include/neuron_translate.h");
-    cc::Build::new()
-        .cpp(true)
-        .file("../csrc/accessor_bench.cpp")
-        .include("../../include")
-        .std("c++17")
-        .warnings(true)
-        .extra_warnings(true)
-        .warnings_into_errors(true)
-        .opt_level(2)
-        .compile("neuron_translate_accessor_bench");
 }

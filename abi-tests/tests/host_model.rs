@@ -5,10 +5,10 @@
 use neuron_translate::abi::{
     _init_translate_ctx, neuron_translate, neuron_translate_ctx, neuron_translate_span,
 };
-use neuron_translate::host::trace::{parse, Event};
 use neuron_translate::init::REFILL_WINDOW_SIZE;
+use neuron_translate::model::trace::{parse, Event};
+use neuron_translate::model::{Config, Machine, SimError, Store, STORE_LOG};
 use neuron_translate::regs::{MEM_WINDOW3, MEM_WINDOW5, MEM_WINDOW6};
-use neuron_translate::sim::{Config, Machine, SimError, Store, STORE_LOG};
 use nt_support::start_exit::set_hbm_scratch;
 use nt_support::GLOBAL_LOCK;
 
@@ -269,7 +269,7 @@ fn soc_addresses_no_region_backs_fault_and_bad_requests_are_errors() {
 
 #[test]
 fn the_c_api_reports_failures_with_a_reason() {
-    use neuron_translate::sim::ffi::*;
+    use neuron_translate::model::ffi::*;
     let _g = GLOBAL_LOCK.lock().unwrap();
     let last = || {
         let p = neuron_translate_host_last_error();
@@ -314,7 +314,7 @@ fn the_c_api_reports_failures_with_a_reason() {
         assert!(last().contains("is in no simulated region"), "{}", last());
         let mut counters = std::mem::zeroed();
         assert_eq!(neuron_translate_host_counters(&mut counters), 0);
-        assert_eq!(counters, neuron_translate::sim::Counters::default());
+        assert_eq!(counters, neuron_translate::model::Counters::default());
         assert_eq!(
             neuron_translate_host_trace(c"/nonexistent-dir/trace".as_ptr()),
             -1

@@ -340,7 +340,7 @@ nt_support::make_tests! {
         // the build from starting over.
         run_ok(
             Command::new(cargo)
-                .args(["install", "--locked", "--offline", "--quiet", "--path", "abi-tests/ntx", "--root"])
+                .args(["install", "--locked", "--offline", "--quiet", "--path", "tools/ntx", "--root"])
                 .arg(&dir)
                 .env("CARGO_TARGET_DIR", nt_support::root().join("target"))
                 .current_dir(nt_support::root()),

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use neuron_translate::host::describe_bytes;
+use neuron_translate::tables::describe_bytes;
 use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
 use ntx::tables::{explain, explain_json, explain_text};
 

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use neuron_translate::host::{
+use neuron_translate::tables::{
     describe, describe_bytes, Breach, BuildError, Extent, RecordShape, Severity, SlotUse,
     TableBuilder, Window,
 };

@@ -5,10 +5,10 @@
 //! indices into a register bank (one 8-byte block per record); whoever runs a vector places
 //! the bank and turns indices into addresses.
 
-use neuron_translate::host::{Extent, SlotUse, TableBuilder, Window};
 use neuron_translate::init::APERTURES;
 use neuron_translate::init::REFILL_MASK;
 use neuron_translate::layout::{RECORDS, REUSABLE_SLOTS};
+use neuron_translate::tables::{Extent, SlotUse, TableBuilder, Window};
 use neuron_translate::{MapRecord, TranslationCtx};
 
 /// SplitMix64: tiny, fast, and the same everywhere.

@@ -64,26 +64,6 @@ pub fn root() -> std::path::PathBuf {
 /// imports): the test harness runs tests on several threads.
 pub static GLOBAL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The C++ accessor's three-tensor kernel, c[i] = a[i] + 3 * b[i] + 1, compiled from
-/// csrc/accessor_bench.cpp for the host benchmarks.
-pub mod accessor_bench {
-    use core::ffi::{c_int, c_void};
-    extern "C" {
-        /// The loop over plain memory: `a`, `b` read and `c` written for `n` elements.
-        pub fn nt_bench_kernel_plain(a: *const u32, b: *const u32, c: *mut u32, n: usize);
-        /// Through `neuron::for_each` over tensors at SoC addresses `a`, `b`, `c`; 1 if done.
-        pub fn nt_bench_kernel_accessor(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> c_int;
-        /// Per element (`Tensor::get`, `get`, `set`); 1 if done.
-        pub fn nt_bench_kernel_per_element(
-            ctx: *mut c_void,
-            a: u64,
-            b: u64,
-            c: u64,
-            n: u64,
-        ) -> c_int;
-    }
-}
-
 /// The seed's reference model, compiled from csrc/reference.c.
 pub mod reference {
     use core::ffi::{c_int, c_void};

@@ -93,7 +93,7 @@ pub fn start_object(dir: &Path) -> PathBuf {
                 &format!("-mattr={},+exception", tool("XTENSA_MATTR")),
                 "-filetype=obj",
             ])
-            .arg(root().join("xtensa/qemu/start.S"))
+            .arg(root().join("abi-tests/qemu/start.S"))
             .arg("-o")
             .arg(&out),
     );

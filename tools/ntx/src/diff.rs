@@ -562,7 +562,7 @@ mod tests {
     /// first column parses back to a kind of `ALL`.
     #[test]
     fn the_readme_lists_exactly_the_kinds() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../README.md");
         let table = readme
             .split("### Finding kinds")
             .nth(1)

@@ -108,7 +108,7 @@ mod tests {
     /// The README's list of error kinds is exactly `ALL`, in order.
     #[test]
     fn the_readme_lists_exactly_the_error_kinds() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../README.md");
         let list = readme
             .split("`error.kind` is stable: ")
             .nth(1)

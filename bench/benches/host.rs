@@ -2,7 +2,7 @@
 //!
 //! * the library's exported functions against the seed's reference C on the same paths
 //!   nt-bench counts on the device (no host model running);
-//! * the host model (src/sim/): a hit, with and without a trace file open; a refill; a
+//! * the host model: a hit, with and without a trace file open; a refill; a
 //!   refill and the first touch of the window it moved; a kernel of five streams over the
 //!   three reusable windows, which refills on every call.
 //!
@@ -22,7 +22,7 @@ use neuron_translate::abi::{
     _init_translate_ctx, neuron_translate, neuron_translate_ctx, neuron_translate_mapping_lookup,
 };
 use neuron_translate::init::{REFILL_MASK, REFILL_WINDOW_SIZE};
-use neuron_translate::sim::{Config, Machine};
+use neuron_translate::model::{Config, Machine};
 use neuron_translate::{MapRecord, TranslationCtx};
 use nt_support::reference::{ref_mapping_lookup, ref_translate};
 use nt_support::start_exit::set_hbm_scratch;
@@ -200,7 +200,13 @@ const KERNEL_PER_ELEMENT_ELEMS: u64 = 1 << 16;
 /// The C++ accessor's kernel: over plain memory (no model), through `neuron::for_each` on
 /// the model, and per element on the model.
 fn kernel(c: &mut Criterion) {
-    use nt_support::accessor_bench::*;
+    use core::ffi::c_int;
+    // The kernel, compiled from csrc/accessor_bench.cpp by this package's build script.
+    extern "C" {
+        fn nt_bench_kernel_plain(a: *const u32, b: *const u32, c: *mut u32, n: usize);
+        fn nt_bench_kernel_accessor(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> c_int;
+        fn nt_bench_kernel_per_element(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> c_int;
+    }
     let n = KERNEL_ELEMS as usize;
     let a: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))

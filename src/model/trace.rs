@@ -1,5 +1,5 @@
 //! The trace format: one translate call per line, written by the host model
-//! ([`crate::sim`]) and replayed by `ntx simulate`.
+//! (its `Machine::trace_to`) and replayed by `ntx simulate`.
 //!
 //! ```text
 //! # neuron-translate trace 1

@@ -1,5 +1,5 @@
-//! The host side of the contract (feature `std`): the device reads a 168-byte table that
-//! host code fills. [`TableBuilder`] (builder.rs) makes such a table from a description of
+//! The table tools, the producer side of the contract (feature `std`): the device reads a
+//! 168-byte table that host code fills. [`TableBuilder`] (builder.rs) makes such a table from a description of
 //! its windows and refuses tables the device would misuse; [`describe`] (describe.rs) turns
 //! any 168 bytes back into a description, listing what is wrong with them. The rules both
 //! hold a table to are stated once, in [`rules`].
@@ -9,7 +9,6 @@ use std::fmt;
 mod builder;
 mod describe;
 pub mod rules;
-pub mod trace;
 
 pub use builder::{BuildError, BuildErrors, Extent, TableBuilder, Window};
 pub use describe::{
@@ -18,22 +17,6 @@ pub use describe::{
 pub use rules::Breach;
 
 use crate::layout::REUSABLE_SLOTS;
-
-/// The machine the host model simulates unless told otherwise, and the inputs `ntx
-/// simulate` builds the original table from: HBM at 256 GiB, 1 GiB of it, the HBM scratch
-/// window in its top 64 MiB, and an engine base that puts SBUF at `0x50_0000_0000`.
-pub mod model_defaults {
-    use crate::init::{PINNED_WINDOW_SIZE, SBUF_BELOW_ENGINE_BASE};
-
-    /// First SoC address of the HBM region.
-    pub const HBM_BASE: u64 = 0x40_0000_0000;
-    /// Its size.
-    pub const HBM_SIZE: u64 = 1 << 30;
-    /// `extended_isa::sdk::hbm_scratch`.
-    pub const HBM_SCRATCH: u64 = HBM_BASE + HBM_SIZE - PINNED_WINDOW_SIZE;
-    /// `ENGINE_BASE_ADDR`.
-    pub const ENGINE_BASE: u64 = 0x50_0000_0000 + SBUF_BELOW_ENGINE_BASE;
-}
 
 /// How the device uses a slot: 0..3 are refilled round-robin, 3 and 4 never change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

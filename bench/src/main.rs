@@ -176,7 +176,7 @@ const TENSOR_ELEMS: u64 = 5 * 4096 / 4;
 /// The span loop must cost at most this fraction of the per-element loop (issue target).
 const SPAN_SPEEDUP_TARGET: u64 = 8;
 
-/// The C++ accessor's three-tensor kernel (abi-tests/qemu/kernel_bench.cpp): elements the
+/// The C++ accessor's three-tensor kernel (bench/qemu/kernel_bench.cpp): elements the
 /// accessor walks, and the first elements the per-element path does (each costs it the
 /// same, and qemu's log of it is long).
 const KERNEL_ELEMS: u64 = 1 << 20;
@@ -191,6 +191,7 @@ fn kernel_counts(out_dir: &Path, support: &Path) -> (u64, u64) {
     let q = root().join("abi-tests/qemu");
     let (include, consumers) = (root().join("include"), root().join("abi-tests/consumers"));
     let main = out_dir.join("kernel_bench.o");
+    let programs = root().join("bench/qemu");
     let defines = [
         format!("-DKB_ELEMS={KERNEL_ELEMS}u"),
         format!("-DKB_PER_ELEMENT_ELEMS={KERNEL_PER_ELEMENT_ELEMS}u"),
@@ -198,7 +199,7 @@ fn kernel_counts(out_dir: &Path, support: &Path) -> (u64, u64) {
     let mut flags: Vec<&str> = DEVICE_CXXFLAGS.to_vec();
     flags.extend(defines.iter().map(String::as_str));
     compile_c_with(
-        &q.join("kernel_bench.cpp"),
+        &programs.join("kernel_bench.cpp"),
         &main,
         &[&include, &q, &consumers],
         &flags,
@@ -429,7 +430,7 @@ fn main() {
     let consumers = root().join("abi-tests/consumers");
     let mut objs = vec![start_object(&out_dir)];
     for (src, o) in [
-        (q.join("bench.c"), "bench.o"),
+        (root().join("bench/qemu/bench.c"), "bench.o"),
         (q.join("support.c"), "support.o"),
         (root().join("abi-tests/csrc/reference.c"), "reference.o"),
     ] {

@@ -2,10 +2,10 @@
 
 use std::fmt::Write as _;
 
-use neuron_translate::host::{
+use neuron_translate::layout::offsets::CTX_SIZE;
+use neuron_translate::tables::{
     describe, Extent, RecordShape, Severity, SlotUse, TableBuilder, TableDescription, Window,
 };
-use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::InitInputs;
 use neuron_translate::{RegisterLog, TranslationCtx};
 use serde::Deserialize;

@@ -441,11 +441,11 @@ fn simulate(
     hbm_scratch: Option<u64>,
     format: Format,
 ) -> Result<u8, Failure> {
-    use neuron_translate::host::model_defaults as d;
+    use neuron_translate::model::defaults as d;
     let src = trace.display().to_string();
     let text = String::from_utf8(read(trace)?)
         .map_err(|_| Error::new(ErrorKind::MalformedTrace, &src, "not UTF-8 text"))?;
-    let events = neuron_translate::host::trace::parse(&text).map_err(|(line, m)| {
+    let events = neuron_translate::model::trace::parse(&text).map_err(|(line, m)| {
         Error::new(ErrorKind::MalformedTrace, &src, format!("line {line}: {m}"))
     })?;
     let (mut t, described) = if table == "original" {

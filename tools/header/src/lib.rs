@@ -33,9 +33,9 @@ pub fn root() -> PathBuf {
 /// cbindgen's, when it cannot read or parse a source or a configuration.
 pub fn generate() -> Result<String, String> {
     let root = root();
-    let types = cbindgen_pass(&root, "cbindgen.toml", "src/layout.rs")?;
+    let types = cbindgen_pass(&root, "tools/header/cbindgen.toml", "src/layout.rs")?;
     // mod.rs brings ffi.rs (its `pub mod ffi`).
-    let host = cbindgen_pass(&root, "cbindgen-host.toml", "src/sim/mod.rs")?;
+    let host = cbindgen_pass(&root, "tools/header/cbindgen-host.toml", "src/model/mod.rs")?;
     Ok(assemble(&types, &host))
 }
 

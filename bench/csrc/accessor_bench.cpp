@@ -1,4 +1,4 @@
-// The three-tensor kernel of the C++ accessor for the host benchmarks (abi-tests/benches/
+// The three-tensor kernel of the C++ accessor for the host benchmarks (bench/benches/
 // host.rs): c[i] = a[i] + 3 * b[i] + 1, the same loop body over plain memory, through
 // neuron::for_each, and per element (Tensor::get, get, set).
 #include <neuron_translate.hpp>

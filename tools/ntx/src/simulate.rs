@@ -1,13 +1,13 @@
 //! `ntx simulate`: replays a trace of translate calls (written by the host model, or by
-//! hand; [`neuron_translate::host::trace`]) through a window table, with the library's own
+//! hand; [`neuron_translate::model::trace`]) through a window table, with the library's own
 //! logic, and reports what the hardware would do: hits and refills per slot, register
 //! writes, and whether the access pattern thrashes the three reusable windows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use neuron_translate::host::trace::Event;
 use neuron_translate::layout::{RECORDS, REUSABLE_SLOTS};
+use neuron_translate::model::trace::Event;
 use neuron_translate::{RegisterLog, TranslationCtx};
 use serde::Serialize;
 

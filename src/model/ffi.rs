@@ -6,25 +6,31 @@
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use std::ffi::CString;
 use std::string::ToString;
-use std::sync::Mutex;
 
-use super::{Config, Counters, Machine, SimError};
+use super::machine::{self, Inner, State, MODEL};
+use super::{Config, Counters, SimError};
 
-static MACHINE: Mutex<Option<Machine>> = Mutex::new(None);
-static LAST_ERROR: Mutex<Option<CString>> = Mutex::new(None);
-
-fn fail(e: SimError) -> c_int {
-    let text = CString::new(e.to_string()).unwrap_or_default();
-    *LAST_ERROR.lock().unwrap_or_else(|p| p.into_inner()) = Some(text);
+/// Records why a call failed; -1.
+fn fail(inner: &mut Inner, e: SimError) -> c_int {
+    inner.last_error = Some(CString::new(e.to_string()).unwrap_or_default());
     -1
 }
 
-fn with<T>(f: impl FnOnce(&Machine) -> Result<T, SimError>) -> Result<T, c_int> {
-    let g = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
-    match g.as_ref() {
-        Some(m) => f(m).map_err(fail),
-        None => Err(fail(SimError::NotRunning)),
-    }
+/// Runs `f` on the machine the C API started, under the model's lock; a failure (no such
+/// machine, or `f`'s) is recorded and becomes -1.
+fn with<T>(f: impl FnOnce(&mut State) -> Result<T, SimError>) -> Result<T, c_int> {
+    let mut g = MODEL.lock();
+    let inner = &mut *g;
+    let result = match inner.state.as_mut() {
+        Some(s) if inner.c_api => f(s),
+        _ => Err(SimError::NotRunning),
+    };
+    result.map_err(|e| fail(inner, e))
+}
+
+/// Fails with `e` (a NULL argument, say), recorded as any failure is.
+fn refuse(e: SimError) -> c_int {
+    fail(&mut MODEL.lock(), e)
 }
 
 /// Start the host model: map the NX register block at NEURON_TRANSLATE_NX_REG_BASE with
@@ -40,18 +46,19 @@ pub extern "C" fn neuron_translate_host_start(
     hbm_size: c_ulonglong,
     hbm_scratch: c_ulonglong,
 ) -> c_int {
-    let mut g = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
-    match Machine::start(Config {
+    let mut g = MODEL.lock();
+    let config = Config {
         engine_base,
         hbm_base,
         hbm_size,
         hbm_scratch,
-    }) {
-        Ok(m) => {
-            *g = Some(m);
+    };
+    match machine::start(&mut g, config) {
+        Ok(()) => {
+            g.c_api = true;
             0
         }
-        Err(e) => fail(e),
+        Err(e) => fail(&mut g, e),
     }
 }
 
@@ -59,9 +66,12 @@ pub extern "C" fn neuron_translate_host_start(
 /// pointer neuron_translate returned is invalid afterwards.
 #[no_mangle]
 pub extern "C" fn neuron_translate_host_stop() -> c_int {
-    match MACHINE.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        Some(_) => 0,
-        None => fail(SimError::NotRunning),
+    let mut g = MODEL.lock();
+    if g.c_api {
+        machine::stop(&mut g);
+        0
+    } else {
+        fail(&mut g, SimError::NotRunning)
     }
 }
 
@@ -77,9 +87,9 @@ pub unsafe extern "C" fn neuron_translate_host_alloc(
     out_soc: *mut c_ulonglong,
 ) -> c_int {
     if out_soc.is_null() {
-        return fail(SimError::NullPointer("out_soc"));
+        return refuse(SimError::NullPointer("out_soc"));
     }
-    match with(|m| m.alloc(size, align)) {
+    match with(|s| s.alloc(size, align)) {
         Ok(a) => {
             // SAFETY: the caller's contract.
             unsafe { out_soc.write(a) };
@@ -105,11 +115,11 @@ pub unsafe extern "C" fn neuron_translate_host_write(
         return with(|_| Ok(())).map_or_else(|e| e, |()| 0);
     }
     if src.is_null() {
-        return fail(SimError::NullPointer("src"));
+        return refuse(SimError::NullPointer("src"));
     }
     // SAFETY: the caller's contract; `src` is not NULL and `len` is above 0.
     let data = unsafe { core::slice::from_raw_parts(src.cast::<u8>(), len) };
-    with(|m| m.write(soc, data)).map_or_else(|e| e, |()| 0)
+    with(|s| s.write(soc, data)).map_or_else(|e| e, |()| 0)
 }
 
 /// Copy len bytes of SoC memory at soc into dst (not through a window). A len of 0 copies
@@ -128,11 +138,11 @@ pub unsafe extern "C" fn neuron_translate_host_read(
         return with(|_| Ok(())).map_or_else(|e| e, |()| 0);
     }
     if dst.is_null() {
-        return fail(SimError::NullPointer("dst"));
+        return refuse(SimError::NullPointer("dst"));
     }
     // SAFETY: the caller's contract; `dst` is not NULL and `len` is above 0.
     let buf = unsafe { core::slice::from_raw_parts_mut(dst.cast::<u8>(), len) };
-    with(|m| m.read(soc, buf)).map_or_else(|e| e, |()| 0)
+    with(|s| s.read(soc, buf)).map_or_else(|e| e, |()| 0)
 }
 
 /// Copy the counters (translate calls, hits and refills by slot, register writes, window
@@ -143,9 +153,9 @@ pub unsafe extern "C" fn neuron_translate_host_read(
 #[no_mangle]
 pub unsafe extern "C" fn neuron_translate_host_counters(out: *mut Counters) -> c_int {
     if out.is_null() {
-        return fail(SimError::NullPointer("out"));
+        return refuse(SimError::NullPointer("out"));
     }
-    match with(|m| Ok(m.counters())) {
+    match with(|_| Ok(MODEL.tally.snapshot())) {
         Ok(c) => {
             // SAFETY: the caller's contract.
             unsafe { out.write(c) };
@@ -163,23 +173,23 @@ pub unsafe extern "C" fn neuron_translate_host_counters(out: *mut Counters) -> c
 #[no_mangle]
 pub unsafe extern "C" fn neuron_translate_host_trace(path: *const c_char) -> c_int {
     if path.is_null() {
-        return with(|m| m.trace_stop()).map_or_else(|e| e, |()| 0);
+        return with(State::trace_stop).map_or_else(|e| e, |()| 0);
     }
     // SAFETY: the caller's contract.
     let p = unsafe { core::ffi::CStr::from_ptr(path) };
     let Ok(p) = p.to_str() else {
-        return fail(SimError::BadConfig("the trace path is not UTF-8".into()));
+        return refuse(SimError::BadConfig("the trace path is not UTF-8".into()));
     };
-    with(|m| m.trace_to(std::path::Path::new(p))).map_or_else(|e| e, |()| 0)
+    with(|s| s.trace_to(std::path::Path::new(p))).map_or_else(|e| e, |()| 0)
 }
 
 /// Why the last failing neuron_translate_host_ call failed (a NUL-terminated string that
 /// stays valid until the next failure), or NULL.
 #[no_mangle]
 pub extern "C" fn neuron_translate_host_last_error() -> *const c_char {
-    LAST_ERROR
+    MODEL
         .lock()
-        .unwrap_or_else(|p| p.into_inner())
+        .last_error
         .as_ref()
         .map_or(core::ptr::null(), |s| s.as_ptr())
 }
