@@ -7,6 +7,13 @@
 
 use neuron_translate::regs::{ENGINE_BASE_ADDR, NX_REG_BASE, NX_REG_BLOCK_SIZE};
 
+extern "C" {
+    /// consumers/host_nx.h's `host_nx_map` (csrc/nx_page.c): the block, or NULL.
+    fn nt_support_nx_map(engine_base: u64) -> *mut u32;
+    /// consumers/host_nx.h's `host_nx_unmap`.
+    fn nt_support_nx_unmap(regs: *mut u32);
+}
+
 /// Words in the block.
 pub const WORDS: usize = NX_REG_BLOCK_SIZE as usize / 4;
 
@@ -18,31 +25,24 @@ pub struct RegisterPage {
 }
 
 impl RegisterPage {
-    /// Maps the page. Panics, saying why, if the address is taken or cannot be mapped.
+    /// Maps the page (through the helper the C tests use, consumers/host_nx.h). Panics,
+    /// saying why, if the address is taken or cannot be mapped.
     pub fn map() -> RegisterPage {
         assert!(
             NX_REG_BLOCK_SIZE as usize >= crate::guard::page(),
             "the block is smaller than a page"
         );
-        // SAFETY: a fresh mapping at a fixed address that must not already be in use
-        // (MAP_FIXED_NOREPLACE fails instead of replacing anything).
-        let p = unsafe {
-            libc::mmap(
-                NX_REG_BASE as usize as *mut libc::c_void,
-                NX_REG_BLOCK_SIZE as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
-                -1,
-                0,
-            )
-        };
+        // SAFETY: maps a fresh page at a fixed address that must not already be in use
+        // (MAP_FIXED_NOREPLACE fails instead of replacing anything); engine base 0 leaves
+        // the page all zeros.
+        let p = unsafe { nt_support_nx_map(0) };
         assert!(
-            p as usize == NX_REG_BASE as usize,
+            !p.is_null(),
             "cannot map the NX register block at {NX_REG_BASE:#x}: {} (is the address in use, \
              or below vm.mmap_min_addr?)",
             std::io::Error::last_os_error()
         );
-        RegisterPage { base: p.cast() }
+        RegisterPage { base: p }
     }
 
     /// The word at byte offset `offset` of the block.
@@ -74,7 +74,7 @@ impl RegisterPage {
 impl Drop for RegisterPage {
     fn drop(&mut self) {
         // SAFETY: unmapping what map() mapped.
-        unsafe { libc::munmap(self.base.cast(), NX_REG_BLOCK_SIZE as usize) };
+        unsafe { nt_support_nx_unmap(self.base) };
     }
 }
 
