@@ -285,7 +285,7 @@ ifneq ($(shell $(PROVE_PY) -c 'import z3, pypcode, elftools' 2>/dev/null && echo
 $(shell rm -f $(PROVE_STAMP))
 endif
 endif
-PROVE_SOURCES := prove/machine.py prove/validate.py prove/mutants.py prove/link.ld prove/requirements.txt prove/prove.sh
+PROVE_SOURCES := $(sort $(wildcard prove/*.py)) prove/link.ld prove/requirements.txt prove/prove.sh
 # Processes for the proof's units (each unit in a fresh process) and for the mutants.
 PROVE_JOBS ?= 2
 # The proof's seeds: z3's random seed (smt and sat) and Python's hash seed. Fixed, so that

@@ -2,7 +2,11 @@
 //! device benchmarks' comparisons, and the NX register page helper the C and Rust tests
 //! share (abi-tests/csrc/nx_page.c, over abi-tests/consumers/host_nx.h).
 fn main() {
-    for f in ["../csrc/reference.c", "../csrc/nx_page.c", "../consumers/host_nx.h"] {
+    for f in [
+        "../csrc/reference.c",
+        "../csrc/nx_page.c",
+        "../consumers/host_nx.h",
+    ] {
         println!("cargo:rerun-if-changed={f}");
     }
     println!("cargo:rerun-if-changed=../../include/neuron_translate.h");

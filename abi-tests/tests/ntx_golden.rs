@@ -244,38 +244,49 @@ fn check(name: &str, text: &str) -> Option<String> {
     ))
 }
 
-nt_support::make_tests! {
-    fn every_output_format_equals_its_golden_file() {
-        let dir = inputs();
-        let mut problems = Vec::new();
-        let cases = cases();
-        for c in &cases {
-            let out = ntx_in(&dir, &c.args);
-            let stdout = String::from_utf8(out.stdout).unwrap();
-            let stderr = String::from_utf8(out.stderr).unwrap();
-            if out.status.code() != Some(c.code) {
-                problems.push(format!("ntx {:?}: exit {:?}, not {}\n{stderr}", c.args, out.status.code(), c.code));
-            }
-            problems.extend(check(c.stdout, &stdout));
-            match c.stderr {
-                Some(name) => problems.extend(check(name, &stderr)),
-                None if !stderr.is_empty() => problems.push(format!("ntx {:?} wrote to stderr:\n{stderr}", c.args)),
-                None => {}
-            }
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn every_output_format_equals_its_golden_file() {
+    let dir = inputs();
+    let mut problems = Vec::new();
+    let cases = cases();
+    for c in &cases {
+        let out = ntx_in(&dir, &c.args);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        if out.status.code() != Some(c.code) {
+            problems.push(format!(
+                "ntx {:?}: exit {:?}, not {}\n{stderr}",
+                c.args,
+                out.status.code(),
+                c.code
+            ));
         }
-        // Every golden file is some case's: none is left behind when a case goes.
-        let mut named: Vec<&str> = cases.iter().flat_map(|c| [Some(c.stdout), c.stderr]).flatten().collect();
-        named.extend(["windows.toml", "original.toml", "stream.trace"]);
-        for entry in std::fs::read_dir(golden_dir()).unwrap() {
-            let name = entry.unwrap().file_name().into_string().unwrap();
-            if !named.contains(&name.as_str()) {
-                problems.push(format!("abi-tests/golden/{name} belongs to no case"));
+        problems.extend(check(c.stdout, &stdout));
+        match c.stderr {
+            Some(name) => problems.extend(check(name, &stderr)),
+            None if !stderr.is_empty() => {
+                problems.push(format!("ntx {:?} wrote to stderr:\n{stderr}", c.args))
             }
+            None => {}
         }
-        assert!(
-            problems.is_empty(),
-            "{}\n\nIf the change is intended: `make golden`, then review the diff.",
-            problems.join("\n\n")
-        );
     }
+    // Every golden file is some case's: none is left behind when a case goes.
+    let mut named: Vec<&str> = cases
+        .iter()
+        .flat_map(|c| [Some(c.stdout), c.stderr])
+        .flatten()
+        .collect();
+    named.extend(["windows.toml", "original.toml", "stream.trace"]);
+    for entry in std::fs::read_dir(golden_dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !named.contains(&name.as_str()) {
+            problems.push(format!("abi-tests/golden/{name} belongs to no case"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{}\n\nIf the change is intended: `make golden`, then review the diff.",
+        problems.join("\n\n")
+    );
 }

@@ -180,82 +180,109 @@ fn expected(function: &str, area: u64, bytes: &[u8], addr: u64, outs: (u64, u64)
     }
 }
 
-nt_support::make_tests! {
-    fn every_counterexample_of_a_mutant_replays_under_qemu() {
-        let dir = root().join("target/prove/mutants");
-        let vectors: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|_| panic!("{}: run `make prove` first", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        assert_eq!(vectors.len(), 5, "one vector per mutant");
-        let work = scratch("prove_replay");
-        for path in vectors {
-            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            let name = v["mutant"].as_str().unwrap();
-            let cx = &v["refuted"][0]["counterexample"];
-            let function = cx["function"].as_str().unwrap();
-            let mutant = path.with_extension("o");
-            let (header, area, want) = if function == "_init_translate_ctx" {
-                let inputs = InitInputs { engine_base: hex(&cx["engine_base"]), hbm_scratch: hex(&cx["hbm_scratch"]) };
-                let header = format!(
-                    "#define NT_REPLAY_FUNCTION 2\n#define NT_REPLAY_ENGINE_BASE {:#x}ull\n#define NT_REPLAY_HBM_SCRATCH {:#x}ull\n\
-                     #define NT_REPLAY_ADDR 0\n#define NT_REPLAY_OUT_START 0\n#define NT_REPLAY_OUT_END 0\n\
-                     #define NT_REPLAY_LEN 0\n#define NT_REPLAY_OUT_SPAN 0\n\
-                     static const unsigned char nt_area_init[8] = {{0}};\n",
-                    inputs.engine_base, inputs.hbm_scratch
-                );
-                let want = Run::Returned(sbuf_window(inputs.engine_base), initial_table(&inputs).to_bytes().to_vec());
-                (header, 0x2000_0000u32, want)
-            } else {
-                let area = hex(&cx["replay_area"][0]);
-                let size = hex(&cx["replay_area"][1]) as usize;
-                assert_eq!(hex(&cx["ctx"]), area, "{name}: the counterexample is placed for the replay");
-                let table = (0..CTX_SIZE).map(|i| u8::from_str_radix(&cx["table"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap());
-                let mut bytes: Vec<u8> = table.collect();
-                bytes.resize(size, 0);
-                let addr = hex(&cx["addr"]);
-                let outs = if function == "neuron_translate_mapping_lookup" {
-                    (hex(&cx["out_start"]), hex(&cx["out_end"]))
-                } else {
-                    (0, 0)
-                };
-                let (len, out_span) = if function == "neuron_translate_span" {
-                    (hex(&cx["len"]), hex(&cx["out_span"]))
-                } else {
-                    (0, 0)
-                };
-                let code = match function {
-                    "neuron_translate" => 0,
-                    "neuron_translate_mapping_lookup" => 1,
-                    "neuron_translate_span" => 3,
-                    other => panic!("{name}: no replay for {other}"),
-                };
-                let list: Vec<String> = bytes.iter().map(|b| format!("{b:#x}")).collect();
-                let header = format!(
-                    "#define NT_REPLAY_FUNCTION {code}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
-                     #define NT_REPLAY_ADDR {addr:#x}ull\n#define NT_REPLAY_OUT_START {:#x}u\n#define NT_REPLAY_OUT_END {:#x}u\n\
-                     #define NT_REPLAY_LEN {len:#x}ull\n#define NT_REPLAY_OUT_SPAN {out_span:#x}u\n\
-                     static const unsigned char nt_area_init[{size}] = {{{}}};\n",
-                    outs.0,
-                    outs.1,
-                    list.join(",")
-                );
-                let want = if code == 3 {
-                    expected_span(area, &bytes, addr, len, out_span)
-                } else {
-                    expected(function, area, &bytes, addr, outs)
-                };
-                (header, area as u32, want)
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn every_counterexample_of_a_mutant_replays_under_qemu() {
+    let dir = root().join("target/prove/mutants");
+    let vectors: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|_| panic!("{}: run `make prove` first", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(vectors.len(), 5, "one vector per mutant");
+    let work = scratch("prove_replay");
+    for path in vectors {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let name = v["mutant"].as_str().unwrap();
+        let cx = &v["refuted"][0]["counterexample"];
+        let function = cx["function"].as_str().unwrap();
+        let mutant = path.with_extension("o");
+        let (header, area, want) = if function == "_init_translate_ctx" {
+            let inputs = InitInputs {
+                engine_base: hex(&cx["engine_base"]),
+                hbm_scratch: hex(&cx["hbm_scratch"]),
             };
-            let real = replay(&work, &product("NT_DEVICE_OBJ"), &header, area, &format!("{name}-real"));
-            let bad = replay(&work, &mutant, &header, area, &format!("{name}-mutant"));
-            assert_eq!(real, want, "{name}: the real object under qemu against the host library");
-            if v["observable_by_emulation"] == true {
-                assert_ne!(real, bad, "{name}: the validator's counterexample makes no difference under qemu");
+            let header = format!(
+                "#define NT_REPLAY_FUNCTION 2\n#define NT_REPLAY_ENGINE_BASE {:#x}ull\n#define NT_REPLAY_HBM_SCRATCH {:#x}ull\n\
+                 #define NT_REPLAY_ADDR 0\n#define NT_REPLAY_OUT_START 0\n#define NT_REPLAY_OUT_END 0\n\
+                 #define NT_REPLAY_LEN 0\n#define NT_REPLAY_OUT_SPAN 0\n\
+                 static const unsigned char nt_area_init[8] = {{0}};\n",
+                inputs.engine_base, inputs.hbm_scratch
+            );
+            let want = Run::Returned(
+                sbuf_window(inputs.engine_base),
+                initial_table(&inputs).to_bytes().to_vec(),
+            );
+            (header, 0x2000_0000u32, want)
+        } else {
+            let area = hex(&cx["replay_area"][0]);
+            let size = hex(&cx["replay_area"][1]) as usize;
+            assert_eq!(
+                hex(&cx["ctx"]),
+                area,
+                "{name}: the counterexample is placed for the replay"
+            );
+            let table = (0..CTX_SIZE).map(|i| {
+                u8::from_str_radix(&cx["table"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap()
+            });
+            let mut bytes: Vec<u8> = table.collect();
+            bytes.resize(size, 0);
+            let addr = hex(&cx["addr"]);
+            let outs = if function == "neuron_translate_mapping_lookup" {
+                (hex(&cx["out_start"]), hex(&cx["out_end"]))
             } else {
-                assert_eq!(real, bad, "{name}: an order or barrier fault, yet the memory differs");
-            }
+                (0, 0)
+            };
+            let (len, out_span) = if function == "neuron_translate_span" {
+                (hex(&cx["len"]), hex(&cx["out_span"]))
+            } else {
+                (0, 0)
+            };
+            let code = match function {
+                "neuron_translate" => 0,
+                "neuron_translate_mapping_lookup" => 1,
+                "neuron_translate_span" => 3,
+                other => panic!("{name}: no replay for {other}"),
+            };
+            let list: Vec<String> = bytes.iter().map(|b| format!("{b:#x}")).collect();
+            let header = format!(
+                "#define NT_REPLAY_FUNCTION {code}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
+                 #define NT_REPLAY_ADDR {addr:#x}ull\n#define NT_REPLAY_OUT_START {:#x}u\n#define NT_REPLAY_OUT_END {:#x}u\n\
+                 #define NT_REPLAY_LEN {len:#x}ull\n#define NT_REPLAY_OUT_SPAN {out_span:#x}u\n\
+                 static const unsigned char nt_area_init[{size}] = {{{}}};\n",
+                outs.0,
+                outs.1,
+                list.join(",")
+            );
+            let want = if code == 3 {
+                expected_span(area, &bytes, addr, len, out_span)
+            } else {
+                expected(function, area, &bytes, addr, outs)
+            };
+            (header, area as u32, want)
+        };
+        let real = replay(
+            &work,
+            &product("NT_DEVICE_OBJ"),
+            &header,
+            area,
+            &format!("{name}-real"),
+        );
+        let bad = replay(&work, &mutant, &header, area, &format!("{name}-mutant"));
+        assert_eq!(
+            real, want,
+            "{name}: the real object under qemu against the host library"
+        );
+        if v["observable_by_emulation"] == true {
+            assert_ne!(
+                real, bad,
+                "{name}: the validator's counterexample makes no difference under qemu"
+            );
+        } else {
+            assert_eq!(
+                real, bad,
+                "{name}: an order or barrier fault, yet the memory differs"
+            );
         }
     }
 }

@@ -280,8 +280,12 @@ fn main() {
     model(&mut c);
     kernel(&mut c);
     c.final_summary();
+    summary(&paths);
+}
 
-    // Ratios of this run's medians (steadier than means on a shared machine).
+/// The ratios and the goals, from this run's medians (steadier than means on a shared
+/// machine) and the head-to-head hits.
+fn summary(paths: &[(String, u64, bool)]) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let median = |path: &str, name: &str| -> Option<f64> {
         let text =
@@ -290,7 +294,7 @@ fn main() {
         v["median"]["point_estimate"].as_f64()
     };
     println!("\n| path | rust (ns) | reference C (ns) | rust / reference |\n| --- | ---: | ---: | ---: |");
-    for (path, _, _) in &paths {
+    for (path, _, _) in paths {
         if let (Some(r), Some(c)) = (median(path, "rust"), median(path, "reference")) {
             println!("| {path} | {r:.2} | {c:.2} | {:.2} |", r / c);
         }
