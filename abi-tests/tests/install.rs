@@ -2,8 +2,7 @@
 //! by `make uninstall`, then installed under a PREFIX and used with pkg-config alone: the
 //! README's quick starts (examples/quickstart.c, .cpp) built and run against the installed
 //! tree, a cross build linked against the installed device archive, and the installed
-//! `ntx`; the same quick starts and the example kernel built with CMake from the installed
-//! package (examples/CMakeLists.txt). Also `cargo install` of `ntx` on its own.
+//! `ntx`. Also `cargo install` of `ntx` on its own. (The CMake package: install_cmake.rs.)
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -11,77 +10,8 @@ use std::process::Command;
 
 use nt_support::tools::{run_ok, scratch, tool};
 
-/// One `make` at a time: the tests share the repository's products.
-static MAKE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn make(args: &[String]) -> std::process::Output {
-    let _one = MAKE.lock().unwrap_or_else(|e| e.into_inner());
-    let makebin = std::env::var("MAKE").unwrap_or_else(|_| "make".into());
-    run_ok(
-        Command::new(makebin)
-            .arg("-s")
-            .arg("-C")
-            .arg(nt_support::root())
-            .args(args),
-    )
-}
-
-/// Every file under `dir`, relative to it.
-fn files(dir: &Path) -> BTreeSet<String> {
-    fn walk(base: &Path, d: &Path, out: &mut BTreeSet<String>) {
-        let Ok(rd) = std::fs::read_dir(d) else { return };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                out.insert(p.strip_prefix(base).unwrap().display().to_string());
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk(dir, dir, &mut out);
-    out
-}
-
-fn version() -> String {
-    let manifest: toml::Value =
-        toml::from_str(&std::fs::read_to_string(nt_support::root().join("Cargo.toml")).unwrap())
-            .unwrap();
-    manifest["workspace"]["package"]["version"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-/// `pkg-config ARGS` against `pc_dir` alone.
-fn pkg_config(pc_dir: &Path, args: &[&str]) -> Vec<String> {
-    let out = run_ok(
-        Command::new(tool("PKG_CONFIG"))
-            .env("PKG_CONFIG_PATH", pc_dir)
-            .env("PKG_CONFIG_LIBDIR", pc_dir)
-            .args(args),
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect()
-}
-
-/// The README's fenced block that follows `marker`.
-fn readme_block(marker: &str) -> String {
-    let readme = std::fs::read_to_string(nt_support::root().join("README.md")).unwrap();
-    let after = readme
-        .split(marker)
-        .nth(1)
-        .unwrap_or_else(|| panic!("README has no {marker}"));
-    let body = after.split_once("```").unwrap().1;
-    let body = body.split_once('\n').unwrap().1;
-    body.split_once("```").unwrap().0.to_string()
-}
-
-const DEVICE: &str = "xtensa-ncore2gp";
+mod install_support;
+use install_support::{files, make, pkg_config, readme_block, version, DEVICE};
 
 /// The changelog's latest release is this version, with a date, in Keep a Changelog's form.
 #[test]
@@ -148,7 +78,23 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
     ]
     .into();
     assert_eq!(files(&stage), want);
-    // The files are the products, and the .pc files name the final place, not the stage.
+    staged_files_are_the_products(&stage);
+    quick_starts_build_from_the_stage(&stage, &dir);
+    make(&args("uninstall"));
+    assert_eq!(
+        files(&stage),
+        BTreeSet::new(),
+        "uninstall leaves no file behind"
+    );
+    assert!(
+        !stage.join("opt/nt/lib/cmake").exists(),
+        "uninstall removes the CMake package's directories"
+    );
+}
+
+/// The staged files are the products, and the .pc files name the final place, not the
+/// stage; with the stage as sysroot, pkg-config points into it.
+fn staged_files_are_the_products(stage: &Path) {
     let root = nt_support::root();
     for (installed, product) in [
         (
@@ -180,18 +126,22 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
     let out = run_ok(
         Command::new(tool("PKG_CONFIG"))
             .env("PKG_CONFIG_LIBDIR", stage.join("opt/nt/lib/pkgconfig"))
-            .env("PKG_CONFIG_SYSROOT_DIR", &stage)
+            .env("PKG_CONFIG_SYSROOT_DIR", stage)
             .args(["--cflags", "neuron_translate"]),
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("-I{}/opt/nt/include", stage.display())
     );
-    // A C and a C++ consumer built from the staged tree with pkg-config's flags alone.
+}
+
+/// A C and a C++ consumer built in `dir` from the staged tree with pkg-config's flags
+/// alone print what the README says.
+fn quick_starts_build_from_the_stage(stage: &Path, dir: &Path) {
     let flags = run_ok(
         Command::new(tool("PKG_CONFIG"))
             .env("PKG_CONFIG_LIBDIR", stage.join("opt/nt/lib/pkgconfig"))
-            .env("PKG_CONFIG_SYSROOT_DIR", &stage)
+            .env("PKG_CONFIG_SYSROOT_DIR", stage)
             .args(["--cflags", "--libs", "neuron_translate"]),
     );
     let flags: Vec<String> = String::from_utf8_lossy(&flags.stdout)
@@ -221,16 +171,6 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
             "{file} built from the staged tree"
         );
     }
-    make(&args("uninstall"));
-    assert_eq!(
-        files(&stage),
-        BTreeSet::new(),
-        "uninstall leaves no file behind"
-    );
-    assert!(
-        !stage.join("opt/nt/lib/cmake").exists(),
-        "uninstall removes the CMake package's directories"
-    );
 }
 
 #[test]
@@ -419,8 +359,12 @@ fn a_cross_build_links_against_the_installed_device_archive() {
     // The program holds the library's code: the translate function is linked in.
     let nm = run_ok(Command::new(tool("XTENSA_NM")).arg(&exe));
     assert!(String::from_utf8_lossy(&nm.stdout).contains(" T _Z16neuron_translatePvy"));
-    // The C++ accessor from the installed tree, for the device: freestanding, no
-    // exceptions, no run-time type information, nothing from libgcc.
+    accessor_builds_for_the_device(&dir, &cflags);
+}
+
+/// The C++ accessor from the installed tree (`cflags`), compiled in `dir` for the device:
+/// freestanding, no exceptions, no run-time type information, nothing from libgcc.
+fn accessor_builds_for_the_device(dir: &Path, cflags: &[String]) {
     let cxx = dir.join("op.cpp");
     std::fs::write(
         &cxx,
@@ -447,7 +391,7 @@ fn a_cross_build_links_against_the_installed_device_archive() {
             .args(["-Xclang", "-target-feature", "-Xclang", "+mul32"])
             .args(nt_support::qemu::DEVICE_CXXFLAGS)
             .args(["-O2", "-Wall", "-Wextra", "-Werror", "-c"])
-            .args(&cflags)
+            .args(cflags)
             .arg(&cxx)
             .arg("-o")
             .arg(&cxx_obj),
@@ -491,111 +435,4 @@ fn ntx_installs_alone_with_cargo_install() {
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("ntx {}", version())
     );
-}
-
-#[test]
-#[ignore = "needs the tools and products the Makefile names: run `make test`"]
-fn the_quick_starts_and_the_kernel_build_with_cmake_from_the_installed_package() {
-    let dir = scratch("install_cmake");
-    let prefix = dir.join("prefix");
-    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
-    // The examples' CMake project, copied out of the tree: only the package finds the
-    // header and the library.
-    let src = dir.join("examples");
-    std::fs::create_dir_all(src.join("kernel")).unwrap();
-    for f in [
-        "CMakeLists.txt",
-        "quickstart.c",
-        "quickstart.cpp",
-        "kernel/tensor_kernel.cpp",
-    ] {
-        std::fs::copy(nt_support::root().join("examples").join(f), src.join(f)).unwrap();
-    }
-    let build = dir.join("build");
-    run_ok(
-        Command::new(tool("CMAKE"))
-            .arg("-S")
-            .arg(&src)
-            .arg("-B")
-            .arg(&build)
-            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-            .arg(format!("-DCMAKE_C_COMPILER={}", tool("HOST_CC")))
-            .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
-    );
-    run_ok(Command::new(tool("CMAKE")).arg("--build").arg(&build));
-    for (exe, block) in [
-        ("quickstart_c", "<!-- quickstart output -->"),
-        ("quickstart_cpp", "<!-- quickstart output -->"),
-        ("tensor_kernel", "<!-- tensor_kernel output -->"),
-    ] {
-        let out = run_ok(&mut Command::new(build.join(exe)));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            readme_block(block),
-            "{exe}: the README's output"
-        );
-    }
-    // The package's targets, variables and version, as a project sees them.
-    let v = version();
-    let parts: Vec<u32> = v.split('.').map(|p| p.parse().unwrap()).collect();
-    let found = cmake_probe(&dir, &prefix, &v).expect("the installed version is found");
-    let lib = prefix.join("lib");
-    assert_eq!(
-        found,
-        [
-            v.clone(),
-            lib.join("libneuron_translate.a").display().to_string(),
-            lib.join(format!("{DEVICE}/libneuron_translate.a"))
-                .display()
-                .to_string(),
-            lib.join(format!("{DEVICE}/translation.o"))
-                .display()
-                .to_string(),
-        ]
-    );
-    for path in &found[1..] {
-        assert!(Path::new(path).is_file(), "{path} is installed");
-    }
-    // An older request of the same release line is served; a newer one, or another
-    // major version, is not (before 1.0, another minor version is not either).
-    assert!(cmake_probe(&dir, &prefix, &format!("{}.{}", parts[0], parts[1])).is_ok());
-    assert!(cmake_probe(&dir, &prefix, &format!("{}.{}", parts[0], parts[1] + 1)).is_err());
-    assert!(cmake_probe(&dir, &prefix, &format!("{}", parts[0] + 1)).is_err());
-    if parts[0] == 0 && parts[1] > 0 {
-        assert!(cmake_probe(&dir, &prefix, &format!("0.{}", parts[1] - 1)).is_err());
-    }
-}
-
-/// A CMake project that asks for neuron_translate `version` from `prefix`: what it finds
-/// (the version, the host and device libraries' locations, the device object), or what
-/// CMake said when it found nothing suitable.
-fn cmake_probe(dir: &Path, prefix: &Path, version: &str) -> Result<Vec<String>, String> {
-    let src = dir.join("probe");
-    std::fs::create_dir_all(&src).unwrap();
-    std::fs::write(
-        src.join("CMakeLists.txt"),
-        format!(
-            "cmake_minimum_required(VERSION 3.16)\n\
-             project(probe LANGUAGES NONE)\n\
-             find_package(neuron_translate {version} CONFIG REQUIRED)\n\
-             get_target_property(host neuron_translate::neuron_translate IMPORTED_LOCATION)\n\
-             get_target_property(device neuron_translate::device IMPORTED_LOCATION)\n\
-             file(WRITE ${{CMAKE_BINARY_DIR}}/found.txt \"${{neuron_translate_VERSION}}\\n${{host}}\\n${{device}}\\n${{neuron_translate_DEVICE_OBJECT}}\\n\")\n"
-        ),
-    )
-    .unwrap();
-    let build = dir.join(format!("probe-{version}"));
-    let out = Command::new(tool("CMAKE"))
-        .arg("-S")
-        .arg(&src)
-        .arg("-B")
-        .arg(&build)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    let text = std::fs::read_to_string(build.join("found.txt")).unwrap();
-    Ok(text.lines().map(String::from).collect())
 }

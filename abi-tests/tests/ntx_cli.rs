@@ -129,7 +129,12 @@ fn every_mutant_is_caught_with_the_right_class() {
             assert_eq!(v["breaks"], 0, "{name}: {v:#}");
         }
     }
-    // Against the manifest, a finding carries the manifest's evidence for what it is about.
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_finding_against_the_manifest_carries_the_manifests_evidence() {
+    let dir = scratch("ntx_mutants_manifest");
     let missing = assemble(&dir, "missing", &mutate("@MUTATE-TRANSLATE-BINDING", ""));
     let v = diff_json(&product("NT_MANIFEST"), &missing).1;
     let f = v["findings"]
@@ -147,6 +152,13 @@ fn every_mutant_is_caught_with_the_right_class() {
             .starts_with("translation.o of libneuroncustomop.a: "),
         "{v:#}"
     );
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_moved_reference_and_a_call0_object_are_breaks() {
+    let dir = scratch("ntx_mutants_refs");
+    let orig = assemble(&dir, "original", FIXTURE);
     // neuron_translate_ctx's CONST16 pair now loads data_scratch_map instead of _ctx.
     let moved = assemble(
         &dir,
@@ -333,20 +345,7 @@ fn link_whole(archive: &Path, out: &Path) -> Output {
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn relink_replaces_one_member_keeps_the_rest_and_links() {
     let dir = scratch("ntx_relink");
-    let orig = assemble(&dir, "translation", FIXTURE);
-    let mut objects = vec![orig.clone()];
-    for (name, src) in CONSUMER_MEMBERS {
-        objects.insert(objects.len().min(3), assemble(&dir, name, src));
-    }
-    let vendor = dir.join("libneuroncustomop.a");
-    run_ok(
-        Command::new(tool("LLVM_AR"))
-            .arg("rcs")
-            .arg(&vendor)
-            .args(&objects)
-            .current_dir(&dir),
-    );
-    let vendor_bytes = std::fs::read(&vendor).unwrap();
+    let (vendor, vendor_bytes) = vendor_archive(&dir);
     let patched = dir.join("patched.a");
     let dev = product("NT_DEVICE_OBJ");
     let out = relink(&vendor, &dev, &patched, &[]);
@@ -362,33 +361,7 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
         vendor_bytes,
         "the vendor archive is untouched"
     );
-
-    let before = ntx::archive::read_members(&vendor_bytes, "vendor").unwrap();
-    let after_bytes = std::fs::read(&patched).unwrap();
-    let after = ntx::archive::read_members(&after_bytes, "patched").unwrap();
-    let names = |v: &[ntx::archive::Member]| {
-        v.iter()
-            .map(|m| String::from_utf8_lossy(&m.name).into_owned())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(names(&after), names(&before), "same members, same order");
-    assert_eq!(after.len(), CONSUMER_MEMBERS.len() + 1);
-    for (b, a) in before.iter().zip(&after) {
-        if a.name == b"translation.o" {
-            assert_eq!(
-                a.data,
-                std::fs::read(&dev).unwrap(),
-                "the new member is the object"
-            );
-        } else {
-            assert_eq!(
-                a.data,
-                b.data,
-                "{} byte-identical",
-                String::from_utf8_lossy(&a.name)
-            );
-        }
-    }
+    only_the_object_replaced(&vendor_bytes, &patched, &dev);
     // The symbol index lists the new member's globals and the others'.
     let nm = run_ok(
         Command::new(tool("XTENSA_NM"))
@@ -406,16 +379,70 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
     ] {
         assert!(nm.contains(s), "armap lacks '{s}':\n{nm}");
     }
-    // GNU ld links every member of the patched archive: every import of every consumer
-    // resolves, _sbuf_window included.
-    let linked = dir.join("linked.elf");
-    let out = link_whole(&patched, &linked);
+    links_whole(&patched, &dir.join("linked.elf"));
+}
+
+/// A vendor archive in `dir`: the fixture as translation.o among the consumer members;
+/// its path and bytes.
+fn vendor_archive(dir: &Path) -> (PathBuf, Vec<u8>) {
+    let orig = assemble(dir, "translation", FIXTURE);
+    let mut objects = vec![orig.clone()];
+    for (name, src) in CONSUMER_MEMBERS {
+        objects.insert(objects.len().min(3), assemble(dir, name, src));
+    }
+    let vendor = dir.join("libneuroncustomop.a");
+    run_ok(
+        Command::new(tool("LLVM_AR"))
+            .arg("rcs")
+            .arg(&vendor)
+            .args(&objects)
+            .current_dir(dir),
+    );
+    let bytes = std::fs::read(&vendor).unwrap();
+    (vendor, bytes)
+}
+
+/// `patched` has the vendor archive's members in the same order, byte-identical but the
+/// translation.o member, which is `dev`.
+fn only_the_object_replaced(vendor_bytes: &[u8], patched: &Path, dev: &Path) {
+    let before = ntx::archive::read_members(vendor_bytes, "vendor").unwrap();
+    let after_bytes = std::fs::read(patched).unwrap();
+    let after = ntx::archive::read_members(&after_bytes, "patched").unwrap();
+    let names = |v: &[ntx::archive::Member]| {
+        v.iter()
+            .map(|m| String::from_utf8_lossy(&m.name).into_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&after), names(&before), "same members, same order");
+    assert_eq!(after.len(), CONSUMER_MEMBERS.len() + 1);
+    for (b, a) in before.iter().zip(&after) {
+        if a.name == b"translation.o" {
+            assert_eq!(
+                a.data,
+                std::fs::read(dev).unwrap(),
+                "the new member is the object"
+            );
+        } else {
+            assert_eq!(
+                a.data,
+                b.data,
+                "{} byte-identical",
+                String::from_utf8_lossy(&a.name)
+            );
+        }
+    }
+}
+
+/// GNU ld links every member of `patched`: every import of every consumer resolves,
+/// _sbuf_window included.
+fn links_whole(patched: &Path, linked: &Path) {
+    let out = link_whole(patched, linked);
     assert!(
         out.status.success(),
         "ld: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let syms = run_ok(Command::new(tool("XTENSA_NM")).arg(&linked));
+    let syms = run_ok(Command::new(tool("XTENSA_NM")).arg(linked));
     let syms = String::from_utf8_lossy(&syms.stdout);
     for s in [
         "_Z16neuron_translatePvy",
@@ -428,9 +455,16 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
         !syms.lines().any(|l| l.trim_start().starts_with("U ")),
         "{syms}"
     );
+}
 
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn relink_refuses_an_object_without_sbuf_window_naming_its_consumer() {
     // Our object without _sbuf_window (made local): refused, naming the consumer that
     // needs it; forced, the link fails exactly as the refusal said.
+    let dir = scratch("ntx_relink_no_sbuf");
+    let (vendor, _) = vendor_archive(&dir);
+    let dev = product("NT_DEVICE_OBJ");
     let no_sbuf = dir.join("no_sbuf.o");
     run_ok(
         Command::new(tool("LLVM_OBJCOPY"))
@@ -468,8 +502,15 @@ fn relink_replaces_one_member_keeps_the_rest_and_links() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
 
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn relink_refuses_a_breaking_object_unless_forced_and_never_writes_the_vendor_archive() {
     // A breaking object is refused (exit 1, nothing written) unless --force.
+    let dir = scratch("ntx_relink_refused");
+    let (vendor, vendor_bytes) = vendor_archive(&dir);
+    let dev = product("NT_DEVICE_OBJ");
     let bad = assemble(&dir, "bad", &mutate("@MUTATE-TRANSLATE-BINDING", ""));
     let refused = dir.join("refused.a");
     let out = relink(&vendor, &bad, &refused, &[]);

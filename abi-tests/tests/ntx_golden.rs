@@ -115,8 +115,14 @@ fn cases() -> Vec<Case> {
             golden,
         ));
     }
+    cases.extend(table_cases());
+    cases
+}
+
+/// The table commands' cases: explain, translate, simulate, build.
+fn table_cases() -> Vec<Case> {
     let translate = ["translate", "windows.bin", "0x4000000010", "0x5000000000"];
-    cases.extend([
+    vec![
         case(&["explain", "windows.bin"], 0, "explain-windows.txt"),
         case(
             &["explain", "windows.bin", "--format", "json"],
@@ -165,8 +171,7 @@ fn cases() -> Vec<Case> {
                 "build-refused.txt",
             )
         },
-    ]);
-    cases
+    ]
 }
 
 /// A spec `build` refuses, for its error output.

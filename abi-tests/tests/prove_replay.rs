@@ -198,68 +198,9 @@ fn every_counterexample_of_a_mutant_replays_under_qemu() {
         let function = cx["function"].as_str().unwrap();
         let mutant = path.with_extension("o");
         let (header, area, want) = if function == "_init_translate_ctx" {
-            let inputs = InitInputs {
-                engine_base: hex(&cx["engine_base"]),
-                hbm_scratch: hex(&cx["hbm_scratch"]),
-            };
-            let header = format!(
-                "#define NT_REPLAY_FUNCTION 2\n#define NT_REPLAY_ENGINE_BASE {:#x}ull\n#define NT_REPLAY_HBM_SCRATCH {:#x}ull\n\
-                 #define NT_REPLAY_ADDR 0\n#define NT_REPLAY_OUT_START 0\n#define NT_REPLAY_OUT_END 0\n\
-                 #define NT_REPLAY_LEN 0\n#define NT_REPLAY_OUT_SPAN 0\n\
-                 static const unsigned char nt_area_init[8] = {{0}};\n",
-                inputs.engine_base, inputs.hbm_scratch
-            );
-            let want = Run::Returned(
-                sbuf_window(inputs.engine_base),
-                initial_table(&inputs).to_bytes().to_vec(),
-            );
-            (header, 0x2000_0000u32, want)
+            init_replay(cx)
         } else {
-            let area = hex(&cx["replay_area"][0]);
-            let size = hex(&cx["replay_area"][1]) as usize;
-            assert_eq!(
-                hex(&cx["ctx"]),
-                area,
-                "{name}: the counterexample is placed for the replay"
-            );
-            let table = (0..CTX_SIZE).map(|i| {
-                u8::from_str_radix(&cx["table"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap()
-            });
-            let mut bytes: Vec<u8> = table.collect();
-            bytes.resize(size, 0);
-            let addr = hex(&cx["addr"]);
-            let outs = if function == "neuron_translate_mapping_lookup" {
-                (hex(&cx["out_start"]), hex(&cx["out_end"]))
-            } else {
-                (0, 0)
-            };
-            let (len, out_span) = if function == "neuron_translate_span" {
-                (hex(&cx["len"]), hex(&cx["out_span"]))
-            } else {
-                (0, 0)
-            };
-            let code = match function {
-                "neuron_translate" => 0,
-                "neuron_translate_mapping_lookup" => 1,
-                "neuron_translate_span" => 3,
-                other => panic!("{name}: no replay for {other}"),
-            };
-            let list: Vec<String> = bytes.iter().map(|b| format!("{b:#x}")).collect();
-            let header = format!(
-                "#define NT_REPLAY_FUNCTION {code}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
-                 #define NT_REPLAY_ADDR {addr:#x}ull\n#define NT_REPLAY_OUT_START {:#x}u\n#define NT_REPLAY_OUT_END {:#x}u\n\
-                 #define NT_REPLAY_LEN {len:#x}ull\n#define NT_REPLAY_OUT_SPAN {out_span:#x}u\n\
-                 static const unsigned char nt_area_init[{size}] = {{{}}};\n",
-                outs.0,
-                outs.1,
-                list.join(",")
-            );
-            let want = if code == 3 {
-                expected_span(area, &bytes, addr, len, out_span)
-            } else {
-                expected(function, area, &bytes, addr, outs)
-            };
-            (header, area as u32, want)
+            call_replay(name, function, cx)
         };
         let real = replay(
             &work,
@@ -285,4 +226,74 @@ fn every_counterexample_of_a_mutant_replays_under_qemu() {
             );
         }
     }
+}
+
+/// The replay of `_init_translate_ctx`'s counterexample `cx`: the driver's header, the
+/// area, and what the host library gives.
+fn init_replay(cx: &serde_json::Value) -> (String, u32, Run) {
+    let inputs = InitInputs {
+        engine_base: hex(&cx["engine_base"]),
+        hbm_scratch: hex(&cx["hbm_scratch"]),
+    };
+    let header = format!(
+                "#define NT_REPLAY_FUNCTION 2\n#define NT_REPLAY_ENGINE_BASE {:#x}ull\n#define NT_REPLAY_HBM_SCRATCH {:#x}ull\n\
+                 #define NT_REPLAY_ADDR 0\n#define NT_REPLAY_OUT_START 0\n#define NT_REPLAY_OUT_END 0\n\
+                 #define NT_REPLAY_LEN 0\n#define NT_REPLAY_OUT_SPAN 0\n\
+                 static const unsigned char nt_area_init[8] = {{0}};\n",
+                inputs.engine_base, inputs.hbm_scratch
+            );
+    let want = Run::Returned(
+        sbuf_window(inputs.engine_base),
+        initial_table(&inputs).to_bytes().to_vec(),
+    );
+    (header, 0x2000_0000u32, want)
+}
+
+/// The replay of a call's counterexample `cx` (of `function`, mutant `name`): the driver's
+/// header, the area the table is placed in, and what the host library gives.
+fn call_replay(name: &str, function: &str, cx: &serde_json::Value) -> (String, u32, Run) {
+    let area = hex(&cx["replay_area"][0]);
+    let size = hex(&cx["replay_area"][1]) as usize;
+    assert_eq!(
+        hex(&cx["ctx"]),
+        area,
+        "{name}: the counterexample is placed for the replay"
+    );
+    let table = (0..CTX_SIZE)
+        .map(|i| u8::from_str_radix(&cx["table"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap());
+    let mut bytes: Vec<u8> = table.collect();
+    bytes.resize(size, 0);
+    let addr = hex(&cx["addr"]);
+    let outs = if function == "neuron_translate_mapping_lookup" {
+        (hex(&cx["out_start"]), hex(&cx["out_end"]))
+    } else {
+        (0, 0)
+    };
+    let (len, out_span) = if function == "neuron_translate_span" {
+        (hex(&cx["len"]), hex(&cx["out_span"]))
+    } else {
+        (0, 0)
+    };
+    let code = match function {
+        "neuron_translate" => 0,
+        "neuron_translate_mapping_lookup" => 1,
+        "neuron_translate_span" => 3,
+        other => panic!("{name}: no replay for {other}"),
+    };
+    let list: Vec<String> = bytes.iter().map(|b| format!("{b:#x}")).collect();
+    let header = format!(
+                "#define NT_REPLAY_FUNCTION {code}\n#define NT_REPLAY_ENGINE_BASE 0\n#define NT_REPLAY_HBM_SCRATCH 0\n\
+                 #define NT_REPLAY_ADDR {addr:#x}ull\n#define NT_REPLAY_OUT_START {:#x}u\n#define NT_REPLAY_OUT_END {:#x}u\n\
+                 #define NT_REPLAY_LEN {len:#x}ull\n#define NT_REPLAY_OUT_SPAN {out_span:#x}u\n\
+                 static const unsigned char nt_area_init[{size}] = {{{}}};\n",
+                outs.0,
+                outs.1,
+                list.join(",")
+            );
+    let want = if code == 3 {
+        expected_span(area, &bytes, addr, len, out_span)
+    } else {
+        expected(function, area, &bytes, addr, outs)
+    };
+    (header, area as u32, want)
 }

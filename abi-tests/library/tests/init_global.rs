@@ -32,7 +32,14 @@ const HBM_SCRATCH: u64 = 0x0042_1234_5678;
 fn init_reads_the_register_block_builds_the_table_and_refills_program_mem_windows() {
     let _g = GLOBAL_LOCK.lock().unwrap();
     let page = RegisterPage::map();
+    let (ctx, block_before) = first_init(&page);
+    refills(&page, ctx, &block_before);
+    reinit(&page, ctx);
+}
 
+/// The first init: it only reads the block, builds the documented table, and the pinned
+/// windows translate; returns the table and the block as init left it.
+fn first_init(page: &RegisterPage) -> (*mut TranslationCtx, Vec<u32>) {
     // Before init: no table, no SBUF address.
     assert!(neuron_translate_ctx().is_null(), "NULL before init");
     assert!(ctx_symbol().is_null());
@@ -80,13 +87,17 @@ fn init_reads_the_register_block_builds_the_table_and_refills_program_mem_window
         let p = neuron_translate(ctx.cast(), HBM_SCRATCH);
         assert_eq!(p as usize, 0x8400_0000 + 0x234_5678, "HBM scratch");
     }
+    (ctx, block_before)
+}
 
+/// Three misses: the stores to the block in order, and the table after them.
+fn refills(page: &RegisterPage, ctx: *mut TranslationCtx, block_before: &[u32]) {
     // Three misses in three new 16 MiB regions take slots 0, 1, 2: each stores the tag's
     // high word to MEM_WINDOWn_HI, then its low word to MEM_WINDOWn_LO, and nothing else in
     // the block. The stores are logged in order, each as it happens.
     let regions = [0x0033_0200_0000u64, 0x0033_0500_0000, 0x0034_0700_0000];
     let locals = [0x0700_0000usize, 0x0900_0000, 0x0A00_0000];
-    let stores = stores_of(&page, || {
+    let stores = stores_of(page, || {
         for (a, want) in regions.iter().zip(locals) {
             // SAFETY: the victims' registers are the mapped block.
             let p = unsafe { neuron_translate(ctx.cast(), a + 0x1234) };
@@ -123,7 +134,10 @@ fn init_reads_the_register_block_builds_the_table_and_refills_program_mem_window
         refilled.next_alloc, 0,
         "three refills: the cursor went round"
     );
+}
 
+/// Init again with another engine base.
+fn reinit(page: &RegisterPage, ctx: *mut TranslationCtx) {
     // Init again with another engine base: the block is re-read and the table reset in
     // place.
     let engine2 = 0x0050_0000_0000u64;
@@ -133,7 +147,7 @@ fn init_reads_the_register_block_builds_the_table_and_refills_program_mem_window
     assert_eq!(sbuf_symbol(), engine2 - (41 << 20));
     let inputs2 = InitInputs {
         engine_base: engine2,
-        ..inputs
+        hbm_scratch: HBM_SCRATCH,
     };
     // SAFETY: as above.
     assert_eq!(

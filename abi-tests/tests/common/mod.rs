@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use nt_support::tools::{product, run_ok, tool};
 
+pub mod ci;
+
 pub const FIXTURE: &str = include_str!("../../fixtures/original.S");
 
 pub fn ntx(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {

@@ -1,0 +1,81 @@
+//! What the installation tests share: `make` one at a time, the files under a folder, the
+//! version, pkg-config against one folder, the README's blocks, the device's name.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use nt_support::tools::{run_ok, tool};
+
+/// One `make` at a time: the tests share the repository's products.
+static MAKE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub fn make(args: &[String]) -> std::process::Output {
+    let _one = MAKE.lock().unwrap_or_else(|e| e.into_inner());
+    let makebin = std::env::var("MAKE").unwrap_or_else(|_| "make".into());
+    run_ok(
+        Command::new(makebin)
+            .arg("-s")
+            .arg("-C")
+            .arg(nt_support::root())
+            .args(args),
+    )
+}
+
+/// Every file under `dir`, relative to it.
+pub fn files(dir: &Path) -> BTreeSet<String> {
+    fn walk(base: &Path, d: &Path, out: &mut BTreeSet<String>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.insert(p.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+pub fn version() -> String {
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(nt_support::root().join("Cargo.toml")).unwrap())
+            .unwrap();
+    manifest["workspace"]["package"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `pkg-config ARGS` against `pc_dir` alone.
+pub fn pkg_config(pc_dir: &Path, args: &[&str]) -> Vec<String> {
+    let out = run_ok(
+        Command::new(tool("PKG_CONFIG"))
+            .env("PKG_CONFIG_PATH", pc_dir)
+            .env("PKG_CONFIG_LIBDIR", pc_dir)
+            .args(args),
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// The README's fenced block that follows `marker`.
+pub fn readme_block(marker: &str) -> String {
+    let readme = std::fs::read_to_string(nt_support::root().join("README.md")).unwrap();
+    let after = readme
+        .split(marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("README has no {marker}"));
+    let body = after.split_once("```").unwrap().1;
+    let body = body.split_once('\n').unwrap().1;
+    body.split_once("```").unwrap().0.to_string()
+}
+
+pub const DEVICE: &str = "xtensa-ncore2gp";
