@@ -234,10 +234,10 @@ DEVICE_LIBDIR := $(LIBDIR)/$(DEVICE)
 INSTALL ?= install
 # The files written from templates at install: template:place. The templates name the
 # final places (not DESTDIR's), the version and the host library's native libraries.
-TEMPLATES := pkgconfig/neuron_translate.pc.in:$(PKGCONFIGDIR)/neuron_translate.pc \
-	pkgconfig/neuron_translate-device.pc.in:$(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc \
-	cmake/neuron_translateConfig.cmake.in:$(CMAKEDIR)/neuron_translateConfig.cmake \
-	cmake/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake
+TEMPLATES := install/neuron_translate.pc.in:$(PKGCONFIGDIR)/neuron_translate.pc \
+	install/neuron_translate-device.pc.in:$(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc \
+	install/neuron_translateConfig.cmake.in:$(CMAKEDIR)/neuron_translateConfig.cmake \
+	install/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake
 # Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
 INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(INCLUDEDIR)/neuron_translate.hpp $(LIBDIR)/libneuron_translate.a \
 	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \

@@ -1,6 +1,6 @@
 //! `make install` as a packager and a user run it: staged into a DESTDIR and removed again
 //! by `make uninstall`, then installed under a PREFIX and used with pkg-config alone: the
-//! README's quick starts (examples/quickstart.c, .cpp) built and run against the installed
+//! quick starts (examples/quickstart.c, .cpp; docs/quickstart.md) built and run against the installed
 //! tree, a cross build linked against the installed device archive, and the installed
 //! `ntx`. Also `cargo install` of `ntx` on its own. (The CMake package: install_cmake.rs.)
 
@@ -11,7 +11,7 @@ use std::process::Command;
 use nt_support::tools::{run_ok, scratch, tool};
 
 mod install_support;
-use install_support::{files, make, pkg_config, readme_block, version, DEVICE};
+use install_support::{doc_block, files, make, pkg_config, version, DEVICE, QUICKSTART_DOC};
 
 /// The changelog's latest release is this version, with a date, in Keep a Changelog's form.
 #[test]
@@ -38,15 +38,16 @@ fn the_changelog_leads_with_this_version() {
     );
 }
 
-/// The README's quick starts are the files `make test` compiles, byte for byte.
+/// The quick starts docs/quickstart.md shows are the files `make test` compiles, byte for
+/// byte.
 #[test]
-fn the_readme_quick_starts_are_the_example_files() {
+fn the_documented_quick_starts_are_the_example_files() {
     for file in ["quickstart.c", "quickstart.cpp"] {
         let text = std::fs::read_to_string(nt_support::root().join("examples").join(file)).unwrap();
         assert_eq!(
-            readme_block(&format!("<!-- examples/{file} -->")),
+            doc_block(QUICKSTART_DOC, &format!("<!-- examples/{file} -->")),
             text,
-            "README's copy of examples/{file} differs: paste the file into the README"
+            "{QUICKSTART_DOC}'s copy of examples/{file} differs: paste the file into it"
         );
     }
 }
@@ -136,7 +137,7 @@ fn staged_files_are_the_products(stage: &Path) {
 }
 
 /// A C and a C++ consumer built in `dir` from the staged tree with pkg-config's flags
-/// alone print what the README says.
+/// alone print what docs/quickstart.md shows.
 fn quick_starts_build_from_the_stage(stage: &Path, dir: &Path) {
     let flags = run_ok(
         Command::new(tool("PKG_CONFIG"))
@@ -148,7 +149,7 @@ fn quick_starts_build_from_the_stage(stage: &Path, dir: &Path) {
         .split_whitespace()
         .map(String::from)
         .collect();
-    let expected = readme_block("<!-- quickstart output -->");
+    let expected = doc_block(QUICKSTART_DOC, "<!-- quickstart output -->");
     for (var, std, file) in [
         ("HOST_CC", "c11", "quickstart.c"),
         ("HOST_CXX", "c++17", "quickstart.cpp"),
@@ -195,7 +196,7 @@ fn the_quick_starts_build_and_run_against_the_installed_tree_with_pkg_config_onl
         }
     }
     // The sources are copied out of the tree: only pkg-config's flags find the header.
-    let expected = readme_block("<!-- quickstart output -->");
+    let expected = doc_block(QUICKSTART_DOC, "<!-- quickstart output -->");
     for (var, std, file) in [
         ("HOST_CC", "c99", "quickstart.c"),
         ("HOST_CLANG", "c11", "quickstart.c"),
@@ -218,7 +219,7 @@ fn the_quick_starts_build_and_run_against_the_installed_tree_with_pkg_config_onl
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             expected,
-            "{file} with {var}: the README's output"
+            "{file} with {var}: the documented output"
         );
     }
     // Linked with the private libraries too (`--static`): the native libraries rustc
@@ -272,7 +273,7 @@ fn the_example_kernel_runs_on_the_host_model_from_the_installed_tree() {
         &src,
     )
     .unwrap();
-    let expected = readme_block("<!-- tensor_kernel output -->");
+    let expected = doc_block("README.md", "<!-- tensor_kernel output -->");
     for var in ["HOST_CXX", "HOST_CLANGXX"] {
         let exe = dir.join(format!("tensor_kernel-{var}"));
         run_ok(

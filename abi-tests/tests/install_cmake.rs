@@ -8,7 +8,7 @@ use std::process::Command;
 use nt_support::tools::{run_ok, scratch, tool};
 
 mod install_support;
-use install_support::{make, readme_block, version, DEVICE};
+use install_support::{doc_block, make, version, DEVICE, QUICKSTART_DOC};
 
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
@@ -40,16 +40,24 @@ fn the_quick_starts_and_the_kernel_build_with_cmake_from_the_installed_package()
             .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
     );
     run_ok(Command::new(tool("CMAKE")).arg("--build").arg(&build));
-    for (exe, block) in [
-        ("quickstart_c", "<!-- quickstart output -->"),
-        ("quickstart_cpp", "<!-- quickstart output -->"),
-        ("tensor_kernel", "<!-- tensor_kernel output -->"),
+    for (exe, doc, block) in [
+        ("quickstart_c", QUICKSTART_DOC, "<!-- quickstart output -->"),
+        (
+            "quickstart_cpp",
+            QUICKSTART_DOC,
+            "<!-- quickstart output -->",
+        ),
+        (
+            "tensor_kernel",
+            "README.md",
+            "<!-- tensor_kernel output -->",
+        ),
     ] {
         let out = run_ok(&mut Command::new(build.join(exe)));
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
-            readme_block(block),
-            "{exe}: the README's output"
+            doc_block(doc, block),
+            "{exe}: the output {doc} shows"
         );
     }
     // The package's targets, variables and version, as a project sees them.

@@ -1,5 +1,5 @@
 //! What the installation tests share: `make` one at a time, the files under a folder, the
-//! version, pkg-config against one folder, the README's blocks, the device's name.
+//! version, pkg-config against one folder, the documents' blocks, the device's name.
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
@@ -66,13 +66,16 @@ pub fn pkg_config(pc_dir: &Path, args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The README's fenced block that follows `marker`.
-pub fn readme_block(marker: &str) -> String {
-    let readme = std::fs::read_to_string(nt_support::root().join("README.md")).unwrap();
-    let after = readme
+/// Where the quick starts' sources and their output are shown.
+pub const QUICKSTART_DOC: &str = "docs/quickstart.md";
+
+/// The fenced block that follows `marker` in `doc` (repository-relative).
+pub fn doc_block(doc: &str, marker: &str) -> String {
+    let text = std::fs::read_to_string(nt_support::root().join(doc)).unwrap();
+    let after = text
         .split(marker)
         .nth(1)
-        .unwrap_or_else(|| panic!("README has no {marker}"));
+        .unwrap_or_else(|| panic!("{doc} has no {marker}"));
     let body = after.split_once("```").unwrap().1;
     let body = body.split_once('\n').unwrap().1;
     body.split_once("```").unwrap().0.to_string()
