@@ -3,7 +3,6 @@
 //!
 //! Exit status: [`EXIT_STATUS`], which `--help` shows.
 
-#![warn(clippy::too_many_lines)] // over 80 lines of code (clippy.toml)
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
