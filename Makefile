@@ -343,6 +343,12 @@ asan-test-then-test-build:
 	$(MAKE) --no-print-directory test-build
 workspace-tests:
 	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
+# Some of the harness's test files with the Makefile's tools, after a `make`: for example
+# make test-files TESTS="--test install --test host_model".
+TESTS ?=
+.PHONY: test-files
+test-files:
+	$(CARGO) test --locked -p abi-tests $(TESTS) -- --include-ignored
 # Step 2's two halves, each a make of its own so that neither waits for a job slot the
 # other's first jobs took.
 .PHONY: test-proof test-host-checks

@@ -11,7 +11,9 @@ use std::process::Command;
 use nt_support::tools::{run_ok, scratch, tool};
 
 mod install_support;
-use install_support::{doc_block, files, make, pkg_config, version, DEVICE, QUICKSTART_DOC};
+use install_support::{
+    build_and_run, doc_block, files, make, pkg_config, version, DEVICE, QUICKSTART_DOC,
+};
 
 /// The changelog's latest release is this version, with a date, in Keep a Changelog's form.
 #[test]
@@ -157,19 +159,15 @@ fn quick_starts_build_from_the_stage(stage: &Path, dir: &Path) {
         let src = dir.join(file);
         std::fs::copy(nt_support::root().join("examples").join(file), &src).unwrap();
         let exe = dir.join(format!("staged-{file}"));
-        run_ok(
-            Command::new(tool(var))
-                .arg(format!("-std={std}"))
-                .arg(&src)
-                .args(&flags)
-                .arg("-o")
-                .arg(&exe),
-        );
-        let out = run_ok(&mut Command::new(&exe));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "{file} built from the staged tree"
+        let what = format!("{file} built from the staged tree");
+        build_and_run(
+            var,
+            &[&format!("-std={std}")],
+            &src,
+            &flags,
+            &exe,
+            &expected,
+            &what,
         );
     }
 }
@@ -206,21 +204,10 @@ fn the_quick_starts_build_and_run_against_the_installed_tree_with_pkg_config_onl
         let src = dir.join(file);
         std::fs::copy(nt_support::root().join("examples").join(file), &src).unwrap();
         let exe = dir.join(format!("{file}-{var}"));
-        run_ok(
-            Command::new(tool(var))
-                .arg(format!("-std={std}"))
-                .args(["-Wall", "-Wextra", "-Werror", "-pedantic"])
-                .arg(&src)
-                .args(&flags)
-                .arg("-o")
-                .arg(&exe),
-        );
-        let out = run_ok(&mut Command::new(&exe));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "{file} with {var}: the documented output"
-        );
+        let std = format!("-std={std}");
+        let options = [std.as_str(), "-Wall", "-Wextra", "-Werror", "-pedantic"];
+        let what = format!("{file} with {var}: the documented output");
+        build_and_run(var, &options, &src, &flags, &exe, &expected, &what);
     }
     // Linked with the private libraries too (`--static`): the native libraries rustc
     // reported for the host library, on a system where they are not all in libc.
@@ -237,17 +224,15 @@ fn the_quick_starts_build_and_run_against_the_installed_tree_with_pkg_config_onl
     );
     let src = dir.join("quickstart.c");
     let exe = dir.join("quickstart-static-flags");
-    run_ok(
-        Command::new(tool("HOST_CC"))
-            .arg("-std=c11")
-            .arg(&src)
-            .args(&static_flags)
-            .arg("-o")
-            .arg(&exe),
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&run_ok(&mut Command::new(&exe)).stdout),
-        expected
+    let what = "quickstart.c with pkg-config --static";
+    build_and_run(
+        "HOST_CC",
+        &["-std=c11"],
+        &src,
+        &static_flags,
+        &exe,
+        &expected,
+        what,
     );
     // The installed ntx is the built one.
     let out = run_ok(Command::new(prefix.join("bin/ntx")).arg("--version"));
@@ -276,27 +261,16 @@ fn the_example_kernel_runs_on_the_host_model_from_the_installed_tree() {
     let expected = doc_block("README.md", "<!-- tensor_kernel output -->");
     for var in ["HOST_CXX", "HOST_CLANGXX"] {
         let exe = dir.join(format!("tensor_kernel-{var}"));
-        run_ok(
-            Command::new(tool(var))
-                .args([
-                    "-std=c++17",
-                    "-O2",
-                    "-Wall",
-                    "-Wextra",
-                    "-Werror",
-                    "-pedantic",
-                ])
-                .arg(&src)
-                .args(&flags)
-                .arg("-o")
-                .arg(&exe),
-        );
-        let out = run_ok(&mut Command::new(&exe));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            expected,
-            "{var}: the README's output"
-        );
+        let options = [
+            "-std=c++17",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+        ];
+        let what = format!("{var}: the README's output");
+        build_and_run(var, &options, &src, &flags, &exe, &expected, &what);
     }
 }
 

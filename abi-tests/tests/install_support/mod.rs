@@ -82,3 +82,27 @@ pub fn doc_block(doc: &str, marker: &str) -> String {
 }
 
 pub const DEVICE: &str = "xtensa-ncore2gp";
+
+/// Compiles `src` with the compiler the Makefile names `compiler`, the options `options`
+/// and the build flags `flags` into `exe`, runs it, and checks that it prints `expected`
+/// (`what` names the case in a failure).
+pub fn build_and_run(
+    compiler: &str,
+    options: &[&str],
+    src: &Path,
+    flags: &[String],
+    exe: &Path,
+    expected: &str,
+    what: &str,
+) {
+    run_ok(
+        Command::new(tool(compiler))
+            .args(options)
+            .arg(src)
+            .args(flags)
+            .arg("-o")
+            .arg(exe),
+    );
+    let out = run_ok(&mut Command::new(exe));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{what}");
+}

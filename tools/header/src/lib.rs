@@ -14,7 +14,6 @@
 //! `make header`, put in `dist/` by `make`, and `make test` fails when the committed copy
 //! differs from it.
 
-
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,6 @@
 //! ([`model`]), the original's ABI as recorded ([`manifest`]), the comparison ([`diff`]),
 //! `ar` archives ([`archive`]), and window tables for people ([`tables`]).
 
-
 pub mod archive;
 pub mod diff;
 pub mod error;

@@ -3,7 +3,6 @@
 //!
 //! Exit status: [`EXIT_STATUS`], which `--help` shows.
 
-
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
