@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use neuron_translate::tables::describe_bytes;
 use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
+use neuron_translate::tables::describe_bytes;
 use ntx::tables::{explain, explain_json, explain_text};
 
 fuzz_target!(|data: &[u8]| {
