@@ -286,6 +286,9 @@ void *neuron_translate_span(void *ctx, unsigned long long addr, unsigned long lo
 extern "C" {
 #endif
 
+/** The views neuron_translate_host_start keeps, in bytes of SoC memory they show. */
+#define NEURON_TRANSLATE_HOST_KEEP_DEFAULT 0x40000000ull
+
 /**
  * What the model has counted since it started, or since the counters were last reset.
  */
@@ -313,17 +316,65 @@ typedef struct {
 } neuron_translate_host_counters_t;
 
 /**
+ * What the model keeps and holds (`neuron_translate_host_memory`): its memory use.
+ */
+typedef struct {
+  /**
+   * Views kept now (moved aside with their page tables when their window moved away).
+   */
+  uint64_t kept_views;
+  /**
+   * The most it keeps (the configuration's `keep`, in views of 16 MiB).
+   */
+  uint64_t keep_limit_views;
+  /**
+   * SoC memory the kept views show, in bytes.
+   */
+  uint64_t kept_bytes;
+  /**
+   * SoC memory that exists (written or read through a view at least once), in bytes.
+   */
+  uint64_t soc_resident_bytes;
+  /**
+   * Views kept, since the start or the last reset of the counters.
+   */
+  uint64_t parked;
+  /**
+   * Refills that brought a kept view back, page table and all.
+   */
+  uint64_t reused;
+  /**
+   * Kept views dropped to stay within the limit (the one kept longest ago each time).
+   */
+  uint64_t evicted;
+} neuron_translate_host_memory_t;
+
+/**
  * Start the host model: map the NX register block at NEURON_TRANSLATE_NX_REG_BASE with
  * ENGINE_BASE_ADDR = engine_base, SBUF (64 MiB at engine_base - 41 MiB), an HBM region of
  * hbm_size bytes at hbm_base (sparse: untouched pages cost nothing), and the five NX
  * windows, the pinned ones over SBUF and the 64 MiB around hbm_scratch (which the program
  * must also define). Call it before _init_translate_ctx. Fails if a model runs already
- * or an address it needs is taken.
+ * or an address it needs is taken. It keeps up to NEURON_TRANSLATE_HOST_KEEP_DEFAULT
+ * bytes of views (neuron_translate_host_start_keeping).
  */
 int neuron_translate_host_start(unsigned long long engine_base,
                                 unsigned long long hbm_base,
                                 unsigned long long hbm_size,
                                 unsigned long long hbm_scratch);
+
+/**
+ * neuron_translate_host_start, keeping up to keep bytes of views: when a reusable window
+ * moves away from a region the kernel streamed through, the model keeps its view (and
+ * so its page table) and moves it back when a refill brings the region back, instead of
+ * faulting on every page again; past the limit, the view kept longest ago goes. 0 keeps
+ * none; each view shows 16 MiB and costs its page table.
+ */
+int neuron_translate_host_start_keeping(unsigned long long engine_base,
+                                        unsigned long long hbm_base,
+                                        unsigned long long hbm_size,
+                                        unsigned long long hbm_scratch,
+                                        unsigned long long keep);
 
 /**
  * Stop the host model: unmap the register block, the windows and SoC memory. Every
@@ -370,6 +421,15 @@ int neuron_translate_host_read(unsigned long long soc, void *dst, size_t len);
  * `out` is NULL or a valid pointer.
  */
 int neuron_translate_host_counters(neuron_translate_host_counters_t *out);
+
+/**
+ * Copy what the model keeps and holds (kept views, the limit, SoC memory in use, views
+ * kept, brought back and dropped) to *out. A NULL out fails.
+ *
+ * # Safety
+ * `out` is NULL or a valid pointer.
+ */
+int neuron_translate_host_memory(neuron_translate_host_memory_t *out);
 
 /**
  * Write every later translate call to the file at path, one line each, in the trace

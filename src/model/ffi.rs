@@ -7,8 +7,9 @@ use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use std::ffi::CString;
 use std::string::ToString;
 
+use super::keep::KEEP_DEFAULT;
 use super::machine::{self, Inner, State, MODEL};
-use super::{Config, Counters, SimError};
+use super::{Config, Counters, Memory, SimError};
 
 /// Records why a call failed; -1.
 fn fail(inner: &mut Inner, e: SimError) -> c_int {
@@ -38,7 +39,8 @@ fn refuse(e: SimError) -> c_int {
 /// hbm_size bytes at hbm_base (sparse: untouched pages cost nothing), and the five NX
 /// windows, the pinned ones over SBUF and the 64 MiB around hbm_scratch (which the program
 /// must also define). Call it before _init_translate_ctx. Fails if a model runs already
-/// or an address it needs is taken.
+/// or an address it needs is taken. It keeps up to NEURON_TRANSLATE_HOST_KEEP_DEFAULT
+/// bytes of views (neuron_translate_host_start_keeping).
 #[no_mangle]
 pub extern "C" fn neuron_translate_host_start(
     engine_base: c_ulonglong,
@@ -46,12 +48,29 @@ pub extern "C" fn neuron_translate_host_start(
     hbm_size: c_ulonglong,
     hbm_scratch: c_ulonglong,
 ) -> c_int {
+    neuron_translate_host_start_keeping(engine_base, hbm_base, hbm_size, hbm_scratch, KEEP_DEFAULT)
+}
+
+/// neuron_translate_host_start, keeping up to keep bytes of views: when a reusable window
+/// moves away from a region the kernel streamed through, the model keeps its view (and
+/// so its page table) and moves it back when a refill brings the region back, instead of
+/// faulting on every page again; past the limit, the view kept longest ago goes. 0 keeps
+/// none; each view shows 16 MiB and costs its page table.
+#[no_mangle]
+pub extern "C" fn neuron_translate_host_start_keeping(
+    engine_base: c_ulonglong,
+    hbm_base: c_ulonglong,
+    hbm_size: c_ulonglong,
+    hbm_scratch: c_ulonglong,
+    keep: c_ulonglong,
+) -> c_int {
     let mut g = MODEL.lock();
     let config = Config {
         engine_base,
         hbm_base,
         hbm_size,
         hbm_scratch,
+        keep,
     };
     match machine::start(&mut g, config) {
         Ok(()) => {
@@ -159,6 +178,26 @@ pub unsafe extern "C" fn neuron_translate_host_counters(out: *mut Counters) -> c
         Ok(c) => {
             // SAFETY: the caller's contract.
             unsafe { out.write(c) };
+            0
+        }
+        Err(e) => e,
+    }
+}
+
+/// Copy what the model keeps and holds (kept views, the limit, SoC memory in use, views
+/// kept, brought back and dropped) to *out. A NULL out fails.
+///
+/// # Safety
+/// `out` is NULL or a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn neuron_translate_host_memory(out: *mut Memory) -> c_int {
+    if out.is_null() {
+        return refuse(SimError::NullPointer("out"));
+    }
+    match with(|s| Ok(s.memory())) {
+        Ok(m) => {
+            // SAFETY: the caller's contract.
+            unsafe { out.write(m) };
             0
         }
         Err(e) => e,

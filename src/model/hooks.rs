@@ -31,6 +31,10 @@ pub(super) struct Tally {
     pub(super) register_writes: AtomicU64,
     /// NX windows remapped onto a new SoC base.
     pub(super) remaps: AtomicU64,
+    /// Views kept, brought back, and dropped past the limit (keep.rs).
+    pub(super) parked: AtomicU64,
+    pub(super) reused: AtomicU64,
+    pub(super) evicted: AtomicU64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -44,6 +48,9 @@ impl Tally {
             refills: [ZERO; RECORDS],
             register_writes: ZERO,
             remaps: ZERO,
+            parked: ZERO,
+            reused: ZERO,
+            evicted: ZERO,
         }
     }
 
@@ -68,13 +75,20 @@ impl Tally {
     }
 
     pub(super) fn reset(&self) {
+        let moves = [&self.parked, &self.reused, &self.evicted];
         for c in [&self.unslotted, &self.register_writes, &self.remaps]
             .into_iter()
+            .chain(moves)
             .chain(&self.hits)
             .chain(&self.refills)
         {
             c.store(0, Ordering::Relaxed);
         }
+    }
+
+    /// The hits of `slot` so far.
+    pub(super) fn hits_of(&self, slot: usize) -> u64 {
+        self.hits.get(slot).map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     /// Counts a translate call: a hit or a refill of `slot` (`None`: of no slot the table
@@ -189,7 +203,7 @@ pub(crate) fn spanned(table: *const TranslationCtx, addr: u64, len: u64) {
         if let Some(s) = MODEL.lock().state.as_mut() {
             // SAFETY: the table the call just used, valid by the caller's contract, and no
             // longer written.
-            s.on_span(unsafe { &*table }, addr);
+            s.on_span(unsafe { &*table }, addr, len);
             s.trace(Event::Span(addr, len));
         }
     }

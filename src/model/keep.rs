@@ -87,6 +87,11 @@ impl Keeper {
         self.parked.contains(&soc)
     }
 
+    /// The view of `soc` could not be parked after all: it is not kept.
+    pub fn forget(&mut self, soc: u64) {
+        self.parked.retain(|&p| p != soc);
+    }
+
     /// A span call went `bytes` through reusable `slot`'s window.
     pub fn spanned(&mut self, slot: usize, bytes: u64) {
         if let Some(Some(s)) = self.shown.get_mut(slot) {
@@ -95,9 +100,10 @@ impl Keeper {
     }
 
     /// A refill moves reusable `slot`'s window onto `soc`; `hits` is the slot's hit count
-    /// now. Decides what happens to the outgoing view and where the incoming one comes
-    /// from, and records the outcome.
-    pub fn refill(&mut self, slot: usize, soc: u64, hits: u64) -> Move {
+    /// now, `parkable` whether the outgoing view can be moved (one view of one region).
+    /// Decides what happens to the outgoing view and where the incoming one comes from,
+    /// and records the outcome.
+    pub fn refill(&mut self, slot: usize, soc: u64, hits: u64, parkable: bool) -> Move {
         let Some(entry) = self.shown.get_mut(slot) else {
             return Move::default();
         };
@@ -107,7 +113,7 @@ impl Keeper {
                 hits.saturating_sub(out.hits_at_show)
                     .saturating_mul(BYTES_PER_HIT),
             );
-            if out.soc != soc && touched >= WORTH_KEEPING && self.limit > 0 {
+            if parkable && out.soc != soc && touched >= WORTH_KEEPING && self.limit > 0 {
                 m.park = Some(out.soc);
             }
         }
@@ -143,12 +149,16 @@ mod tests {
     #[test]
     fn a_streamed_view_is_parked_and_comes_back_and_a_touched_one_is_not() {
         let mut k = Keeper::new(2);
-        assert_eq!(k.refill(0, 0, 0), Move::default(), "nothing shown before");
+        assert_eq!(
+            k.refill(0, 0, 0, true),
+            Move::default(),
+            "nothing shown before"
+        );
         k.spanned(0, WORTH_KEEPING);
-        let m = k.refill(0, R, 10);
+        let m = k.refill(0, R, 10, true);
         assert_eq!((m.park, m.evict, m.reuse), (Some(0), None, false));
         // One element touched: not worth keeping.
-        let m = k.refill(0, 0, 11);
+        let m = k.refill(0, 0, 11, true);
         assert_eq!((m.park, m.evict, m.reuse), (None, None, true));
         assert_eq!(k.kept(), 0);
     }
@@ -160,7 +170,7 @@ mod tests {
         let mut hits = 0;
         for n in 0..4u64 {
             hits += per_view;
-            let m = k.refill(1, n * R, hits);
+            let m = k.refill(1, n * R, hits, true);
             let parked = (n > 0).then(|| (n - 1) * R);
             assert_eq!(m.park, parked, "refill {n}");
             assert_eq!(m.evict, (n == 3).then_some(0), "refill {n}");
@@ -172,9 +182,17 @@ mod tests {
     #[test]
     fn a_limit_of_zero_never_parks() {
         let mut k = Keeper::new(0);
-        k.refill(2, 0, 0);
+        k.refill(2, 0, 0, true);
         k.spanned(2, u64::MAX);
-        assert_eq!(k.refill(2, R, 0), Move::default());
+        assert_eq!(k.refill(2, R, 0, true), Move::default());
+        let mut k = Keeper::new(1);
+        k.refill(2, 0, 0, true);
+        k.spanned(2, u64::MAX);
+        assert_eq!(k.refill(2, R, 0, false), Move::default(), "not parkable");
+        k.spanned(2, u64::MAX);
+        assert_eq!(k.refill(2, 0, 0, true).park, Some(R));
+        k.forget(R);
+        assert_eq!(k.kept(), 0);
         assert_eq!(views_for(KEEP_DEFAULT), 64);
         assert_eq!(views_for(R - 1), 0);
     }

@@ -12,9 +12,10 @@ use std::sync::{Mutex, MutexGuard};
 use std::vec::Vec;
 
 use super::hooks::{add, Tally};
-use super::memory::{map, unmap, Backing, Claimed, Soc, Window, PAGE};
+use super::keep::{views_for, Keeper};
+use super::memory::{map, unmap, Backing, Claimed, Parking, Soc, Window, PAGE};
 use super::trace::{Event, TRACE_HEADER};
-use super::{Config, Counters, SimError, Store};
+use super::{Config, Counters, Memory, SimError, Store};
 use crate::init::{sbuf_window, APERTURES, PINNED_WINDOW_SIZE};
 use crate::layout::{TranslationCtx, RECORDS};
 use crate::regs::{ENGINE_BASE_ADDR, NX_REG_BASE, NX_REG_BLOCK_SIZE};
@@ -76,6 +77,9 @@ impl Model {
 pub(super) struct State {
     soc: Soc,
     windows: Vec<Window>,
+    /// Which views to keep (keep.rs), and where they are kept.
+    keeper: Keeper,
+    parking: Parking,
     /// The last [`STORE_LOG`] register stores.
     stores: VecDeque<Store>,
     /// Stores since the last translate call: a refill happened in it.
@@ -123,16 +127,45 @@ impl State {
         self.pending_refill = Some(lo);
         // The low word completes the register: the window moves.
         if let Some(i) = self.windows.iter().position(|w| w.register == Some(lo)) {
-            let w = self.windows[i];
-            if self.soc.show(&w, Some(tag)).is_ok() {
-                self.windows[i].soc = Some(tag);
-                add(&MODEL.tally.remaps, 1);
-            }
+            self.move_window(i, tag);
         }
     }
 
-    /// A span call finished: a refill of the slot whose register it just stored, or a hit.
-    pub(super) fn on_span(&mut self, table: &TranslationCtx, addr: u64) {
+    /// Moves reusable window `i` onto `tag`: the outgoing view kept or replaced, the
+    /// incoming one brought back or mapped anew, as the keeper decides (keep.rs).
+    fn move_window(&mut self, i: usize, tag: u64) {
+        let w = self.windows[i];
+        let m = self.keeper.refill(i, tag, MODEL.tally.hits_of(i), w.whole);
+        let tally = &MODEL.tally;
+        if let Some(e) = m.evict {
+            if self.parking.evict(e).is_ok() {
+                add(&tally.evicted, 1);
+            }
+        }
+        if let Some(p) = m.park {
+            match self.parking.park(w.nx, p) {
+                Ok(()) => add(&tally.parked, 1),
+                Err(_) => self.keeper.forget(p),
+            }
+        }
+        let reused = m.reuse && self.parking.unpark(tag, w.nx).unwrap_or(false);
+        if reused || self.soc.show(&w, Some(tag)).is_ok() {
+            self.windows[i].soc = Some(tag);
+            self.windows[i].whole = reused || self.soc.backs_whole(tag, w.size);
+            add(&tally.remaps, 1);
+            add(&tally.reused, u64::from(reused));
+        }
+    }
+
+    /// A span call of `len` bytes finished: a refill of the slot whose register it just
+    /// stored, or a hit; the bytes it spans count as touched through that window.
+    pub(super) fn on_span(&mut self, table: &TranslationCtx, addr: u64, len: u64) {
+        if let Some(k) = table.find(addr) {
+            let r = &table.records[k];
+            let left = u128::from(!r.mask) + 1 - u128::from(addr & !r.mask);
+            let spanned = u64::try_from(left.min(u128::from(len))).unwrap_or(u64::MAX);
+            self.keeper.spanned(k, spanned);
+        }
         match self.pending_refill.take() {
             Some(reg) => {
                 let slot = table
@@ -181,6 +214,22 @@ impl State {
     /// See [`Machine::read`].
     pub(super) fn read(&self, soc: u64, buf: &mut [u8]) -> Result<(), SimError> {
         self.soc.read(soc, buf)
+    }
+
+    /// See [`Machine::memory`].
+    pub(super) fn memory(&self) -> Memory {
+        let load = |c: &core::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+        let t = &MODEL.tally;
+        let kept = self.parking.kept() as u64;
+        Memory {
+            kept_views: kept,
+            keep_limit_views: self.keeper.limit() as u64,
+            kept_bytes: kept * crate::init::REFILL_WINDOW_SIZE,
+            soc_resident_bytes: self.soc.resident(),
+            parked: load(&t.parked),
+            reused: load(&t.reused),
+            evicted: load(&t.evicted),
+        }
     }
 
     /// See [`Machine::reset_counters`].
@@ -274,6 +323,7 @@ pub(super) fn start(inner: &mut Inner, config: Config) -> Result<(), SimError> {
             size: a.size,
             register: a.register.map(|r| u64::from(r.lo())),
             soc: None,
+            whole: false,
         })
         .collect();
     // Claim every range first; until the machine is up, a failure gives back what was
@@ -286,9 +336,15 @@ pub(super) fn start(inner: &mut Inner, config: Config) -> Result<(), SimError> {
         claimed.0.push((addr, size));
     }
     map_register_block(config.engine_base)?;
+    // No more views than there are regions of a window's size to show.
+    let regions =
+        config.hbm_size.saturating_add(PINNED_WINDOW_SIZE) / crate::init::REFILL_WINDOW_SIZE + 1;
+    let views = views_for(config.keep).min(usize::try_from(regions).unwrap_or(usize::MAX));
     let mut state = State {
         soc,
         windows,
+        keeper: Keeper::new(views),
+        parking: Parking::new(views)?,
         stores: VecDeque::with_capacity(STORE_LOG),
         pending_refill: None,
         trace: None,
@@ -372,6 +428,11 @@ impl Machine {
     /// The counters.
     pub fn counters(&self) -> Counters {
         MODEL.tally.snapshot()
+    }
+
+    /// What it keeps and holds: kept views, the limit, SoC memory in use.
+    pub fn memory(&self) -> Memory {
+        self.with(|s| s.memory())
     }
 
     /// Zeroes the counters and forgets the logged stores.

@@ -10,7 +10,7 @@ use std::vec::Vec;
 use std::{format, vec};
 
 use super::SimError;
-use crate::init::PINNED_WINDOW_SIZE;
+use crate::init::{PINNED_WINDOW_SIZE, REFILL_WINDOW_SIZE};
 
 pub(super) const PAGE: u64 = 4096;
 
@@ -30,6 +30,8 @@ pub(super) struct Window {
     /// The `_LO` address of the register that programs it, if any.
     pub(super) register: Option<u64>,
     pub(super) soc: Option<u64>,
+    /// It shows one view of one region (so it can be moved whole: keep.rs).
+    pub(super) whole: bool,
 }
 
 /// SoC memory: SBUF (64 MiB) and the HBM region, sparse.
@@ -93,6 +95,27 @@ impl Soc {
             }
         }
         Ok(())
+    }
+
+    /// Whether one region backs `size` bytes from the page-aligned `base` (a window
+    /// showing them is then one view).
+    pub(super) fn backs_whole(&self, base: u64, size: u64) -> bool {
+        base.is_multiple_of(PAGE)
+            && base.checked_add(size).is_some_and(|end| {
+                self.regions
+                    .iter()
+                    .any(|r| base >= r.base && end <= r.base + r.size)
+            })
+    }
+
+    /// SoC memory that exists, in bytes: the regions' allocated pages.
+    pub(super) fn resident(&self) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        self.regions
+            .iter()
+            .filter_map(|r| r.file.metadata().ok())
+            .map(|m| m.blocks() * 512)
+            .sum()
     }
 
     fn region(&self, addr: u64, len: u64) -> Result<&Region, SimError> {
@@ -210,4 +233,133 @@ fn memfd(name: &str, size: u64) -> Result<File, SimError> {
     file.set_len(size)
         .map_err(|e| SimError::Os(format!("sizing SoC memory: {e}")))?;
     Ok(file)
+}
+
+/// The parked views (docs/host-model.md, "Kept views"): an arena of slots the size of a
+/// reusable window, 16 MiB aligned so that the kernel moves whole page tables, each holding
+/// a view moved out of a window with `mremap` (its page table with it) or reserved and
+/// inaccessible while free.
+pub(super) struct Parking {
+    /// The reservation: (address, length).
+    raw: (u64, u64),
+    /// The first slot's address.
+    base: u64,
+    /// The SoC base each slot's view shows, or `None` for a free slot.
+    slots: Vec<Option<u64>>,
+}
+
+impl Parking {
+    /// Reserves room for `views` kept views (none: an arena that parks nothing), and one
+    /// slot more: a refill parks the outgoing view before the incoming one leaves its slot.
+    pub(super) fn new(views: usize) -> Result<Parking, SimError> {
+        let size = REFILL_WINDOW_SIZE;
+        let slots = if views == 0 { 0 } else { views + 1 };
+        // One slot's worth more, to align the first slot.
+        let len = (slots as u64 + 1)
+            .checked_mul(size)
+            .filter(|_| slots > 0)
+            .unwrap_or(0);
+        let raw = if len == 0 {
+            0
+        } else {
+            reserve(len).ok_or_else(|| os_error("reserving the kept views' address space"))?
+        };
+        Ok(Parking {
+            raw: (raw, len),
+            base: raw.next_multiple_of(size),
+            slots: vec![None; slots],
+        })
+    }
+
+    fn slot_addr(&self, i: usize) -> u64 {
+        self.base + i as u64 * REFILL_WINDOW_SIZE
+    }
+
+    /// Moves the view at NX `nx` (one mapping, a reusable window's size) into a free slot.
+    pub(super) fn park(&mut self, nx: u64, soc: u64) -> Result<(), SimError> {
+        let i = self
+            .slots
+            .iter()
+            .position(Option::is_none)
+            .ok_or_else(|| SimError::Os("no free slot for a kept view".into()))?;
+        move_mapping(nx, self.slot_addr(i))?;
+        self.slots[i] = Some(soc);
+        Ok(())
+    }
+
+    /// Moves the parked view of `soc` to NX `nx` (replacing what is there) and reserves
+    /// its slot again; false if no view of `soc` is parked.
+    pub(super) fn unpark(&mut self, soc: u64, nx: u64) -> Result<bool, SimError> {
+        let Some(i) = self.slots.iter().position(|s| *s == Some(soc)) else {
+            return Ok(false);
+        };
+        self.slots[i] = None;
+        let at = self.slot_addr(i);
+        let moved = move_mapping(at, nx);
+        map(at, REFILL_WINDOW_SIZE, Backing::Inaccessible, true)?;
+        moved.map(|()| true)
+    }
+
+    /// Drops the parked view of `soc` (its page table with it), if there is one.
+    pub(super) fn evict(&mut self, soc: u64) -> Result<(), SimError> {
+        if let Some(i) = self.slots.iter().position(|s| *s == Some(soc)) {
+            self.slots[i] = None;
+            map(
+                self.slot_addr(i),
+                REFILL_WINDOW_SIZE,
+                Backing::Inaccessible,
+                true,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Views parked now.
+    pub(super) fn kept(&self) -> usize {
+        self.slots.iter().flatten().count()
+    }
+}
+
+impl Drop for Parking {
+    fn drop(&mut self) {
+        if self.raw.1 > 0 {
+            unmap(self.raw.0, self.raw.1);
+        }
+    }
+}
+
+/// Reserves `len` bytes of inaccessible address space wherever the kernel has room.
+fn reserve(len: u64) -> Option<u64> {
+    // SAFETY: a new private mapping at an address of the kernel's choosing.
+    let p = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            len as usize,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p as usize as u64)
+}
+
+/// Moves the reusable window's size of mapping at `from` to `to` (replacing what is
+/// there), page table and all.
+fn move_mapping(from: u64, to: u64) -> Result<(), SimError> {
+    let len = REFILL_WINDOW_SIZE as usize;
+    // SAFETY: both ranges are the model's own: a window's view or a slot of its arena.
+    let p = unsafe {
+        libc::mremap(
+            from as usize as *mut libc::c_void,
+            len,
+            len,
+            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+            to as usize as *mut libc::c_void,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(os_error("mremap"));
+    }
+    Ok(())
 }

@@ -29,6 +29,7 @@
 //! model holds is one value behind one lock ([`hooks::MODEL`]).
 
 pub mod defaults;
+pub mod keep;
 pub mod trace;
 
 #[cfg(nt_sim)]
@@ -59,6 +60,10 @@ pub struct Config {
     /// The value `extended_isa::sdk::hbm_scratch` holds; the pinned HBM scratch window
     /// maps the 64 MiB around it. The model does not define the symbol: the program does.
     pub hbm_scratch: u64,
+    /// The most SoC memory the kept views may show, in bytes (a reusable window's 16 MiB
+    /// a view; [`keep`]): views the kernel streamed through are kept when their window
+    /// moves away, so that their region comes back with its page table. 0 keeps none.
+    pub keep: u64,
 }
 
 impl Default for Config {
@@ -70,6 +75,7 @@ impl Default for Config {
             hbm_base: d::HBM_BASE,
             hbm_size: d::HBM_SIZE,
             hbm_scratch: d::HBM_SCRATCH,
+            keep: keep::KEEP_DEFAULT,
         }
     }
 }
@@ -148,6 +154,26 @@ pub struct Counters {
     pub register_writes: u64,
     /// NX windows remapped onto a new SoC base.
     pub remaps: u64,
+}
+
+/// What the model keeps and holds (`neuron_translate_host_memory`): its memory use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Memory {
+    /// Views kept now (moved aside with their page tables when their window moved away).
+    pub kept_views: u64,
+    /// The most it keeps (the configuration's `keep`, in views of 16 MiB).
+    pub keep_limit_views: u64,
+    /// SoC memory the kept views show, in bytes.
+    pub kept_bytes: u64,
+    /// SoC memory that exists (written or read through a view at least once), in bytes.
+    pub soc_resident_bytes: u64,
+    /// Views kept, since the start or the last reset of the counters.
+    pub parked: u64,
+    /// Refills that brought a kept view back, page table and all.
+    pub reused: u64,
+    /// Kept views dropped to stay within the limit (the one kept longest ago each time).
+    pub evicted: u64,
 }
 
 /// One 32-bit register store, as the model saw it.

@@ -90,6 +90,12 @@ fn host_model(h: &mut String, api: &str) {
          #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))\n\
          #ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
     );
+    let _ = writeln!(
+        h,
+        "/** The views neuron_translate_host_start keeps, in bytes of SoC memory they show. */\n\
+         #define NEURON_TRANSLATE_HOST_KEEP_DEFAULT {:#x}ull\n",
+        neuron_translate::model::keep::KEEP_DEFAULT
+    );
     h.push_str(api.trim());
     h.push_str("\n\n#ifdef __cplusplus\n}\n#endif\n#endif /* host model */\n\n");
 }
