@@ -155,8 +155,13 @@ qemu-test: bootstrap all
 	$(CARGO) test --locked -p abi-tests --test qemu -- --include-ignored
 
 # Instruction counts of every path under qemu (bench/README.md), then host criterion runs.
+# The host floors first (bench/remap_cost.c: what a window move costs on this machine),
+# which the criterion summary sets the model's figures beside.
 bench: bootstrap all
 	$(CARGO) run --locked --release -q -p nt-bench --bin nt-bench
+	@mkdir -p target/bench
+	$(HOST_CC) -O2 -o target/bench/remap_cost bench/remap_cost.c
+	target/bench/remap_cost | tee target/bench/remap_cost.txt
 	$(CARGO) bench --locked -q -p nt-bench --bench host
 # The counts against bench/budget.toml (part of make test).
 bench-check: bootstrap all

@@ -313,3 +313,49 @@ fn on_the_device(config: &Config, events: &[Event]) -> (Vec<Vec<u64>>, Vec<u8>) 
         .collect();
     (calls, device_table)
 }
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn ntx_simulate_keeps_the_views_the_model_keeps() {
+    let _g = GLOBAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = nt_support::tools::scratch("host_model_simulate_keep");
+    let m = machine();
+    let regions = four_regions(&m);
+    let trace = dir.join("streams.trace");
+    m.trace_to(&trace).unwrap();
+    // Four regions streamed through in turn, twice, then touched at one element each.
+    let ctx = neuron_translate_ctx().cast();
+    for _ in 0..2 {
+        for r in regions {
+            let mut span = 0;
+            // SAFETY: the table init built; its registers are the model's block.
+            unsafe { neuron_translate_span(ctx, r, 1 << 20, &mut span) };
+        }
+    }
+    for r in regions {
+        translate(r + 8);
+    }
+    m.trace_stop().unwrap();
+    let mem = m.memory();
+    drop(m);
+    assert!(mem.parked > 0 && mem.reused > 0, "{mem:?}");
+    let (code, v, _) = simulate(&trace, &["--format", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        (
+            v["views_kept"].as_u64(),
+            v["views_reused"].as_u64(),
+            v["kept_views"].as_u64(),
+            v["keep_limit_views"].as_u64()
+        ),
+        (
+            Some(mem.parked),
+            Some(mem.reused),
+            Some(mem.kept_views),
+            Some(mem.keep_limit_views)
+        ),
+        "{v}"
+    );
+    let (_, v, _) = simulate(&trace, &["--format", "json", "--keep", "0"]);
+    assert_eq!(v["views_kept"], 0, "{v}");
+}

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 
 use crate::init::REFILL_WINDOW_SIZE;
-use crate::layout::REUSABLE_SLOTS;
+use crate::layout::{MapRecord, REUSABLE_SLOTS};
 
 /// The default limit of kept views, in bytes of SoC memory they show: 1 GiB, 64 views of
 /// a reusable window (16 MiB each). Their pages belong to SoC memory anyway; a kept view
@@ -30,6 +30,13 @@ pub const BYTES_PER_HIT: u64 = 4;
 /// How many views fit in `keep_bytes`.
 pub fn views_for(keep_bytes: u64) -> usize {
     usize::try_from(keep_bytes / REFILL_WINDOW_SIZE).unwrap_or(usize::MAX)
+}
+
+/// The bytes a span call of `len` from `addr` goes through the window of `record` (which
+/// maps `addr`): at most to the window's end.
+pub fn spanned_bytes(record: &MapRecord, addr: u64, len: u64) -> u64 {
+    let left = u128::from(!record.mask) + 1 - u128::from(addr & !record.mask);
+    u64::try_from(left.min(u128::from(len))).unwrap_or(u64::MAX)
 }
 
 /// What a reusable window shows now, and how much the kernel touched through it.

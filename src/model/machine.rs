@@ -12,7 +12,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::vec::Vec;
 
 use super::hooks::{add, Tally};
-use super::keep::{views_for, Keeper};
+use super::keep::{spanned_bytes, views_for, Keeper};
 use super::memory::{map, unmap, Backing, Claimed, Parking, Soc, Window, PAGE};
 use super::trace::{Event, TRACE_HEADER};
 use super::{Config, Counters, Memory, SimError, Store};
@@ -161,10 +161,8 @@ impl State {
     /// stored, or a hit; the bytes it spans count as touched through that window.
     pub(super) fn on_span(&mut self, table: &TranslationCtx, addr: u64, len: u64) {
         if let Some(k) = table.find(addr) {
-            let r = &table.records[k];
-            let left = u128::from(!r.mask) + 1 - u128::from(addr & !r.mask);
-            let spanned = u64::try_from(left.min(u128::from(len))).unwrap_or(u64::MAX);
-            self.keeper.spanned(k, spanned);
+            self.keeper
+                .spanned(k, spanned_bytes(&table.records[k], addr, len));
         }
         match self.pending_refill.take() {
             Some(reg) => {

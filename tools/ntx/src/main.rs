@@ -119,6 +119,9 @@ enum Command {
         /// hbm_scratch for the original table (default: the host model's).
         #[arg(long, value_parser = parse_addr)]
         hbm_scratch: Option<u64>,
+        /// Bytes of views the host model keeps (default: its default, 1 GiB).
+        #[arg(long, value_parser = parse_addr)]
+        keep: Option<u64>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -344,8 +347,9 @@ fn run(command: Command) -> Result<u8, Failure> {
             table,
             engine_base,
             hbm_scratch,
+            keep,
             format,
-        } => simulate(&trace, &table, engine_base, hbm_scratch, format),
+        } => simulate(&trace, &table, (engine_base, hbm_scratch), keep, format),
         Command::Build { spec, out } => build(&spec, &out),
     }
 }
@@ -435,14 +439,17 @@ fn parse_addr(s: &str) -> Result<u64, String> {
     tables::parse_u64(s).ok_or_else(|| format!("{s:?} is not an address"))
 }
 
+/// `ntx simulate`: the trace through the table (the original's from `(engine_base,
+/// hbm_scratch)`, or a file), the host model keeping `keep` bytes of views.
 fn simulate(
     trace: &Path,
     table: &str,
-    engine_base: Option<u64>,
-    hbm_scratch: Option<u64>,
+    (engine_base, hbm_scratch): (Option<u64>, Option<u64>),
+    keep: Option<u64>,
     format: Format,
 ) -> Result<u8, Failure> {
     use neuron_translate::model::defaults as d;
+    use neuron_translate::model::keep::{views_for, KEEP_DEFAULT};
     let src = trace.display().to_string();
     let text = String::from_utf8(read(trace)?)
         .map_err(|_| Error::new(ErrorKind::MalformedTrace, &src, "not UTF-8 text"))?;
@@ -473,7 +480,8 @@ fn simulate(
         let t = tables::parse_table(&read(Path::new(table))?, table)?;
         (t, table.to_string())
     };
-    let sim = ntx::simulate::replay(&mut t, &events, &src, &described);
+    let views = views_for(keep.unwrap_or(KEEP_DEFAULT));
+    let sim = ntx::simulate::replay(&mut t, &events, &src, &described, views);
     match format {
         Format::Text => print!("{}", sim.to_text()),
         Format::Json => println!("{}", pretty(&sim)),

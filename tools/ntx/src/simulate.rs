@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use neuron_translate::layout::{RECORDS, REUSABLE_SLOTS};
+use neuron_translate::model::keep::{spanned_bytes, Keeper};
 use neuron_translate::model::trace::Event;
 use neuron_translate::{RegisterLog, TranslationCtx};
 use serde::Serialize;
@@ -36,18 +37,26 @@ pub struct Simulation {
     pub repeat_refills: u64,
     /// More hot regions than reusable windows: the pattern thrashes.
     pub thrash: bool,
+    /// The host model's kept views under the same calls (docs/host-model.md): the most
+    /// it keeps, how many it kept, how many refills brought one back, how many it keeps
+    /// at the end.
+    pub keep_limit_views: usize,
+    pub views_kept: u64,
+    pub views_reused: u64,
+    pub kept_views: usize,
     /// The call (0-based) at which the device would trap (a refill with an unusable
     /// register), where the replay stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trapped_at: Option<usize>,
 }
 
-/// Replays `events` through `table`.
+/// Replays `events` through `table`, the host model keeping up to `keep_views` views.
 pub fn replay(
     table: &mut TranslationCtx,
     events: &[Event],
     trace: &str,
     described: &str,
+    keep_views: usize,
 ) -> Simulation {
     let mut s = Simulation {
         version: 1,
@@ -61,8 +70,13 @@ pub fn replay(
         hot_regions: 0,
         repeat_refills: 0,
         thrash: false,
+        keep_limit_views: keep_views,
+        views_kept: 0,
+        views_reused: 0,
+        kept_views: 0,
         trapped_at: None,
     };
+    let mut keeper = Keeper::new(keep_views);
     let mut times: BTreeMap<u64, u64> = BTreeMap::new();
     let mut evicted: BTreeSet<u64> = BTreeSet::new();
     for (i, ev) in events.iter().enumerate() {
@@ -84,6 +98,9 @@ pub fn replay(
         match hit {
             Some(slot) => s.hits[slot] += 1,
             None => {
+                let m = keeper.refill(victim, table.records[victim].ptr, s.hits[victim], true);
+                s.views_kept += u64::from(m.park.is_some());
+                s.views_reused += u64::from(m.reuse);
                 s.refills[victim] += 1;
                 if !old.is_empty() {
                     evicted.insert(old.ptr);
@@ -95,7 +112,11 @@ pub fn replay(
                 *times.entry(region).or_default() += 1;
             }
         }
+        if let (Event::Span(a, n), Some(slot)) = (*ev, table.find(addr)) {
+            keeper.spanned(slot, spanned_bytes(&table.records[slot], a, n));
+        }
     }
+    s.kept_views = keeper.kept();
     s.regions = times.len();
     s.hot_regions = times.values().filter(|&&n| n > 1).count();
     s.thrash = s.hot_regions > usize::from(REUSABLE_SLOTS);
@@ -124,6 +145,11 @@ impl Simulation {
             t,
             "  regions refilled:     {} ({} hot: refilled again after an eviction)",
             self.regions, self.hot_regions
+        );
+        let _ = writeln!(
+            t,
+            "  kept views:           {} of {} ({} kept, {} refill(s) brought one back)",
+            self.kept_views, self.keep_limit_views, self.views_kept, self.views_reused
         );
         if let Some(i) = self.trapped_at {
             let _ = writeln!(

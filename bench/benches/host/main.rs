@@ -18,6 +18,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
+
+mod summary;
 use neuron_translate::abi::{
     _init_translate_ctx, neuron_translate, neuron_translate_ctx, neuron_translate_mapping_lookup,
 };
@@ -89,12 +91,12 @@ fn per_call(mut f: impl FnMut()) -> f64 {
     start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS)
 }
 
-/// The hits head to head, best of `ROUNDS` (21) rounds, each round timing every contender
+/// The hits head to head over `ROUNDS` (21) rounds, each round timing every contender
 /// once in turn: the library's slot 0 and slot 4 hits and the seed C's (no model running),
 /// then the model's slot 0 hit (a model started for it). A machine that slows down or speeds up
 /// between rounds then moves every contender alike, which criterion's separate runs do not.
-/// Returns (library 0, C 0, library 4, C 4, model 0) in ns.
-fn hits_head_to_head() -> [f64; 5] {
+/// Returns each round's (library 0, C 0, library 4, C 4, model 0) in ns.
+fn hits_head_to_head() -> Vec<[f64; 5]> {
     const ROUNDS: usize = 21;
     let mut regs = [0u32; 10];
     let mut t = table(&mut regs);
@@ -107,27 +109,25 @@ fn hits_head_to_head() -> [f64; 5] {
         }
     };
     let (slot0, slot4) = (0x40_0000_0345, 0x44_0000_0345);
-    let mut best = [f64::INFINITY; 5];
-    for _ in 0..ROUNDS {
-        let library = [
-            per_call(call(neuron_translate, ctx, slot0)),
-            per_call(call(ref_translate, ctx, slot0)),
-            per_call(call(neuron_translate, ctx, slot4)),
-            per_call(call(ref_translate, ctx, slot4)),
-        ];
-        let config = Config::default();
-        let m = Machine::start(config).expect("the host model starts");
-        set_hbm_scratch(config.hbm_scratch);
-        _init_translate_ctx();
-        let hit = m.alloc(REFILL_WINDOW_SIZE, REFILL_WINDOW_SIZE).unwrap() + 0x345;
-        translate(hit);
-        let model = per_call(call(neuron_translate, neuron_translate_ctx().cast(), hit));
-        drop(m);
-        for (b, v) in best.iter_mut().zip(library.into_iter().chain([model])) {
-            *b = b.min(v);
-        }
-    }
-    best
+    (0..ROUNDS)
+        .map(|_| {
+            let library = [
+                per_call(call(neuron_translate, ctx, slot0)),
+                per_call(call(ref_translate, ctx, slot0)),
+                per_call(call(neuron_translate, ctx, slot4)),
+                per_call(call(ref_translate, ctx, slot4)),
+            ];
+            let config = Config::default();
+            let m = Machine::start(config).expect("the host model starts");
+            set_hbm_scratch(config.hbm_scratch);
+            _init_translate_ctx();
+            let hit = m.alloc(REFILL_WINDOW_SIZE, REFILL_WINDOW_SIZE).unwrap() + 0x345;
+            translate(hit);
+            let model = per_call(call(neuron_translate, neuron_translate_ctx().cast(), hit));
+            drop(m);
+            [library[0], library[1], library[2], library[3], model]
+        })
+        .collect()
 }
 
 /// A translate call through the table `_init_translate_ctx` built, on the model.
@@ -193,52 +193,65 @@ fn model(c: &mut Criterion) {
     drop(m);
 }
 
-/// Elements of each tensor of the accessor's kernel, and of the per-element path's run.
+/// Elements of each tensor of the accessor's kernel in one window (three 4 MiB tensors in
+/// one 16 MiB region), across regions (three 32 MiB tensors, two 16 MiB regions each: six
+/// refills a pass, passes repeated), and of the per-element path's run.
 const KERNEL_ELEMS: u64 = 1 << 20;
+const KERNEL_REGIONS_ELEMS: u64 = 8 << 20;
 const KERNEL_PER_ELEMENT_ELEMS: u64 = 1 << 16;
 
-/// The C++ accessor's kernel: over plain memory (no model), through `neuron::for_each` on
-/// the model, and per element on the model.
+// The kernel, compiled from csrc/accessor_bench.cpp by this package's build script.
+extern "C" {
+    fn nt_bench_kernel_plain(a: *const u32, b: *const u32, c: *mut u32, n: usize);
+    fn nt_bench_kernel_accessor(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> i32;
+    fn nt_bench_kernel_per_element(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> i32;
+}
+
+/// The C++ accessor's kernel: over plain memory (no model) and through `neuron::for_each`
+/// on the model, in one window and across regions; per element on the model.
 fn kernel(c: &mut Criterion) {
-    use core::ffi::c_int;
-    // The kernel, compiled from csrc/accessor_bench.cpp by this package's build script.
-    extern "C" {
-        fn nt_bench_kernel_plain(a: *const u32, b: *const u32, c: *mut u32, n: usize);
-        fn nt_bench_kernel_accessor(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> c_int;
-        fn nt_bench_kernel_per_element(ctx: *mut c_void, a: u64, b: u64, c: u64, n: u64) -> c_int;
-    }
-    let n = KERNEL_ELEMS as usize;
-    let a: Vec<u32> = (0..n as u32)
-        .map(|i| i.wrapping_mul(2_654_435_761))
-        .collect();
-    let b: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5bd1_e995).collect();
-    let mut out = vec![0u32; n];
-    let mut g = c.benchmark_group("kernel3");
-    g.bench_function("plain", |bch| {
-        // SAFETY: three buffers of n elements.
-        bch.iter(|| unsafe {
-            nt_bench_kernel_plain(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), black_box(n))
-        })
-    });
     let config = Config::default();
     let m = Machine::start(config).expect("the host model starts");
     set_hbm_scratch(config.hbm_scratch);
     _init_translate_ctx();
-    let bytes = 4 * KERNEL_ELEMS;
-    let [sa, sb, sc] = [0; 3].map(|_| m.alloc(bytes, 4096).unwrap());
+    kernel_on(c, &m, "kernel3", KERNEL_ELEMS, 4096, true);
+    kernel_on(
+        c,
+        &m,
+        "kernel3-regions",
+        KERNEL_REGIONS_ELEMS,
+        REFILL_WINDOW_SIZE,
+        false,
+    );
+    drop(m);
+}
+
+/// The kernel over three tensors of `n` elements, each allocated at `align` on the model,
+/// as benchmark group `group`: the plain loop, the accessor, and (`per_element`) the
+/// per-element path. The model's result must be the plain loop's.
+fn kernel_on(c: &mut Criterion, m: &Machine, group: &str, n: u64, align: u64, per_element: bool) {
+    let len = n as usize;
+    let a: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let b: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5bd1_e995).collect();
+    let mut out = vec![0u32; len];
+    let mut g = c.benchmark_group(group);
+    g.bench_function("plain", |bch| {
+        // SAFETY: three buffers of n elements.
+        bch.iter(|| unsafe {
+            nt_bench_kernel_plain(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), black_box(len))
+        })
+    });
+    let bytes = 4 * n;
+    let [sa, sb, sc] = [0; 3].map(|_| m.alloc(bytes, align).unwrap());
     m.write(sa, &bytemuck_u32(&a)).unwrap();
     m.write(sb, &bytemuck_u32(&b)).unwrap();
     let ctx = neuron_translate_ctx().cast::<c_void>();
     g.bench_function("accessor", |bch| {
-        // SAFETY: the model's table and tensors of KERNEL_ELEMS elements.
-        bch.iter(|| {
-            assert_eq!(
-                unsafe { nt_bench_kernel_accessor(ctx, sa, sb, sc, KERNEL_ELEMS) },
-                1
-            )
-        })
+        // SAFETY: the model's table and tensors of n elements.
+        bch.iter(|| assert_eq!(unsafe { nt_bench_kernel_accessor(ctx, sa, sb, sc, n) }, 1))
     });
-    // The model's result is the plain loop's.
     let mut got = vec![0u8; bytes as usize];
     m.read(sc, &mut got).unwrap();
     assert_eq!(
@@ -246,17 +259,19 @@ fn kernel(c: &mut Criterion) {
         bytemuck_u32(&out),
         "the accessor's kernel on the model"
     );
-    g.bench_function("per-element", |bch| {
-        // SAFETY: as above, on the first KERNEL_PER_ELEMENT_ELEMS elements.
-        bch.iter(|| {
-            assert_eq!(
-                unsafe { nt_bench_kernel_per_element(ctx, sa, sb, sc, KERNEL_PER_ELEMENT_ELEMS) },
-                1
-            )
-        })
-    });
+    if per_element {
+        let k = KERNEL_PER_ELEMENT_ELEMS;
+        g.bench_function("per-element", |bch| {
+            // SAFETY: as above, on the first k elements.
+            bch.iter(|| {
+                assert_eq!(
+                    unsafe { nt_bench_kernel_per_element(ctx, sa, sb, sc, k) },
+                    1
+                )
+            })
+        });
+    }
     g.finish();
-    drop(m);
 }
 
 /// The bytes of `v` (native order, as the kernel stores them).
@@ -280,78 +295,5 @@ fn main() {
     model(&mut c);
     kernel(&mut c);
     c.final_summary();
-    summary(&paths);
-}
-
-/// The ratios and the goals, from this run's medians (steadier than means on a shared
-/// machine) and the head-to-head hits.
-fn summary(paths: &[(String, u64, bool)]) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
-    let median = |path: &str, name: &str| -> Option<f64> {
-        let text =
-            std::fs::read_to_string(dir.join(path).join(name).join("new/estimates.json")).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-        v["median"]["point_estimate"].as_f64()
-    };
-    println!("\n| path | rust (ns) | reference C (ns) | rust / reference |\n| --- | ---: | ---: | ---: |");
-    for (path, _, _) in paths {
-        if let (Some(r), Some(c)) = (median(path, "rust"), median(path, "reference")) {
-            println!("| {path} | {r:.2} | {c:.2} | {:.2} |", r / c);
-        }
-    }
-    let ns = |group: &str, name: &str| median(group, name);
-    let [lib0, c0, lib4, c4, model0] = hits_head_to_head();
-    println!(
-        "\nHits head to head, best of 21 interleaved rounds (ns per call): library slot 0 \
-         {lib0:.2}, seed C slot 0 {c0:.2}, library slot 4 {lib4:.2}, seed C slot 4 {c4:.2}, \
-         model slot 0 {model0:.2}\n"
-    );
-    println!("| measure | now | goal |\n| --- | ---: | ---: |");
-    let rows: [(&str, Option<f64>, &str); 6] = [
-        (
-            "model hit (slot 0) / library hit (slot 0)",
-            Some(model0 / lib0),
-            "<= 1.5",
-        ),
-        ("library hit slot 0 / seed C", Some(lib0 / c0), "<= 1"),
-        ("library hit slot 4 / seed C", Some(lib4 / c4), "<= 1"),
-        (
-            "model refill (us)",
-            ns("model", "refill").map(|t| t / 1e3),
-            "<= 2",
-        ),
-        (
-            "model refill + first touch (us)",
-            ns("model", "refill-touch").map(|t| t / 1e3),
-            "<= 5",
-        ),
-        (
-            "five-stream kernel, per call (us)",
-            ns("model", "five-streams").map(|t| t / 1e3),
-            "<= 6",
-        ),
-    ];
-    for (what, value, goal) in rows {
-        if let Some(v) = value {
-            println!("| {what} | {v:.2} | {goal} |");
-        }
-    }
-    if let Some(t) = ns("model", "hit-0-traced") {
-        println!("| model hit with a trace file open (ns) | {t:.2} | (tracing may cost more) |");
-    }
-    let per_elem = |name: &str, elems: u64| ns("kernel3", name).map(|t| t / elems as f64);
-    if let (Some(acc), Some(plain)) = (
-        per_elem("accessor", KERNEL_ELEMS),
-        per_elem("plain", KERNEL_ELEMS),
-    ) {
-        println!(
-            "| kernel3: accessor on the model / plain memory, per element | {:.2} | <= 1.5 |",
-            acc / plain
-        );
-        println!("| kernel3: accessor on the model, per element (ns) | {acc:.3} | |");
-        println!("| kernel3: plain memory, per element (ns) | {plain:.3} | |");
-    }
-    if let Some(t) = per_elem("per-element", KERNEL_PER_ELEMENT_ELEMS) {
-        println!("| kernel3: per element on the model (ns) | {t:.2} | |");
-    }
+    summary::print(&paths, &hits_head_to_head());
 }
