@@ -124,6 +124,11 @@ fn kernel_table() {
             KERNEL_REGIONS_ELEMS,
         ),
         (
+            "the same, the model keeping no view (keep 0)",
+            "kernel3-regions-keep-0",
+            KERNEL_REGIONS_ELEMS,
+        ),
+        (
             "three 4 MiB tensors in one 16 MiB region (no refill)",
             "kernel3",
             KERNEL_ELEMS,
