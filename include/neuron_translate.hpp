@@ -58,6 +58,14 @@ template <class T> struct remove_const<const T> {
 template <class T> constexpr bool is_const = false;
 template <class T> constexpr bool is_const<const T> = true;
 
+template <bool B, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> {
+    using type = T;
+};
+/// Whether T is const U: a read-only view of U's elements, the one conversion a view has.
+template <class T, class U> constexpr bool adds_const = false;
+template <class U> constexpr bool adds_const<const U, U> = true;
+
 template <unsigned long... I> struct seq {};
 template <unsigned long N, unsigned long... I> struct make_seq : make_seq<N - 1, N - 1, I...> {};
 template <unsigned long... I> struct make_seq<0, I...> {
@@ -115,6 +123,9 @@ template <unsigned long long S> inline unsigned long long per(unsigned long long
 
 /// Bytes of stack each view gets in a bounce: at least one element.
 constexpr unsigned long kBounceBytes = 256;
+/// The most stack for_each's bounce buffers may take, all views together (the device's
+/// default stack is about 8 KiB): 16 views of elements up to 256 bytes fit.
+constexpr unsigned long kBounceStack = 4096;
 template <class T> constexpr unsigned long bounce_bytes()
 {
     return sizeof(T) > kBounceBytes ? sizeof(T) : kBounceBytes;
@@ -202,14 +213,24 @@ template <class T> class Tensor {
     static_assert(__is_trivially_copyable(value_type), "a Tensor's element type must be trivially copyable");
     static_assert(sizeof(value_type) > 0, "a Tensor's element type must have a size");
 
-    Tensor(void *ctx, soc_addr base, unsigned long long count) : ctx_(ctx), base_(base), count_(count) {}
-    /// Through the table neuron_translate_ctx() gives now (call _init_translate_ctx first).
-    Tensor(soc_addr base, unsigned long long count) : Tensor(neuron_translate_ctx(), base, count) {}
-    /// A read-only view of a writable one.
-    template <class U, class = decltype(static_cast<T *>(static_cast<U *>(nullptr)))>
-    Tensor(const Tensor<U> &other) : Tensor(other.ctx(), other.base(), other.size())
+    /// A view of `count` elements at `base`; refused (ok() false, no element in it) when
+    /// its bytes would not fit 64 bits or would run past the top of the address space.
+    Tensor(void *ctx, soc_addr base, unsigned long long count)
+        : ctx_(ctx), base_(base), count_(fits(base, count) ? count : 0), refused_(!fits(base, count))
     {
     }
+    /// Through the table neuron_translate_ctx() gives now (call _init_translate_ctx first).
+    Tensor(soc_addr base, unsigned long long count) : Tensor(neuron_translate_ctx(), base, count) {}
+    /// A read-only view of a writable one of the same element type. No other conversion:
+    /// a view of a base class over derived elements would step by the wrong size.
+    template <class U, class = typename detail::enable_if<detail::adds_const<T, U>>::type>
+    Tensor(const Tensor<U> &other) : Tensor(other.ctx(), other.base(), other.size())
+    {
+        refused_ = !other.ok();
+    }
+
+    /// Whether the view was accepted (see the constructor); a refused one has no element.
+    bool ok() const { return !refused_; }
 
     void *ctx() const { return ctx_; }
     soc_addr base() const { return base_; }
@@ -221,7 +242,7 @@ template <class T> class Tensor {
     /// Whether [first, first + n) lies in the view.
     bool covers(unsigned long long first, unsigned long long n) const
     {
-        return first <= count_ && n <= count_ - first;
+        return !refused_ && first <= count_ && n <= count_ - first;
     }
 
     /// Element i: one neuron_translate, as the original's accessor (and, for an element
@@ -303,9 +324,18 @@ template <class T> class Tensor {
         return nullptr;
     }
 
+    /// Whether count elements from base fit: count * sizeof(T) below 2^64 (a compile-time
+    /// bound: no division on the device) and base + that below 2^64 (it does not wrap).
+    static bool fits(soc_addr base, unsigned long long count)
+    {
+        constexpr unsigned long long most = ~0ull / sizeof(value_type);
+        return count <= most && bytes(count) <= ~0ull - base;
+    }
+
     void *ctx_;
     soc_addr base_;
     unsigned long long count_;
+    bool refused_;
 };
 
 namespace detail {
@@ -427,6 +457,22 @@ bool walk(seq<I...>, unsigned long long first, unsigned long long n, F &f, const
     return true;
 }
 
+/// Whether two writable views share a byte of elements [first, first + n): their
+/// write-backs would then depend on the order (and on whether the stretch bounced), so
+/// for_each refuses them. A read-only view may alias a writable one.
+template <class... Ts> bool writable_overlap(unsigned long long first, unsigned long long n, const Tensor<Ts> &...views)
+{
+    constexpr unsigned long N = sizeof...(Ts);
+    const soc_addr lo[N] = {views.address(first)...};
+    const soc_addr hi[N] = {(views.address(first) + Tensor<Ts>::bytes(n))...};
+    const bool writable[N] = {!is_const<Ts>...};
+    for (unsigned long j = 0; j < N; ++j)
+        for (unsigned long k = 0; k < j; ++k)
+            if (writable[j] && writable[k] && lo[j] < hi[k] && lo[k] < hi[j])
+                return true;
+    return false;
+}
+
 } // namespace detail
 
 /**
@@ -441,17 +487,24 @@ bool walk(seq<I...>, unsigned long long first, unsigned long long n, F &f, const
  * the writable views' copies are written back after it returns.
  *
  * Views that f writes should be Tensor<T>, views it only reads Tensor<const T> (a
- * writable view's bounced copy is written back whether or not f changed it). Returns
- * false if the range is not in every view or a translate fails.
+ * writable view's bounced copy is written back whether or not f changed it). Two writable
+ * views whose elements in the range share a byte are refused: their write-backs would
+ * decide the result by their order. The bounce buffers take sizeof(Bounce) bytes of stack,
+ * at most 4 KiB (a compile-time check). Returns false, having touched nothing, if the
+ * range is not in every view or writable views overlap; false if a translate fails.
  */
 template <class F, class... Ts>
 bool for_each(unsigned long long first, unsigned long long n, F &&f, const Tensor<Ts> &...views)
 {
     static_assert(sizeof...(Ts) > 0, "for_each needs at least one view");
+    static_assert(sizeof(detail::Bounce<Ts...>) <= detail::kBounceStack,
+                  "for_each's bounce buffers would take more than 4 KiB of stack: fewer views or smaller elements");
     bool in_range[] = {views.covers(first, n)...};
     for (bool ok : in_range)
         if (!ok)
             return false;
+    if (detail::writable_overlap(first, n, views...))
+        return false;
     return detail::walk(typename detail::make_seq<sizeof...(Ts)>::type{}, first, n, f, views...);
 }
 

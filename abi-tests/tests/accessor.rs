@@ -15,10 +15,10 @@ use std::process::Command;
 use nt_support::qemu::{compile_c, compile_cxx, link_args, root, run, start_object, EMU_WRAP};
 use nt_support::tools::{product, run_ok, scratch, tool};
 
-/// The host program built with the compiler `var` names (and `extra` flags), linked with
-/// the host library.
-fn host_program(dir: &Path, var: &str, extra: &[&str]) -> PathBuf {
-    let exe = dir.join(format!("accessor-{var}"));
+/// The host program `src` (in abi-tests/consumers) built with the compiler `var` names
+/// (and `extra` flags), linked with the host library.
+fn host_program(dir: &Path, src: &str, var: &str, extra: &[&str]) -> PathBuf {
+    let exe = dir.join(format!("{src}-{var}"));
     run_ok(
         Command::new(tool(var))
             .args([
@@ -34,7 +34,7 @@ fn host_program(dir: &Path, var: &str, extra: &[&str]) -> PathBuf {
             .arg(root().join("include"))
             .arg("-I")
             .arg(root().join("abi-tests/consumers"))
-            .arg(root().join("abi-tests/consumers/accessor_host.cpp"))
+            .arg(root().join("abi-tests/consumers").join(src))
             .arg(product("NT_HOST_LIB"))
             .arg("-o")
             .arg(&exe),
@@ -83,7 +83,7 @@ fn the_accessor_agrees_with_the_per_element_path_and_the_hand_span_loop_goes_sta
         ("HOST_CXX", &[][..]),
         ("HOST_CLANGXX", &["-fno-exceptions", "-fno-rtti"][..]),
     ] {
-        let text = stdout_of(&host_program(&dir, var, extra), &[]);
+        let text = stdout_of(&host_program(&dir, "accessor_host.cpp", var, extra), &[]);
         assert!(text.contains("accessor: all checks hold"), "{var}:\n{text}");
         let layouts = text.lines().find(|l| l.starts_with("layouts: ")).unwrap();
         assert!(layouts.starts_with("layouts: 160 "), "{var}: {layouts}");
@@ -109,7 +109,10 @@ fn the_accessor_agrees_with_the_per_element_path_and_the_hand_span_loop_goes_sta
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn the_accessor_kernels_give_the_host_models_results_on_the_device_under_qemu() {
     let dir = scratch("accessor_device");
-    let host = stdout_of(&host_program(&dir, "HOST_CXX", &[]), &["--fixed"]);
+    let host = stdout_of(
+        &host_program(&dir, "accessor_host.cpp", "HOST_CXX", &[]),
+        &["--fixed"],
+    );
     let out = run(&device_program(&dir));
     let device = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(0), "the device run:\n{device}");
@@ -122,5 +125,92 @@ fn the_accessor_kernels_give_the_host_models_results_on_the_device_under_qemu() 
     assert_eq!(
         device, host,
         "the device's outputs differ from the host model's"
+    );
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn views_that_do_not_fit_and_overlapping_writable_views_are_refused() {
+    let dir = scratch("accessor_rules");
+    for (var, extra) in [
+        ("HOST_CXX", &[][..]),
+        ("HOST_CLANGXX", &["-fno-exceptions", "-fno-rtti"][..]),
+    ] {
+        let text = stdout_of(&host_program(&dir, "accessor_rules.cpp", var, extra), &[]);
+        println!("{var}:\n{text}");
+        assert!(text.ends_with("all rules hold\n"), "{var}:\n{text}");
+        assert_eq!(
+            text.matches("ok ").count(),
+            11,
+            "{var}: every check ran:\n{text}"
+        );
+    }
+}
+
+/// Whether `body` (after the header) compiles as C++17 with the host C++ compiler; the
+/// compiler's messages.
+fn compiles(dir: &Path, name: &str, body: &str) -> (bool, String) {
+    let src = dir.join(format!("{name}.cpp"));
+    std::fs::write(&src, format!("#include <neuron_translate.hpp>\n{body}\n")).unwrap();
+    let out = Command::new(tool("HOST_CXX"))
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(root().join("include"))
+        .arg(&src)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_view_converts_only_to_its_read_only_self_and_the_bounce_stack_is_bounded() {
+    let dir = scratch("accessor_compile");
+    let types = "struct B { unsigned a; }; struct D : B { unsigned b; };\n";
+    let cases = [
+        (
+            "const_of_same",
+            "void f(neuron::Tensor<D> d) { neuron::Tensor<const D> c(d); (void)c; }",
+            true,
+        ),
+        (
+            "base_of_derived",
+            "void f(neuron::Tensor<D> d) { neuron::Tensor<B> b(d); (void)b; }",
+            false,
+        ),
+        (
+            "const_base_of_derived",
+            "void f(neuron::Tensor<D> d) { neuron::Tensor<const B> b(d); (void)b; }",
+            false,
+        ),
+        (
+            "writable_of_const",
+            "void f(neuron::Tensor<const D> d) { neuron::Tensor<D> w(d); (void)w; }",
+            false,
+        ),
+    ];
+    for (name, body, want) in cases {
+        let (ok, messages) = compiles(&dir, name, &format!("{types}{body}"));
+        assert_eq!(ok, want, "{name}:\n{messages}");
+    }
+    // Sixteen views of 4-byte elements take 4 KiB of bounce buffers; a seventeenth, more.
+    let views = |n: usize| {
+        let params: Vec<String> = (0..n)
+            .map(|k| format!("neuron::Tensor<unsigned> v{k}"))
+            .collect();
+        let args: Vec<String> = (0..n).map(|k| format!("v{k}")).collect();
+        format!(
+            "bool f({}) {{ return neuron::for_each(0, 1, [](unsigned long long, size_t, auto...) {{}}, {}); }}",
+            params.join(", "),
+            args.join(", ")
+        )
+    };
+    assert!(compiles(&dir, "views_16", &views(16)).0, "16 views");
+    let (ok, messages) = compiles(&dir, "views_17", &views(17));
+    assert!(
+        !ok && messages.contains("4 KiB of stack"),
+        "17 views:\n{messages}"
     );
 }
