@@ -1,7 +1,7 @@
 /*
  * neuron_translate.hpp: tensor access for C++ custom operators, over neuron_translate.h.
  *
- * Header-only C++17, written once (not generated) and installed beside neuron_translate.h.
+ * Header-only C++14, written once (not generated) and installed beside neuron_translate.h.
  * It compiles for the device (clang for Xtensa with -ffreestanding -fno-exceptions
  * -fno-rtti: no heap, no exceptions, no standard library, only the compiler's own headers
  * and builtins) and for the host, where the pointers it hands out read and write the host
@@ -36,8 +36,8 @@
 #ifndef NEURON_TRANSLATE_HPP
 #define NEURON_TRANSLATE_HPP
 
-#if !defined(__cplusplus) || __cplusplus < 201703L
-#error "neuron_translate.hpp needs C++17 or later: compile with -std=c++17"
+#if !defined(__cplusplus) || __cplusplus < 201402L
+#error "neuron_translate.hpp needs C++14 or later: compile with -std=c++14"
 #else
 
 #include "neuron_translate.h"
@@ -105,7 +105,9 @@ template <unsigned long long S> constexpr unsigned log2_of()
 template <unsigned long long S> inline unsigned long long per(unsigned long long bytes)
 {
     uint32_t b = bytes > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<uint32_t>(bytes);
-    if constexpr ((S & (S - 1)) == 0) {
+    // A constant condition (C++14 has no `if constexpr`): the code generator keeps one
+    // branch.
+    if ((S & (S - 1)) == 0) {
         return b >> log2_of<S>();
     } else {
         uint32_t q = 0;
@@ -517,6 +519,6 @@ bool Tensor<T>::for_each_span(unsigned long long first, unsigned long long n, F 
 
 } // namespace neuron
 
-#endif /* C++17 */
+#endif /* C++14 */
 
 #endif /* NEURON_TRANSLATE_HPP */

@@ -150,10 +150,23 @@ fn views_that_do_not_fit_and_overlapping_writable_views_are_refused() {
 /// Whether `body` (after the header) compiles as C++17 with the host C++ compiler; the
 /// compiler's messages.
 fn compiles(dir: &Path, name: &str, body: &str) -> (bool, String) {
+    compiles_as(dir, name, body, "c++17", "HOST_CXX")
+}
+
+/// Whether `body` (after the header) compiles as `std` with `compiler`, warning-free.
+fn compiles_as(dir: &Path, name: &str, body: &str, std: &str, compiler: &str) -> (bool, String) {
     let src = dir.join(format!("{name}.cpp"));
     std::fs::write(&src, format!("#include <neuron_translate.hpp>\n{body}\n")).unwrap();
-    let out = Command::new(tool("HOST_CXX"))
-        .args(["-std=c++17", "-fsyntax-only", "-I"])
+    let out = Command::new(tool(compiler))
+        .arg(format!("-std={std}"))
+        .args([
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-fsyntax-only",
+            "-I",
+        ])
         .arg(root().join("include"))
         .arg(&src)
         .output()
@@ -208,6 +221,15 @@ fn a_view_converts_only_to_its_read_only_self_and_the_bounce_stack_is_bounded() 
         )
     };
     assert!(compiles(&dir, "views_16", &views(16)).0, "16 views");
+    // The custom-op SDK builds kernels as C++14, as the device does.
+    let kernel = "bool g(neuron::Tensor<const unsigned> a, neuron::Tensor<unsigned> b) {\n\
+        return neuron::for_each(0, b.size(), [](unsigned long long, size_t n, const unsigned *x, unsigned *y) {\n\
+            for (size_t k = 0; k < n; ++k) y[k] = x[k] + 1;\n\
+        }, a, b) && b.set(0, a.get(1));\n}";
+    for compiler in ["HOST_CXX", "HOST_CLANGXX"] {
+        let (ok, messages) = compiles_as(&dir, "cxx14", kernel, "c++14", compiler);
+        assert!(ok, "C++14 with {compiler}:\n{messages}");
+    }
     let (ok, messages) = compiles(&dir, "views_17", &views(17));
     assert!(
         !ok && messages.contains("4 KiB of stack"),
