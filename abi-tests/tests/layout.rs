@@ -199,3 +199,24 @@ fn every_top_level_folder_is_in_the_architecture_page_and_the_readme_is_short() 
     let readme = lines(&root.join("README.md")).len();
     assert!(readme <= README_LINES, "README.md is {readme} lines");
 }
+
+#[test]
+fn every_ignored_test_says_it_needs_make_test_in_the_same_words() {
+    let root = root();
+    let want = format!("#[ignore = \"{}\"]", nt_support::MAKE_TEST);
+    let mut other = Vec::new();
+    let mut ignored = 0;
+    for p in sources(&root.join("abi-tests")) {
+        for (i, l) in lines(&p).iter().enumerate() {
+            if l.trim_start().starts_with("#[ignore") {
+                ignored += 1;
+                if l.trim() != want {
+                    let rel = p.strip_prefix(&root).unwrap().display().to_string();
+                    other.push(format!("{rel}:{}: {l}", i + 1));
+                }
+            }
+        }
+    }
+    assert!(ignored > 40, "the ignored tests were found ({ignored})");
+    assert!(other.is_empty(), "other reasons:\n{}", other.join("\n"));
+}

@@ -40,20 +40,11 @@ pub mod start_exit {
     }
 }
 
-/// Declares tests that need the tools and products the Makefile names (the device object,
-/// `ntx`, the cross compilers, qemu): a plain `cargo test` lists them as ignored, with the
-/// reason; `make test` runs them (`--include-ignored`).
-#[macro_export]
-macro_rules! make_tests {
-    ($($(#[$m:meta])* fn $name:ident() $body:block)*) => {
-        $(
-            #[test]
-            #[ignore = "needs the tools and products the Makefile names: run `make test`"]
-            $(#[$m])*
-            fn $name() $body
-        )*
-    };
-}
+/// Why a test that needs the tools and products the Makefile names (the device object,
+/// `ntx`, the cross compilers, qemu) is ignored by a plain `cargo test`: each such test is
+/// a plain `#[test]` with `#[ignore = ...]` in these words (abi-tests/tests/layout.rs
+/// checks every one), and `make test` runs them (`--include-ignored`).
+pub const MAKE_TEST: &str = "needs the tools and products the Makefile names: run `make test`";
 
 /// The repository root (the workspace's).
 pub fn root() -> std::path::PathBuf {
