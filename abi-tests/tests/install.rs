@@ -301,15 +301,7 @@ fn a_cross_build_links_against_the_installed_device_archive() {
     let obj = dir.join("op.o");
     let cflags = pkg_config(&pc_dir, &["--cflags", &name]);
     run_ok(
-        Command::new(tool("XTENSA_CLANG"))
-            .args([
-                "--target=xtensa",
-                "-ffreestanding",
-                "-Xclang",
-                "-target-feature",
-                "-Xclang",
-                "+windowed",
-            ])
+        xtensa_clang()
             .args(["-std=c11", "-O1", "-c"])
             .args(&cflags)
             .arg(&src)
@@ -337,6 +329,20 @@ fn a_cross_build_links_against_the_installed_device_archive() {
     accessor_builds_for_the_device(&dir, &cflags);
 }
 
+/// clang for the device: Xtensa, freestanding, the windowed ABI.
+fn xtensa_clang() -> Command {
+    let mut c = Command::new(tool("XTENSA_CLANG"));
+    c.args([
+        "--target=xtensa",
+        "-ffreestanding",
+        "-Xclang",
+        "-target-feature",
+        "-Xclang",
+        "+windowed",
+    ]);
+    c
+}
+
 /// The C++ accessor from the installed tree (`cflags`), compiled in `dir` for the device:
 /// freestanding, no exceptions, no run-time type information, nothing from libgcc.
 fn accessor_builds_for_the_device(dir: &Path, cflags: &[String]) {
@@ -354,15 +360,7 @@ fn accessor_builds_for_the_device(dir: &Path, cflags: &[String]) {
     .unwrap();
     let cxx_obj = dir.join("op_cpp.o");
     run_ok(
-        Command::new(tool("XTENSA_CLANG"))
-            .args([
-                "--target=xtensa",
-                "-ffreestanding",
-                "-Xclang",
-                "-target-feature",
-                "-Xclang",
-                "+windowed",
-            ])
+        xtensa_clang()
             .args(["-Xclang", "-target-feature", "-Xclang", "+mul32"])
             .args(nt_support::qemu::DEVICE_CXXFLAGS)
             .args(["-O2", "-Wall", "-Wextra", "-Werror", "-c"])
