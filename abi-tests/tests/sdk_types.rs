@@ -1,39 +1,62 @@
-//! The custom-op SDK's element types (sdk/include/c10/util/): c10::Half against the
-//! compiler's own _Float16 and c10::BFloat16 against rounding written from its definition,
-//! over every 16-bit value and tens of millions of floats, ties included, built as C++14
-//! (as the device builds kernels) with gcc and clang (abi-tests/customops/half_types.cpp).
+//! The custom-op SDK's core types (sdk/include/c10/), built as C++14 (as the device builds
+//! kernels) with gcc and clang: c10::Half against the compiler's own _Float16 and
+//! c10::BFloat16 against rounding written from its definition, over every 16-bit value and
+//! tens of millions of floats, ties included (abi-tests/customops/half_types.cpp); the
+//! element types, size lists of any integer type and options (core_types.cpp).
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nt_support::qemu::root;
 use nt_support::tools::{run_ok, scratch, tool};
+
+/// `src` (in abi-tests/customops) built as C++14 with the compiler `var` names, run: its
+/// output.
+fn run_program(dir: &Path, src: &str, var: &str) -> String {
+    let exe: PathBuf = dir.join(format!("{src}-{var}"));
+    run_ok(
+        Command::new(tool(var))
+            .args([
+                "-std=c++14",
+                "-O2",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-I",
+            ])
+            .arg(root().join("sdk/include"))
+            .arg(root().join("abi-tests/customops").join(src))
+            .arg("-o")
+            .arg(&exe),
+    );
+    let out = run_ok(&mut Command::new(&exe));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn half_and_bfloat16_round_to_nearest_even_as_the_compiler_and_the_definition_do() {
     let dir = scratch("sdk_types");
     for var in ["HOST_CXX", "HOST_CLANGXX"] {
-        let exe = dir.join(format!("half_types-{var}"));
-        run_ok(
-            Command::new(tool(var))
-                .args([
-                    "-std=c++14",
-                    "-O2",
-                    "-Wall",
-                    "-Wextra",
-                    "-Werror",
-                    "-pedantic",
-                    "-I",
-                ])
-                .arg(root().join("sdk/include"))
-                .arg(root().join("abi-tests/customops/half_types.cpp"))
-                .arg("-o")
-                .arg(&exe),
-        );
-        let out = run_ok(&mut Command::new(&exe));
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = run_program(&dir, "half_types.cpp", var);
         assert!(text.ends_with("all conversions right\n"), "{var}:\n{text}");
         let checked: u64 = text.split_whitespace().next().unwrap().parse().unwrap();
         assert!(checked > 30_000_000, "{var}: {text}");
+    }
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn element_types_size_lists_and_options_are_as_kernels_use_them() {
+    let dir = scratch("sdk_core_types");
+    for var in ["HOST_CXX", "HOST_CLANGXX"] {
+        let text = run_program(&dir, "core_types.cpp", var);
+        assert!(text.ends_with("all core types right\n"), "{var}:\n{text}");
+        assert_eq!(
+            text.matches("ok ").count(),
+            6,
+            "{var}: every check ran:\n{text}"
+        );
     }
 }
