@@ -220,3 +220,24 @@ fn every_ignored_test_says_it_needs_make_test_in_the_same_words() {
     assert!(ignored > 40, "the ignored tests were found ({ignored})");
     assert!(other.is_empty(), "other reasons:\n{}", other.join("\n"));
 }
+
+#[test]
+fn every_property_test_starts_from_the_fixed_seed() {
+    let root = root();
+    let (mut configs, mut random) = (0, Vec::new());
+    // Spelt in two, so that this file does not find itself.
+    let needle = ["proptest", "_config("].concat();
+    for p in sources(&root) {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        for (i, chunk) in text.split(needle.as_str()).enumerate().skip(1) {
+            configs += 1;
+            let config = chunk.split(")]").next().unwrap_or("");
+            if !config.contains("RngSeed::Fixed(nt_support::PROPTEST_SEED)") {
+                let rel = p.strip_prefix(&root).unwrap().display().to_string();
+                random.push(format!("{rel}: configuration {i}"));
+            }
+        }
+    }
+    assert!(configs >= 3, "the property tests were found ({configs})");
+    assert!(random.is_empty(), "a random seed:\n{}", random.join("\n"));
+}

@@ -7,6 +7,7 @@ use neuron_translate::tables::{
 };
 use neuron_translate::{MapRecord, TranslationCtx};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 use neuron_translate::layout::{offsets::CTX_SIZE, REUSABLE_SLOTS};
 use nt_support::gen::{sample_table as good, sample_window as w, sample_windows};
@@ -208,7 +209,7 @@ fn the_decoder_lists_what_is_wrong() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 5000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 5000, rng_seed: RngSeed::Fixed(nt_support::PROPTEST_SEED), ..ProptestConfig::default() })]
 
     #[test]
     fn the_decoder_describes_any_168_bytes(bytes in proptest::collection::vec(any::<u8>(), CTX_SIZE)) {

@@ -10,6 +10,7 @@ use neuron_translate::{MapRecord, TranslationCtx};
 use nt_support::gen::{address, table, Rng, TableShape};
 use nt_support::RegisterBank;
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 fn translate_hit(t: &TranslationCtx, a: u64) -> Option<u32> {
     t.find(a).map(|k| t.records[k].local(a))
@@ -259,7 +260,7 @@ fn a_register_block_over_the_victims_own_window_leaves_no_span() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3000, rng_seed: RngSeed::Fixed(nt_support::PROPTEST_SEED), ..ProptestConfig::default() })]
 
     /// next_member against a brute-force search, on 12-bit masks and addresses (the high
     /// 52 bits of the mask set, of the tag and address equal).

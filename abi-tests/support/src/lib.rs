@@ -46,6 +46,10 @@ pub mod start_exit {
 /// checks every one), and `make test` runs them (`--include-ignored`).
 pub const MAKE_TEST: &str = "needs the tools and products the Makefile names: run `make test`";
 
+/// The seed every property test starts its generator from: each run tries the same cases,
+/// so a result never depends on the run (a failure is reproduced by running it again).
+pub const PROPTEST_SEED: u64 = 0x6e74_7261_6e73_6c74;
+
 /// The repository root (the workspace's).
 pub fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
