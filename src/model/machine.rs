@@ -160,7 +160,8 @@ impl State {
     /// A span call of `len` bytes finished: a refill of the slot whose register it just
     /// stored, or a hit; the bytes it spans count as touched through that window.
     pub(super) fn on_span(&mut self, table: &TranslationCtx, addr: u64, len: u64) {
-        if let Some(k) = table.find(addr) {
+        let found = table.find(addr);
+        if let Some(k) = found {
             self.keeper
                 .spanned(k, spanned_bytes(&table.records[k], addr, len));
         }
@@ -172,7 +173,7 @@ impl State {
                     .position(|r| r.reg_location as usize as u64 == reg && r.matches(addr));
                 MODEL.tally.count(false, slot);
             }
-            None => MODEL.tally.count(true, table.find(addr)),
+            None => MODEL.tally.count(true, found),
         }
     }
 
