@@ -182,14 +182,7 @@ fn the_header_compiles_for_the_device_with_32_bit_pointers() {
     let clang = tool("XTENSA_CLANG");
     // Freestanding: the device has no C library here, and the header needs only
     // <stddef.h> and <stdint.h>, which the compiler itself provides.
-    let device = [
-        "--target=xtensa",
-        "-ffreestanding",
-        "-Xclang",
-        "-target-feature",
-        "-Xclang",
-        "+windowed",
-    ];
+    let device = nt_support::qemu::USER_DEVICE_FLAGS;
     for std in ["c99", "c11"] {
         let obj = dir.join(format!("consumer-{std}.o"));
         // The header's own static asserts check sizeof and every offset on this target.

@@ -332,14 +332,7 @@ fn a_cross_build_links_against_the_installed_device_archive() {
 /// clang for the device: Xtensa, freestanding, the windowed ABI.
 fn xtensa_clang() -> Command {
     let mut c = Command::new(tool("XTENSA_CLANG"));
-    c.args([
-        "--target=xtensa",
-        "-ffreestanding",
-        "-Xclang",
-        "-target-feature",
-        "-Xclang",
-        "+windowed",
-    ]);
+    c.args(nt_support::qemu::USER_DEVICE_FLAGS);
     c
 }
 

@@ -67,6 +67,18 @@ pub fn compile_c_with(src: &Path, out: &Path, includes: &[&Path], extra: &[&str]
     );
 }
 
+/// The least a user's cross build for the device passes to clang: Xtensa, freestanding (no
+/// C library), the windowed ABI. (The test programs take [`device_cflags`], every feature
+/// of the target.)
+pub const USER_DEVICE_FLAGS: [&str; 6] = [
+    "--target=xtensa",
+    "-ffreestanding",
+    "-Xclang",
+    "-target-feature",
+    "-Xclang",
+    "+windowed",
+];
+
 /// The flags that make C++ for the device: C++17, no exceptions, no run-time type
 /// information (neuron_translate.hpp's promise), replacing [`device_cflags`]'s `-std=c11`.
 pub const DEVICE_CXXFLAGS: [&str; 5] = ["-x", "c++", "-std=c++17", "-fno-exceptions", "-fno-rtti"];
