@@ -1,0 +1,310 @@
+//! The checks behind the accessors, the TCM copies and the TCM pool (the C ABI's
+//! `nt_customop_open` and the rest): which accessors may be open together on a tensor
+//! (the coherence rules and the tensor's policy), element types and dimension counts,
+//! ranges, one core or several, and what each costs in TCM.
+
+use core::ffi::{c_int, c_void};
+
+use crate::dtype::DType;
+use crate::misuse::Kind;
+use crate::state::{self, Access, Meta, Phase, Runtime};
+
+/// Standard accessor.
+pub const STANDARD: c_int = 0;
+/// Read stream.
+pub const READ_STREAM: c_int = 1;
+/// Write stream.
+pub const WRITE_STREAM: c_int = 2;
+/// TCM accessor.
+pub const TCM: c_int = 3;
+/// Bytes of a fast stream's TCM buffer.
+pub const STREAM_BUFFER: usize = 4096;
+/// Streams open at once with a TCM buffer.
+pub const FAST_STREAMS: u32 = 4;
+
+fn kind_name(kind: c_int) -> &'static str {
+    match kind {
+        STANDARD => "standard accessor",
+        READ_STREAM => "read stream",
+        WRITE_STREAM => "write stream",
+        _ => "TCM accessor",
+    }
+}
+
+/// The checks every opener shares: a shape function's input has no data, and the type
+/// (and, for a standard accessor, the dimension count) must be the tensor's.
+fn check_open(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) {
+    let (data_less, tdtype, tndim) = {
+        let e = rt.entry(h);
+        (e.meta.data_less != 0, e.dtype, e.meta.ndim as c_int)
+    };
+    if data_less || rt.phase == Phase::Shape && kind != TCM {
+        let d = format!(
+            "a {} opened in a shape function (its inputs have no data)",
+            kind_name(kind)
+        );
+        if data_less {
+            rt.misuse(Kind::ShapeDataRead, Some(h), None, d);
+        }
+    }
+    let t = DType::from_code(dtype);
+    if t != Some(tdtype) || (kind == STANDARD && ndim != tndim) {
+        let asked = t.map_or("an unknown type", DType::name);
+        let d = if kind == STANDARD {
+            format!(
+                "{} <{asked}, {ndim}> on a {tndim}-dimensional {tdtype} tensor",
+                kind_name(kind)
+            )
+        } else {
+            format!("{} of {asked} on a {tdtype} tensor", kind_name(kind))
+        };
+        rt.misuse(Kind::AccessorType, Some(h), None, d);
+    }
+    if rt.cores > 1 && kind != TCM {
+        let d = format!(
+            "a {} under {} cores: only the TCM accessor is defined there",
+            kind_name(kind),
+            rt.cores
+        );
+        rt.misuse(Kind::AccessorMulticore, Some(h), None, d);
+    }
+}
+
+/// Whether opening `kind` keeps the coherence rules: several read streams, or one write
+/// stream alone; never streams beside standard accessors.
+fn coherent(open: &state::Open, kind: c_int) -> bool {
+    let streams = open.read_streams + open.write_streams;
+    match kind {
+        STANDARD => streams == 0,
+        READ_STREAM => open.write_streams == 0 && open.standard == 0,
+        WRITE_STREAM => streams == 0 && open.standard == 0,
+        _ => true,
+    }
+}
+
+fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
+    let (ok, policy, open) = {
+        let e = rt.entry(h);
+        (coherent(&e.open, kind), e.policy, e.open)
+    };
+    if !ok && policy != 2 {
+        let d = format!(
+            "a {} opened beside {} standard accessor(s), {} read and {} write stream(s)",
+            kind_name(kind),
+            open.standard,
+            open.read_streams,
+            open.write_streams
+        );
+        let k = if policy == 0 {
+            Kind::Incoherent
+        } else {
+            Kind::IncoherentAllowed
+        };
+        rt.misuse(k, Some(h), None, d);
+    }
+    let e = rt.entry(h);
+    match kind {
+        STANDARD => e.open.standard += 1,
+        READ_STREAM => e.open.read_streams += 1,
+        WRITE_STREAM => e.open.write_streams += 1,
+        _ => return core::ptr::null_mut(),
+    }
+    if kind == STANDARD {
+        rt.counts.standard_accessors += 1;
+        return core::ptr::null_mut();
+    }
+    let buffer = if rt.fast_streams_open < FAST_STREAMS {
+        rt.pool.alloc(STREAM_BUFFER)
+    } else {
+        None
+    };
+    match buffer {
+        Some(b) => {
+            rt.fast_streams_open += 1;
+            rt.counts.fast_streams += 1;
+            b
+        }
+        None => {
+            rt.counts.slow_streams += 1;
+            let d = format!(
+                "{} open streams: this one goes element by element",
+                rt.fast_streams_open
+            );
+            rt.misuse(Kind::SlowStream, Some(h), None, d);
+            core::ptr::null_mut()
+        }
+    }
+}
+
+/// Opens an accessor of `kind` with element type `dtype` (and `ndim` dimensions for a
+/// standard one) on tensor `m`: a stream gets its TCM buffer (null: a slow stream).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_open(
+    m: *const Meta,
+    kind: c_int,
+    dtype: c_int,
+    ndim: c_int,
+) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    state::with(|rt| {
+        check_open(rt, h, kind, dtype, ndim);
+        open(rt, h, kind)
+    })
+}
+
+/// Closes what [`nt_customop_open`] opened (a stream returns its buffer).
+///
+/// # Safety
+/// `m` is live; `buffer` is what the open returned.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_close(m: *const Meta, kind: c_int, buffer: *mut u8) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    state::with(|rt| {
+        let e = rt.entry(h);
+        match kind {
+            STANDARD => e.open.standard -= 1,
+            READ_STREAM => e.open.read_streams -= 1,
+            WRITE_STREAM => e.open.write_streams -= 1,
+            _ => {}
+        }
+        if !buffer.is_null() && rt.pool.free(buffer) {
+            rt.fast_streams_open -= 1;
+        }
+    })
+}
+
+/// Reports an accessor index outside its dimension (and stops the core).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_bad_index(m: *const Meta, dim: c_int, index: i64, size: i64) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    state::with(|rt| {
+        let d = format!("index {index} in dimension {dim} of size {size}");
+        rt.misuse(Kind::IndexOutOfRange, Some(h), Some(index.to_string()), d);
+    })
+}
+
+/// Reports a stream used past its end (`closed` 0) or after `close()` (1).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_bad_stream(
+    m: *const Meta,
+    closed: c_int,
+    write: c_int,
+    index: u64,
+) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    let verb = if write != 0 { "written" } else { "read" };
+    state::with(|rt| {
+        let (kind, d) = if closed != 0 {
+            (Kind::StreamClosed, format!("a stream {verb} after close()"))
+        } else {
+            let n = rt.entry(h).meta.numel;
+            (
+                Kind::StreamPastEnd,
+                format!("a stream {verb} at element {index} of {n}"),
+            )
+        };
+        rt.misuse(kind, Some(h), Some(index.to_string()), d);
+    })
+}
+
+/// Counts bytes a stream moved between its tensor and TCM.
+#[no_mangle]
+pub extern "C" fn nt_customop_count_tcm(in_bytes: u64, out_bytes: u64) {
+    state::with(|rt| {
+        rt.counts.tcm_in_bytes += in_bytes;
+        rt.counts.tcm_out_bytes += out_bytes;
+    })
+}
+
+/// Checks and records a TCM copy of `count` elements of type `dtype` from element
+/// `offset` (`write`: TCM to tensor): a range past the end, a foreign type or a read-only
+/// write stop the core.
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_tcm_copy(
+    m: *const Meta,
+    dtype: c_int,
+    offset: u64,
+    count: u64,
+    write: c_int,
+) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    state::with(|rt| {
+        check_open(rt, h, TCM, dtype, 0);
+        let (n, addr, size) = {
+            let e = rt.entry(h);
+            (e.meta.numel, e.meta.hbm_addr, e.dtype.size() as u64)
+        };
+        if offset.checked_add(count).is_none_or(|end| end > n) {
+            let verb = if write != 0 {
+                "tcm_to_tensor"
+            } else {
+                "tensor_to_tcm"
+            };
+            let d = format!("{verb} of {count} elements from element {offset}: the tensor has {n}");
+            let range = format!("{offset}..{}", offset.saturating_add(count));
+            rt.misuse(Kind::TcmCopyPastEnd, Some(h), Some(range), d);
+        }
+        let access = Access {
+            tensor: addr,
+            first: offset,
+            count,
+            write: write != 0,
+        };
+        match rt.accesses.last_mut() {
+            // Consecutive copies of one tensor in one direction make one range.
+            Some(a)
+                if a.tensor == addr && a.write == access.write && a.first + a.count == offset =>
+            {
+                a.count += count
+            }
+            _ => rt.accesses.push(access),
+        }
+        if write != 0 {
+            rt.counts.tcm_out_bytes += count * size;
+        } else {
+            rt.counts.tcm_in_bytes += count * size;
+        }
+    })
+}
+
+/// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null.
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_malloc(bytes: usize) -> *mut c_void {
+    state::with(|rt| {
+        rt.pool
+            .alloc(bytes)
+            .map_or(core::ptr::null_mut(), |p| p.cast())
+    })
+}
+
+/// `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is
+/// reported (and stops the core).
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_free(p: *mut c_void) {
+    if p.is_null() {
+        return;
+    }
+    state::with(|rt| {
+        if !rt.pool.free(p.cast()) {
+            let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
+            rt.misuse(Kind::TcmFreeForeign, None, None, d);
+        }
+    })
+}

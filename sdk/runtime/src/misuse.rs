@@ -1,0 +1,114 @@
+//! What the device leaves undefined and this runtime reports: each kind by name, whether it
+//! stops the run (an error) or is noted (a warning), and the report that names the op, the
+//! core, the tensor and the index. The table in docs/customop-host.md lists the same kinds;
+//! a test checks it against [`Kind::ALL`].
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a misuse stops the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The kernel stops there; the run fails with [`crate::run::EXIT_MISUSE`].
+    Error,
+    /// Reported (stderr and `--stats`); the run goes on.
+    Warning,
+}
+
+macro_rules! kinds {
+    ($($variant:ident = $name:literal, $sev:ident, $what:literal;)*) => {
+        /// A kind of misuse.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum Kind { $(#[doc = $what] #[serde(rename = $name)] $variant,)* }
+
+        impl Kind {
+            /// Every kind, in the order of the docs' table.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant,)*];
+            /// Its name in reports and the docs.
+            pub fn name(self) -> &'static str { match self { $(Kind::$variant => $name,)* } }
+            /// Whether it stops the run.
+            pub fn severity(self) -> Severity { match self { $(Kind::$variant => Severity::$sev,)* } }
+            /// What it is, in a sentence.
+            pub fn what(self) -> &'static str { match self { $(Kind::$variant => $what,)* } }
+        }
+    };
+}
+
+kinds! {
+    AccessorMulticore = "accessor-multicore", Error,
+        "a standard or stream accessor opened while several cores run";
+    IndexOutOfRange = "index-out-of-range", Error,
+        "a standard accessor index outside its dimension";
+    AccessorType = "accessor-type", Error,
+        "an accessor or TCM copy whose element type or dimension count is not the tensor's";
+    Incoherent = "incoherent-accessors", Error,
+        "accessors that break the coherence rules on one tensor under the COHERENT policy";
+    IncoherentAllowed = "incoherent-accessors-allowed", Warning,
+        "the same under INCOHERENT_VERBOSE: allowed, noted";
+    StreamPastEnd = "stream-past-end", Error,
+        "a stream read or written past the tensor's last element";
+    StreamClosed = "stream-after-close", Error,
+        "a stream read or written after close()";
+    SlowStream = "slow-stream", Warning,
+        "a stream opened with four already open (or no 4 KiB left in the pool): element by element";
+    TcmCopyPastEnd = "tcm-copy-past-end", Error,
+        "a tensor_to_tcm or tcm_to_tensor range past the tensor's end";
+    TcmFreeForeign = "tcm-free-foreign", Error,
+        "tcm_free of a pointer tcm_malloc did not return (or freed twice)";
+    ShapeDataRead = "shape-function-data-read", Error,
+        "a shape function opened an accessor on an input (shape functions get no data)";
+    ReturnMismatch = "returned-tensor-mismatch", Error,
+        "the kernel returned a tensor whose shape or dtype is not the shape function's";
+    NoDstTensor = "multicore-no-dst-tensor", Error,
+        "several cores ran and a core returned without calling get_dst_tensor()";
+    SharedWrite = "cores-write-same-element", Error,
+        "two cores wrote the same element of a tensor";
+    CrossRead = "core-reads-other-core-write", Warning,
+        "a core read elements another core wrote (no ordering between cores)";
+    Unwritten = "output-unwritten", Error,
+        "output elements no core wrote (get_dst_tensor under several cores)";
+    PrintfOffCore0 = "printf-off-core-0", Warning,
+        "a core other than 0 printed: the device drops it (shown here after the run)";
+    OpFailed = "operation-error", Error,
+        "a tensor operation or factory refused its arguments (shape, dtype, size)";
+}
+
+/// One misuse, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Its kind.
+    pub kind: Kind,
+    /// Its severity (from the kind).
+    pub severity: Severity,
+    /// The op running.
+    pub op: String,
+    /// The core it happened on (`None`: found after the run, across cores).
+    pub core: Option<u32>,
+    /// The tensor (as the runner names it: `input 0`, `output`, `tensor 3`).
+    pub tensor: Option<String>,
+    /// The element index or range, where there is one.
+    pub index: Option<String>,
+    /// The rest, in words.
+    pub detail: String,
+}
+
+impl Report {
+    /// One line for stderr: `error[kind] op relu, core 1, tensor input 0, index 7: ...`.
+    pub fn line(&self) -> String {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut where_ = format!("op {}", self.op);
+        if let Some(c) = self.core {
+            where_ += &format!(", core {c}");
+        }
+        if let Some(t) = &self.tensor {
+            where_ += &format!(", {t}");
+        }
+        if let Some(i) = self.index.as_ref().filter(|i| !i.is_empty()) {
+            where_ += &format!(", index {i}");
+        }
+        format!("{sev}[{}] {where_}: {}", self.kind.name(), self.detail)
+    }
+}

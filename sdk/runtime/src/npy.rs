@@ -1,0 +1,350 @@
+//! NumPy's `.npy` format (format versions 1.0, 2.0 and 3.0), as the runner reads inputs and
+//! writes outputs: C order, little-endian, the eight element types of [`DType`]. NumPy has
+//! no bfloat16: a bfloat16 array is stored as its 16-bit patterns, descr `'<u2'` (NumPy reads
+//! it back as `uint16`; `.view(ml_dtypes.bfloat16)` gives the values). `uint16` is not an
+//! element type of the API, so `'<u2'` means nothing else here.
+//!
+//! Everything else is refused with the reason, never guessed: a Fortran-ordered array, a
+//! big-endian one, another element type, a header that is not NumPy's, a data part
+//! shorter or longer than the shape says.
+
+use std::fmt;
+
+use crate::dtype::DType;
+
+/// The magic string every `.npy` file starts with.
+const MAGIC: &[u8] = b"\x93NUMPY";
+/// Most dimensions a tensor of the API has.
+pub const MAX_DIMS: usize = 8;
+
+/// An array read from, or to be written to, a `.npy` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Array {
+    /// Its element type.
+    pub dtype: DType,
+    /// Its shape (C order).
+    pub shape: Vec<u64>,
+    /// Its elements, little-endian, C order.
+    pub data: Vec<u8>,
+}
+
+/// Why a file is not an array the runner can take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NpyError(pub String);
+
+impl fmt::Display for NpyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NpyError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, NpyError> {
+    Err(NpyError(msg.into()))
+}
+
+/// The element type a descr names.
+fn dtype_of(descr: &str) -> Result<DType, NpyError> {
+    if descr.starts_with('>') {
+        return err(format!(
+            "descr '{descr}' is big-endian: convert it first (a.astype(a.dtype.newbyteorder('<')))"
+        ));
+    }
+    let d = match descr {
+        "|u1" | "<u1" | "=u1" => DType::Byte,
+        "|i1" | "<i1" | "=i1" => DType::Char,
+        "<i2" | "=i2" => DType::Short,
+        "<i4" | "=i4" => DType::Int,
+        "<i8" | "=i8" => DType::Long,
+        "<f2" | "=f2" => DType::Half,
+        "<f4" | "=f4" => DType::Float,
+        "<u2" | "=u2" => DType::BFloat16,
+        _ => {
+            return err(format!(
+                "descr '{descr}' is not an element type of the custom-op API \
+                 (uint8, int8, int16, int32, int64, float16, float32, or bfloat16 as '<u2')"
+            ))
+        }
+    };
+    Ok(d)
+}
+
+/// The descr a type is written with.
+fn descr_of(d: DType) -> &'static str {
+    match d {
+        DType::Byte => "|u1",
+        DType::Char => "|i1",
+        DType::Short => "<i2",
+        DType::Int => "<i4",
+        DType::Long => "<i8",
+        DType::Half => "<f2",
+        DType::Float => "<f4",
+        DType::BFloat16 => "<u2",
+    }
+}
+
+/// The header's dictionary as NumPy writes it: `{'descr': .., 'fortran_order': ..,
+/// 'shape': (..), }`, keys in any order.
+fn parse_header(h: &str) -> Result<(DType, Vec<u64>), NpyError> {
+    let body = h
+        .trim()
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .ok_or_else(|| NpyError(format!("the header is not a dictionary: {h:?}")))?;
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    let mut rest = body.trim();
+    while !rest.is_empty() {
+        let (key, after) = quoted(rest)?;
+        let after = after
+            .trim_start()
+            .strip_prefix(':')
+            .ok_or_else(|| NpyError(format!("no ':' after key '{key}'")))?
+            .trim_start();
+        let (value, after) = match key {
+            "descr" => quoted(after).map(|(v, a)| (Value::Str(v), a))?,
+            "fortran_order" => boolean(after)?,
+            "shape" => tuple(after)?,
+            other => return err(format!("unknown header key '{other}'")),
+        };
+        match (key, value) {
+            ("descr", Value::Str(v)) => descr = Some(dtype_of(v)?),
+            ("fortran_order", Value::Bool(b)) => fortran = Some(b),
+            ("shape", Value::Shape(s)) => shape = Some(s),
+            _ => unreachable!("each key's parser gives its kind of value"),
+        }
+        rest = after.trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+    match (descr, fortran, shape) {
+        (_, Some(true), _) => err("the array is in Fortran order: save it in C order \
+             (np.save(f, np.ascontiguousarray(a)))"),
+        (Some(d), Some(false), Some(s)) => Ok((d, s)),
+        _ => err("the header lacks one of 'descr', 'fortran_order' and 'shape'"),
+    }
+}
+
+enum Value<'a> {
+    Str(&'a str),
+    Bool(bool),
+    Shape(Vec<u64>),
+}
+
+/// A quoted string at the start of `s` and what follows it.
+fn quoted(s: &str) -> Result<(&str, &str), NpyError> {
+    let q = s
+        .chars()
+        .next()
+        .filter(|c| *c == '\'' || *c == '"')
+        .ok_or_else(|| NpyError(format!("expected a quoted string at {s:?}")))?;
+    let inner = &s[1..];
+    let end = inner
+        .find(q)
+        .ok_or_else(|| NpyError("an unterminated string in the header".into()))?;
+    Ok((&inner[..end], &inner[end + 1..]))
+}
+
+fn boolean(s: &str) -> Result<(Value<'_>, &str), NpyError> {
+    if let Some(r) = s.strip_prefix("True") {
+        Ok((Value::Bool(true), r))
+    } else if let Some(r) = s.strip_prefix("False") {
+        Ok((Value::Bool(false), r))
+    } else {
+        err(format!("'fortran_order' is not True or False at {s:?}"))
+    }
+}
+
+fn tuple(s: &str) -> Result<(Value<'_>, &str), NpyError> {
+    let inner = s
+        .strip_prefix('(')
+        .ok_or_else(|| NpyError(format!("'shape' is not a tuple at {s:?}")))?;
+    let end = inner
+        .find(')')
+        .ok_or_else(|| NpyError("an unterminated shape tuple".into()))?;
+    let mut dims = Vec::new();
+    for part in inner[..end]
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        let d = part
+            .trim_end_matches('L')
+            .parse::<u64>()
+            .map_err(|_| NpyError(format!("shape entry '{part}' is not a size")))?;
+        dims.push(d);
+    }
+    if dims.len() > MAX_DIMS {
+        return err(format!(
+            "{} dimensions: a tensor has at most {MAX_DIMS}",
+            dims.len()
+        ));
+    }
+    Ok((Value::Shape(dims), &inner[end + 1..]))
+}
+
+/// Reads an array from the bytes of a `.npy` file.
+pub fn parse(file: &[u8]) -> Result<Array, NpyError> {
+    if file.len() < 10 || &file[..6] != MAGIC {
+        return err("not a .npy file (no \\x93NUMPY magic)");
+    }
+    let (major, minor) = (file[6], file[7]);
+    let (len, start) = match major {
+        1 => (usize::from(u16::from_le_bytes([file[8], file[9]])), 10usize),
+        2 | 3 if file.len() >= 12 => {
+            let n = u32::from_le_bytes([file[8], file[9], file[10], file[11]]);
+            (
+                usize::try_from(n).map_err(|_| NpyError("header too long".into()))?,
+                12,
+            )
+        }
+        _ => {
+            return err(format!(
+                "format version {major}.{minor} is not 1.0, 2.0 or 3.0"
+            ))
+        }
+    };
+    let header = file
+        .get(start..start.saturating_add(len))
+        .ok_or_else(|| NpyError("the file ends inside its header".into()))?;
+    let header =
+        std::str::from_utf8(header).map_err(|_| NpyError("the header is not text".into()))?;
+    let (dtype, shape) = parse_header(header)?;
+    let numel = shape
+        .iter()
+        .try_fold(1u64, |n, d| n.checked_mul(*d))
+        .ok_or_else(|| NpyError("the shape's element count overflows".into()))?;
+    let want = numel
+        .checked_mul(dtype.size() as u64)
+        .ok_or_else(|| NpyError("the shape's size overflows".into()))?;
+    let data = &file[start + len..];
+    if data.len() as u64 != want {
+        return err(format!(
+            "the data part has {} bytes where shape {:?} of {dtype} needs {want}{}",
+            data.len(),
+            shape,
+            if (data.len() as u64) < want {
+                " (truncated)"
+            } else {
+                ""
+            }
+        ));
+    }
+    Ok(Array {
+        dtype,
+        shape,
+        data: data.to_vec(),
+    })
+}
+
+/// The bytes of a `.npy` file (format 1.0) holding `a`.
+pub fn to_bytes(a: &Array) -> Vec<u8> {
+    let dims: Vec<String> = a.shape.iter().map(u64::to_string).collect();
+    let shape = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}",
+        descr_of(a.dtype)
+    );
+    // Magic, version, length and header (ending in '\n') come to a multiple of 64.
+    let total = (MAGIC.len() + 4 + header.len() + 1).div_ceil(64) * 64;
+    while MAGIC.len() + 4 + header.len() + 1 < total {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = Vec::with_capacity(total + a.data.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(&a.data);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut v = MAGIC.to_vec();
+        v.extend_from_slice(&[1, 0]);
+        v.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        v.extend_from_slice(header.as_bytes());
+        v.extend_from_slice(data);
+        v
+    }
+
+    #[test]
+    fn round_trips_every_type_and_numpy_shapes() {
+        for d in crate::dtype::ALL {
+            for shape in [vec![], vec![3], vec![2, 3], vec![1, 0, 4]] {
+                let n: u64 = shape.iter().product();
+                let data = (0..n as usize * d.size()).map(|i| i as u8).collect();
+                let a = Array {
+                    dtype: d,
+                    shape,
+                    data,
+                };
+                let bytes = to_bytes(&a);
+                assert_eq!(bytes.iter().position(|b| *b == b'\n').unwrap() % 64, 63);
+                assert_eq!(parse(&bytes).unwrap(), a);
+            }
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_take_with_the_reason() {
+        let cases = [
+            (
+                file(
+                    "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+                    &[0; 4],
+                ),
+                "big-endian",
+            ),
+            (
+                file(
+                    "{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
+                    &[0; 4],
+                ),
+                "Fortran",
+            ),
+            (
+                file(
+                    "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+                    &[0; 8],
+                ),
+                "not an element type",
+            ),
+            (
+                file(
+                    "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                    &[0; 4],
+                ),
+                "truncated",
+            ),
+            (
+                file(
+                    "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+                    &[0; 5],
+                ),
+                "needs 4",
+            ),
+            (file("{'descr': '<f4', 'shape': (1,), }", &[0; 4]), "lacks"),
+            (
+                file(
+                    "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }",
+                    &[0; 4],
+                ),
+                "at most 8",
+            ),
+            (b"\x93NUMPY\x01\x00\xff\x00{".to_vec(), "ends inside"),
+            (b"PK\x03\x04".to_vec(), "magic"),
+        ];
+        for (bytes, why) in cases {
+            let e = parse(&bytes).unwrap_err();
+            assert!(e.0.contains(why), "{why}: {e}");
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The tensor operations of `<torch/torch.h>`, element by element over HBM, with the
+//! element-type rules docs/customop-host.md tables: operands of one shape (no
+//! broadcasting) and, for two tensors, one element type; floating-point results in the
+//! element type's own precision (float arithmetic for float, half and bfloat16 computed in
+//! float and rounded to nearest even; the functions in double, rounded once); integers wrap.
+
+use crate::dtype::{DType, Num};
+use crate::misuse::Kind;
+use crate::state::Runtime;
+use crate::tensors;
+
+macro_rules! ops {
+    ($($variant:ident = $code:literal, $name:literal;)*) => {
+        /// An operation, by the code the headers pass.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Op { $(#[doc = $name] $variant = $code,)* }
+        impl Op {
+            /// Every operation.
+            pub const ALL: &'static [Op] = &[$(Op::$variant,)*];
+            /// The operation with this code.
+            pub fn from_code(c: i32) -> Option<Op> { Op::ALL.iter().copied().find(|o| *o as i32 == c) }
+            /// Its `torch::` name.
+            pub fn name(self) -> &'static str { match self { $(Op::$variant => $name,)* } }
+        }
+    };
+}
+
+ops! {
+    Abs = 0, "abs"; Ceil = 1, "ceil"; Floor = 2, "floor"; Sin = 3, "sin"; Cos = 4, "cos";
+    Tan = 5, "tan"; Log = 6, "log"; Log2 = 7, "log2"; Log10 = 8, "log10"; Exp = 9, "exp";
+    Pow = 10, "pow"; Clamp = 11, "clamp"; Add = 12, "add"; Sub = 13, "sub"; Mul = 14, "mul";
+    Div = 15, "div"; BitwiseAnd = 16, "bitwise_and"; BitwiseOr = 17, "bitwise_or";
+    BitwiseNot = 18, "bitwise_not";
+}
+
+/// An operand: a tensor (by handle) or a scalar.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Operand {
+    /// Not given.
+    None,
+    /// A tensor.
+    Tensor(u32),
+    /// A scalar.
+    Scalar(Num),
+}
+
+/// What an operation is given: its first operand, its second, and a third (`clamp`'s max,
+/// `add`'s and `sub`'s alpha).
+#[derive(Debug, Clone, Copy)]
+pub struct Call {
+    /// The operation.
+    pub op: Op,
+    /// Its operands.
+    pub args: [Operand; 3],
+}
+
+fn is_unary_float(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Sin | Op::Cos | Op::Tan | Op::Log | Op::Log2 | Op::Log10 | Op::Exp
+    )
+}
+
+/// The element type of the result, or why the operands are refused.
+pub fn result_dtype(call: &Call, dtypes: [Option<DType>; 2]) -> Result<DType, String> {
+    let op = call.op;
+    let t = match dtypes {
+        [Some(a), Some(b)] if a != b => {
+            return Err(format!("the tensors' element types differ ({a} and {b})"))
+        }
+        [Some(a), _] | [None, Some(a)] => a,
+        [None, None] => return Err("no tensor operand".into()),
+    };
+    let float_scalar = call.args[..2]
+        .iter()
+        .any(|a| matches!(a, Operand::Scalar(Num::Float(_))));
+    match op {
+        Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseNot if !t.is_integral() => {
+            Err(format!("{} takes integer tensors, not {t}", op.name()))
+        }
+        Op::BitwiseAnd | Op::BitwiseOr if float_scalar => Err(format!(
+            "{} takes an integer scalar, not a floating-point one",
+            op.name()
+        )),
+        Op::Add | Op::Sub
+            if t.is_integral()
+                && !float_scalar
+                && matches!(call.args[2], Operand::Scalar(Num::Float(_))) =>
+        {
+            Err("a floating-point alpha on integer tensors".into())
+        }
+        _ if is_unary_float(op) || op == Op::Div => {
+            Ok(if t.is_integral() { DType::Float } else { t })
+        }
+        Op::Pow | Op::Add | Op::Sub | Op::Mul if t.is_integral() && float_scalar => {
+            Ok(DType::Float)
+        }
+        _ => Ok(t),
+    }
+}
+
+/// `op` on one element: its operands as numbers, in the result type `to`.
+fn element(op: Op, a: Num, b: Num, c: Num, to: DType) -> Result<Num, String> {
+    if to.is_integral() {
+        let (x, y, z) = (a.as_i64(), b.as_i64(), c.as_i64());
+        return Ok(Num::Int(match op {
+            Op::Abs => x.wrapping_abs(),
+            Op::Ceil | Op::Floor => x,
+            Op::Pow if y < 0 => return Err("integers to negative integer powers".into()),
+            Op::Pow => ipow(x, y as u64),
+            Op::Clamp => x.max(y).min(z),
+            Op::Add => x.wrapping_add(z.wrapping_mul(y)),
+            Op::Sub => x.wrapping_sub(z.wrapping_mul(y)),
+            Op::Mul => x.wrapping_mul(y),
+            Op::BitwiseAnd => x & y,
+            Op::BitwiseOr => x | y,
+            Op::BitwiseNot => !x,
+            _ => unreachable!("float-valued ops have float results"),
+        }));
+    }
+    let (x, y, z) = (a.as_f32(), b.as_f32(), c.as_f32());
+    let wide = |f: fn(f64) -> f64| f(f64::from(x)) as f32;
+    Ok(Num::Float(f64::from(match op {
+        Op::Abs => x.abs(),
+        Op::Ceil => x.ceil(),
+        Op::Floor => x.floor(),
+        Op::Sin => wide(f64::sin),
+        Op::Cos => wide(f64::cos),
+        Op::Tan => wide(f64::tan),
+        Op::Log => wide(f64::ln),
+        Op::Log2 => wide(f64::log2),
+        Op::Log10 => wide(f64::log10),
+        Op::Exp => wide(f64::exp),
+        Op::Pow => f64::from(x).powf(f64::from(y)) as f32,
+        Op::Clamp => clamp_f32(x, y, z),
+        Op::Add => x + z * y,
+        Op::Sub => x - z * y,
+        Op::Mul => x * y,
+        Op::Div => x / y,
+        Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseNot => unreachable!("integer-only ops"),
+    })))
+}
+
+fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    if x.is_nan() {
+        x
+    } else {
+        x.max(lo).min(hi)
+    }
+}
+
+fn ipow(mut base: i64, mut exp: u64) -> i64 {
+    let mut r: i64 = 1;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            r = r.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        exp >>= 1;
+    }
+    r
+}
+
+/// Shape and element type of a tensor operand.
+fn shape_of(rt: &mut Runtime, h: u32) -> (Vec<i64>, DType) {
+    let e = rt.entry(h);
+    (e.meta.sizes[..e.meta.ndim as usize].to_vec(), e.dtype)
+}
+
+/// Runs `call`, into `out` (the `_out` form) or a new tensor: the result's handle (a new
+/// one with one reference; `out` itself for the `_out` form). A refusal is reported
+/// (operation-error, naming the operation and the shapes or types) and stops the core.
+pub fn apply(rt: &mut Runtime, call: Call, out: Option<u32>) -> u32 {
+    let name = call.op.name();
+    let tensors: Vec<u32> = call.args[..2]
+        .iter()
+        .filter_map(|a| match a {
+            Operand::Tensor(h) => Some(*h),
+            _ => None,
+        })
+        .collect();
+    let shapes: Vec<(Vec<i64>, DType)> = tensors.iter().map(|h| shape_of(rt, *h)).collect();
+    if shapes.len() == 2 && shapes[0].0 != shapes[1].0 {
+        let d = format!(
+            "{name}: shapes {:?} and {:?} differ (no broadcasting)",
+            shapes[0].0, shapes[1].0
+        );
+        rt.misuse(Kind::OpFailed, Some(tensors[1]), None, d);
+    }
+    let dtypes = [shapes.first().map(|s| s.1), shapes.get(1).map(|s| s.1)];
+    let to = match result_dtype(&call, dtypes) {
+        Ok(t) => t,
+        Err(why) => {
+            rt.misuse(
+                Kind::OpFailed,
+                tensors.first().copied(),
+                None,
+                format!("{name}: {why}"),
+            );
+            return 0;
+        }
+    };
+    let sizes = shapes[0].0.clone();
+    let out = match out {
+        Some(o) => {
+            let (osizes, odtype) = shape_of(rt, o);
+            if osizes != sizes || odtype != to {
+                let d = format!("{name}_out: the result tensor is {osizes:?} {odtype}, the operation gives {sizes:?} {to}");
+                rt.misuse(Kind::OpFailed, Some(o), None, d);
+            }
+            o
+        }
+        None => tensors::create(rt, to, &sizes, false),
+    };
+    compute(rt, call, &tensors, &shapes, to, out);
+    out
+}
+
+fn compute(
+    rt: &mut Runtime,
+    call: Call,
+    tensors: &[u32],
+    shapes: &[(Vec<i64>, DType)],
+    to: DType,
+    out: u32,
+) {
+    let data: Vec<Vec<u8>> = tensors.iter().map(|h| tensors::read_all(rt, *h)).collect();
+    let n = rt.entry(out).meta.numel as usize;
+    let mut result = vec![0u8; n * to.size()];
+    for i in 0..n {
+        let mut k = 0;
+        let mut nums = [Num::Int(0); 3];
+        for (slot, a) in nums.iter_mut().zip(&call.args) {
+            *slot = match a {
+                Operand::Tensor(_) => {
+                    k += 1;
+                    shapes[k - 1].1.load(&data[k - 1], i)
+                }
+                Operand::Scalar(v) => *v,
+                // add's and sub's alpha defaults to 1.
+                Operand::None => Num::Int(1),
+            };
+        }
+        match element(call.op, nums[0], nums[1], nums[2], to) {
+            Ok(v) => to.store(&mut result, i, v),
+            Err(why) => {
+                let d = format!("{}: {why}", call.op.name());
+                rt.misuse(
+                    Kind::OpFailed,
+                    tensors.first().copied(),
+                    Some(i.to_string()),
+                    d,
+                );
+                return;
+            }
+        }
+    }
+    tensors::write_all(rt, out, &result);
+}

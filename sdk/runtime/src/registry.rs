@@ -1,0 +1,95 @@
+//! The op registry: what `NEURON_LIBRARY` registers (each op's name, its shape function and
+//! the name of its kernel) and the kernels the runner's glue binds by name. Each entry
+//! carries its parameters' kinds, read from the C++ function's type, so the runner can
+//! check a call against them.
+
+use core::ffi::c_void;
+use std::sync::Mutex;
+
+use crate::state::Meta;
+
+/// A parameter's kind (`nt_customop_param` in the headers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Param {
+    /// `torch::Tensor` (by value or reference).
+    Tensor = 1,
+    /// `int64_t`.
+    Int = 2,
+    /// `double`.
+    Double = 3,
+    /// `torch::Scalar`.
+    Scalar = 4,
+}
+
+impl Param {
+    /// The kind with this code.
+    pub fn from_code(c: i32) -> Option<Param> {
+        [Param::Tensor, Param::Int, Param::Double, Param::Scalar]
+            .into_iter()
+            .find(|p| *p as i32 == c)
+    }
+
+    /// Its C++ spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::Tensor => "torch::Tensor",
+            Param::Int => "int64_t",
+            Param::Double => "double",
+            Param::Scalar => "torch::Scalar",
+        }
+    }
+}
+
+/// Calls a registered function: `(function, arguments) -> result tensor (one reference)`.
+pub type Invoker = unsafe extern "C" fn(*const c_void, *const crate::ffi::Arg) -> *const Meta;
+
+/// A callable C++ function.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// The invoker its template made.
+    pub invoker: Invoker,
+    /// The function.
+    pub function: *const c_void,
+    /// Its parameters.
+    pub params: Vec<Param>,
+}
+
+// SAFETY: plain code addresses.
+unsafe impl Send for Function {}
+
+/// One `m.def(op, &shape_fn, "kernel")`.
+#[derive(Debug, Clone)]
+pub struct OpDef {
+    /// The library's name (`NEURON_LIBRARY`'s first argument).
+    pub library: String,
+    /// The op's name.
+    pub name: String,
+    /// The kernel's name.
+    pub kernel: String,
+    /// The shape function.
+    pub shape: Function,
+}
+
+/// Most ops in a library.
+pub const MAX_OPS: usize = 10;
+
+/// Everything registered in this program.
+#[derive(Debug, Default)]
+pub struct Registry {
+    /// Ops, in registration order.
+    pub ops: Vec<OpDef>,
+    /// Kernels by name.
+    pub kernels: Vec<(String, Function)>,
+}
+
+/// The program's registry.
+pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    ops: Vec::new(),
+    kernels: Vec::new(),
+});
+
+/// Runs `f` on the registry.
+pub fn with<T>(f: impl FnOnce(&mut Registry) -> T) -> T {
+    f(&mut REGISTRY.lock().unwrap_or_else(|e| e.into_inner()))
+}

@@ -1,0 +1,312 @@
+//! The runner's program (`nt_customop_main`, which `ntx op run` links beneath the op's
+//! sources): the call checked against the kernel's parameters, the inputs read from
+//! `.npy` files into HBM, the shape function run on data-less tensors, the output filled
+//! with a poison pattern, the kernel run on each core ([`crate::cores`]), the output
+//! written. Usage, as `ntx op run` passes it on:
+//!
+//! ```text
+//! OP [ARG...] [--out FILE.npy] [--cores N] [--stats | --stats=json]
+//! ```
+//!
+//! Exit status: 0 run (warnings allowed), [`EXIT_USAGE`] a call or input refused,
+//! [`EXIT_MISUSE`] a misuse error stopped the run, [`EXIT_CRASH`] a kernel crashed.
+
+use std::path::PathBuf;
+
+use crate::dtype::Num;
+use crate::ffi::Arg;
+use crate::misuse::{Kind, Report, Severity};
+use crate::npy;
+use crate::registry::{self, Function, Param, MAX_OPS};
+use crate::state::{self, Meta, Phase};
+use crate::tensors::{self, MAX_CORES};
+
+/// A call or an input refused: nothing ran, nothing written.
+pub const EXIT_USAGE: i32 = 1;
+/// A misuse error stopped the run.
+pub const EXIT_MISUSE: i32 = 2;
+/// A kernel crashed on a core.
+pub const EXIT_CRASH: i32 = 3;
+/// Byte the output is filled with before the kernel runs (floats read NaN, integers -1).
+pub const POISON: u8 = 0xFF;
+
+/// How `--stats` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatsFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON document (docs/customop-host.md gives its schema).
+    Json,
+}
+
+/// The command line.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The op.
+    pub op: String,
+    /// Its arguments, as typed.
+    pub values: Vec<String>,
+    /// Where the output goes.
+    pub out: Option<PathBuf>,
+    /// Cores.
+    pub cores: u32,
+    /// `--stats`.
+    pub stats: Option<StatsFormat>,
+}
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        cores: 1,
+        ..Options::default()
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => o.out = Some(it.next().ok_or("--out needs a file")?.into()),
+            "--cores" => {
+                let n = it.next().ok_or("--cores needs a number")?;
+                o.cores = n
+                    .parse()
+                    .map_err(|_| format!("--cores {n}: not a number"))?;
+                if !(1..=MAX_CORES).contains(&o.cores) {
+                    return Err(format!("--cores {n}: from 1 to {MAX_CORES}"));
+                }
+            }
+            "--stats" => o.stats = Some(StatsFormat::Text),
+            "--stats=json" => o.stats = Some(StatsFormat::Json),
+            _ if o.op.is_empty() => o.op = a.clone(),
+            _ => o.values.push(a.clone()),
+        }
+    }
+    if o.op.is_empty() {
+        return Err("usage: OP [ARG...] [--out FILE.npy] [--cores N] [--stats[=json]]".into());
+    }
+    Ok(o)
+}
+
+/// The registered op `name` and its kernel, checked: at most ten ops, the kernel bound,
+/// the kernel's parameters the shape function's.
+fn find_op(name: &str) -> Result<(Function, Function), String> {
+    registry::with(|r| {
+        if r.ops.len() > MAX_OPS {
+            return Err(format!(
+                "{} ops registered: a library has at most {MAX_OPS}",
+                r.ops.len()
+            ));
+        }
+        let known: Vec<&str> = r.ops.iter().map(|o| o.name.as_str()).collect();
+        let op = r.ops.iter().find(|o| o.name == name).ok_or_else(|| {
+            format!(
+                "no op '{name}' is registered (registered: {})",
+                known.join(", ")
+            )
+        })?;
+        let kernels: Vec<&(String, Function)> =
+            r.kernels.iter().filter(|k| k.0 == op.kernel).collect();
+        let kernel = match kernels.as_slice() {
+            [k] => k.1.clone(),
+            [] => return Err(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of tensors, int64_t, double and Scalar returning torch::Tensor)", op.kernel)),
+            _ => return Err(format!("kernel '{}' is overloaded: the registration cannot name one", op.kernel)),
+        };
+        if kernel.params != op.shape.params {
+            let show = |p: &[Param]| p.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
+            return Err(format!(
+                "kernel '{}' takes ({}) but its shape function takes ({})",
+                op.kernel,
+                show(&kernel.params),
+                show(&op.shape.params)
+            ));
+        }
+        Ok((op.shape.clone(), kernel))
+    })
+}
+
+/// Whether a shape is within a tensor's limits: up to 8 dimensions of at most 65535, or
+/// up to 4 of at most 2^32 - 1.
+pub fn within_limits(shape: &[u64]) -> bool {
+    let small = shape.len() <= 8 && shape.iter().all(|d| *d <= 65535);
+    let large = shape.len() <= 4 && shape.iter().all(|d| *d <= u64::from(u32::MAX));
+    small || large
+}
+
+/// One argument from the command line, as parameter `p` takes it.
+fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
+    let scalar = |kind, i, f| {
+        Ok(Arg {
+            kind,
+            meta: core::ptr::null(),
+            i,
+            f,
+        })
+    };
+    match p {
+        Param::Tensor => {
+            let bytes = std::fs::read(text).map_err(|e| format!("argument {k} ({text}): {e}"))?;
+            let a = npy::parse(&bytes).map_err(|e| format!("argument {k} ({text}): {e}"))?;
+            if !within_limits(&a.shape) {
+                return Err(format!("argument {k} ({text}): shape {:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)", a.shape));
+            }
+            let sizes: Vec<i64> = a.shape.iter().map(|d| *d as i64).collect();
+            let meta = state::with(|rt| {
+                let h = tensors::create(rt, a.dtype, &sizes, false);
+                tensors::write_all(rt, h, &a.data);
+                rt.entry(h).label = format!("input {k} ({text})");
+                &*rt.entry(h).meta as *const Meta
+            });
+            Ok(Arg {
+                kind: crate::ffi::ARG_TENSOR,
+                meta,
+                i: 0,
+                f: 0.0,
+            })
+        }
+        Param::Int => match text.parse::<i64>() {
+            Ok(i) => scalar(2, i, 0.0),
+            Err(_) => Err(format!(
+                "argument {k} ('{text}'): the kernel takes an int64_t"
+            )),
+        },
+        Param::Double => match text.parse::<f64>() {
+            Ok(f) => scalar(3, 0, f),
+            Err(_) => Err(format!(
+                "argument {k} ('{text}'): the kernel takes a double"
+            )),
+        },
+        Param::Scalar => match (text.parse::<i64>(), text.parse::<f64>()) {
+            (Ok(i), _) => scalar(4, i, 0.0),
+            (_, Ok(f)) => scalar(5, 0, f),
+            _ => Err(format!(
+                "argument {k} ('{text}'): the kernel takes a Scalar (a number)"
+            )),
+        },
+    }
+}
+
+/// The shape function's output: dtype code and sizes, from data-less copies of the inputs.
+fn run_shape(shape: &Function, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
+    let shape_args: Vec<Arg> = state::with(|rt| {
+        rt.phase = Phase::Shape;
+        args.iter()
+            .map(|a| {
+                if a.kind != crate::ffi::ARG_TENSOR {
+                    return *a;
+                }
+                // SAFETY: the runtime made it, and it lives.
+                let m = unsafe { *a.meta };
+                let sizes = &m.sizes[..m.ndim as usize];
+                let d = crate::dtype::DType::from_code(m.dtype).expect("a tensor's own type");
+                let h = tensors::create(rt, d, sizes, true);
+                let e = rt.entry(h);
+                e.label = format!("shape input {}", e.label);
+                Arg {
+                    meta: &*e.meta,
+                    ..*a
+                }
+            })
+            .collect()
+    });
+    // SAFETY: the invoker and function were registered together; the arguments match the
+    // parameters (checked by the caller).
+    let out = unsafe { (shape.invoker)(shape.function, shape_args.as_ptr()) };
+    state::with(|rt| {
+        rt.phase = Phase::Host;
+        if out.is_null() {
+            eprintln!("the shape function returned no tensor");
+            return Err(EXIT_USAGE);
+        }
+        // SAFETY: the invoker returns a live tensor.
+        let m = unsafe { *out };
+        for a in shape_args
+            .iter()
+            .filter(|a| a.kind == crate::ffi::ARG_TENSOR)
+        {
+            // SAFETY: made above.
+            tensors::release(rt, unsafe { (*a.meta).handle });
+        }
+        tensors::release(rt, m.handle);
+        Ok((m.dtype, m.sizes[..m.ndim as usize].to_vec()))
+    })
+}
+
+/// The runner: see the module's documentation. Returns the exit status.
+pub fn main(args: &[String]) -> i32 {
+    match prepare(args) {
+        Ok((o, kernel, call, output)) => crate::cores::run(&o, &kernel, &call, output),
+        Err(code) => code,
+    }
+}
+
+/// Everything before the cores run: the options, the kernel, its arguments and the output.
+fn prepare(args: &[String]) -> Result<(Options, Function, Vec<Arg>, u32), i32> {
+    let usage = |m: String| {
+        eprintln!("error: {m}");
+        EXIT_USAGE
+    };
+    let o = parse_options(args).map_err(usage)?;
+    let (shape, kernel) = find_op(&o.op).map_err(usage)?;
+    if o.values.len() != kernel.params.len() {
+        let kinds: Vec<&str> = kernel.params.iter().map(|p| p.name()).collect();
+        return Err(usage(format!(
+            "op '{}' takes {} arguments ({}); {} given",
+            o.op,
+            kinds.len(),
+            kinds.join(", "),
+            o.values.len()
+        )));
+    }
+    state::with(|rt| {
+        tensors::ensure_machine(rt);
+        rt.op = o.op.clone();
+    });
+    let mut call = Vec::new();
+    for (k, (p, v)) in kernel.params.iter().zip(&o.values).enumerate() {
+        call.push(argument(*p, k, v).map_err(usage)?);
+    }
+    let (dtype, sizes) = run_shape(&shape, &call)?;
+    let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
+    if !within_limits(&shape_dims) {
+        return Err(usage(format!(
+            "the shape function's output {sizes:?} is past a tensor's limits"
+        )));
+    }
+    let output = state::with(|rt| {
+        let d = crate::dtype::DType::from_code(dtype).expect("a tensor's own type");
+        let h = tensors::create(rt, d, &sizes, false);
+        rt.entry(h).label = "output".into();
+        let bytes = vec![POISON; rt.entry(h).bytes as usize];
+        tensors::write_all(rt, h, &bytes);
+        rt.dst = Some(h);
+        h
+    });
+    Ok((o, kernel, call, output))
+}
+
+/// Prints every report to stderr; whether one is an error.
+pub fn print_reports(reports: &[Report]) -> bool {
+    for r in reports {
+        eprintln!("{}", r.line());
+    }
+    reports.iter().any(|r| r.severity == Severity::Error)
+}
+
+/// A report found after the run, across cores (no one core made it).
+pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: String) -> Report {
+    Report {
+        kind,
+        severity: kind.severity(),
+        op: op.into(),
+        core: None,
+        tensor: Some(tensor.into()),
+        index: Some(index),
+        detail,
+    }
+}
+
+/// A number for a scalar argument, as the kernel gets it.
+pub fn scalar_of(a: &Arg) -> Num {
+    if a.kind == 4 || a.kind == 2 {
+        Num::Int(a.i)
+    } else {
+        Num::Float(a.f)
+    }
+}

@@ -1,0 +1,259 @@
+//! The runtime's state in one process (one core): the host model it started, its share of
+//! HBM, the tensors by handle, the TCM pool, what the core counted and every misuse so far.
+//! One value behind one lock ([`with`]); each core is a process of its own (the runner
+//! forks them), so nothing here is shared between cores but the HBM the model backs.
+
+use std::sync::{Mutex, MutexGuard};
+
+use neuron_translate::model::Machine;
+use serde::Serialize;
+
+use crate::dtype::DType;
+use crate::misuse::{Kind, Report, Severity};
+use crate::tcm::Pool;
+
+/// Most dimensions.
+pub const MAX_DIMS: usize = 8;
+
+/// What the C++ side reads of a tensor without a call: its place, shape and type. Boxed
+/// by the runtime, so its address is stable while the tensor lives (the headers'
+/// `nt_customop_meta`).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+pub struct Meta {
+    /// SoC address of element 0 in the model's HBM (0 for a data-less tensor).
+    pub hbm_addr: u64,
+    /// Elements.
+    pub numel: u64,
+    /// Sizes of the first `ndim` dimensions.
+    pub sizes: [i64; MAX_DIMS],
+    /// Elements between neighbours in each dimension (C order).
+    pub strides: [i64; MAX_DIMS],
+    /// Dimensions.
+    pub ndim: u32,
+    /// `c10::ScalarType` code.
+    pub dtype: i32,
+    /// The handle the runtime knows it by.
+    pub handle: u32,
+    /// 1 for a shape function's input: a shape, no data.
+    pub data_less: u32,
+}
+
+/// Which accessors are open on a tensor's storage (coherence rules).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Open {
+    /// Standard accessors.
+    pub standard: u32,
+    /// Read streams.
+    pub read_streams: u32,
+    /// Write streams.
+    pub write_streams: u32,
+}
+
+/// A tensor's storage and what the runtime tracks of it.
+#[derive(Debug)]
+pub struct Entry {
+    /// What C++ reads.
+    pub meta: Box<Meta>,
+    /// Element type.
+    pub dtype: DType,
+    /// C++ `Tensor` objects holding it.
+    pub refs: u32,
+    /// Its name in reports.
+    pub label: String,
+    /// `CoherencyEnforcer::Policy` (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET).
+    pub policy: i32,
+    /// Open accessors.
+    pub open: Open,
+    /// Bytes allocated in HBM.
+    pub bytes: u64,
+}
+
+/// Where a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Outside an op (the runner preparing, or an author's own program).
+    Host,
+    /// In a shape function.
+    Shape,
+    /// In a kernel, on a core.
+    Kernel,
+}
+
+/// A TCM copy: which elements of which tensor a core read or wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Access {
+    /// The tensor's HBM address (the same on every core).
+    pub tensor: u64,
+    /// First element.
+    pub first: u64,
+    /// Elements.
+    pub count: u64,
+    /// A write (tcm_to_tensor) or a read (tensor_to_tcm).
+    pub write: bool,
+}
+
+/// What a core counted that the model does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Counts {
+    /// Bytes copied from tensors to TCM (TCM accessors and stream refills).
+    pub tcm_in_bytes: u64,
+    /// Bytes copied from TCM to tensors.
+    pub tcm_out_bytes: u64,
+    /// Standard accessors opened.
+    pub standard_accessors: u64,
+    /// Stream accessors opened with a TCM buffer.
+    pub fast_streams: u64,
+    /// Stream accessors opened without one (element by element).
+    pub slow_streams: u64,
+}
+
+/// HBM a process allocates from: first fit over `[start, end)`.
+#[derive(Debug, Default)]
+pub struct Arena {
+    /// Free ranges (start, len), sorted.
+    free: Vec<(u64, u64)>,
+}
+
+impl Arena {
+    /// An arena over `[start, start + len)`.
+    pub fn new(start: u64, len: u64) -> Arena {
+        Arena {
+            free: vec![(start, len)],
+        }
+    }
+
+    /// `bytes` (rounded up to 64, at least 64) aligned to 64.
+    pub fn alloc(&mut self, bytes: u64) -> Option<u64> {
+        let size = bytes.max(1).div_ceil(64) * 64;
+        let k = self.free.iter().position(|(_, len)| *len >= size)?;
+        let (at, len) = self.free[k];
+        if len == size {
+            self.free.remove(k);
+        } else {
+            self.free[k] = (at + size, len - size);
+        }
+        Some(at)
+    }
+
+    /// Returns `[at, at + bytes)` (as `alloc` rounded it) to the arena.
+    pub fn free(&mut self, at: u64, bytes: u64) {
+        let size = bytes.max(1).div_ceil(64) * 64;
+        let k = self.free.partition_point(|(s, _)| *s < at);
+        self.free.insert(k, (at, size));
+        // Merge with the neighbours.
+        if k + 1 < self.free.len() && at + size == self.free[k + 1].0 {
+            self.free[k].1 += self.free.remove(k + 1).1;
+        }
+        if k > 0 && self.free[k - 1].0 + self.free[k - 1].1 == at {
+            self.free[k - 1].1 += self.free.remove(k).1;
+        }
+    }
+}
+
+/// Everything one process (core) holds.
+#[derive(Debug)]
+pub struct Runtime {
+    /// The host model, once started.
+    pub machine: Option<Machine>,
+    /// This process's HBM.
+    pub arena: Arena,
+    /// Tensors by handle - 1.
+    pub tensors: Vec<Option<Entry>>,
+    /// This core, and how many run.
+    pub core: u32,
+    /// Cores running the op.
+    pub cores: u32,
+    /// Where the run is.
+    pub phase: Phase,
+    /// The op's name, for reports.
+    pub op: String,
+    /// The op's output (`get_dst_tensor()`), and whether the kernel asked for it.
+    pub dst: Option<u32>,
+    /// Whether `get_dst_tensor()` was called.
+    pub dst_called: bool,
+    /// The TCM pool.
+    pub pool: Pool,
+    /// Stream accessors open with a TCM buffer.
+    pub fast_streams_open: u32,
+    /// What the core counted.
+    pub counts: Counts,
+    /// TCM copies (for the checks across cores).
+    pub accesses: Vec<Access>,
+    /// Every misuse so far.
+    pub reports: Vec<Report>,
+    /// What stops the process on an error (the runner's child writes its report first).
+    pub on_error: fn(&Runtime) -> !,
+}
+
+fn exit_on_error(rt: &Runtime) -> ! {
+    for r in &rt.reports {
+        eprintln!("{}", r.line());
+    }
+    std::process::exit(crate::run::EXIT_MISUSE)
+}
+
+static RT: Mutex<Option<Runtime>> = Mutex::new(None);
+
+/// Runs `f` on the runtime (made on first use).
+pub fn with<T>(f: impl FnOnce(&mut Runtime) -> T) -> T {
+    let mut g: MutexGuard<'_, Option<Runtime>> = RT.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(Runtime::new))
+}
+
+impl Runtime {
+    fn new() -> Runtime {
+        Runtime {
+            machine: None,
+            arena: Arena::default(),
+            tensors: Vec::new(),
+            core: 0,
+            cores: 1,
+            phase: Phase::Host,
+            op: String::from("(none)"),
+            dst: None,
+            dst_called: false,
+            pool: Pool::default(),
+            fast_streams_open: 0,
+            counts: Counts::default(),
+            accesses: Vec::new(),
+            reports: Vec::new(),
+            on_error: exit_on_error,
+        }
+    }
+
+    /// The live tensor `h`. A handle the runtime never gave (or already freed) is a bug in
+    /// the headers, not in a kernel: it stops the process.
+    pub fn entry(&mut self, h: u32) -> &mut Entry {
+        let slot = (h as usize)
+            .checked_sub(1)
+            .and_then(|k| self.tensors.get_mut(k));
+        match slot {
+            Some(Some(e)) => e,
+            _ => panic!("neuron_customop_host: tensor handle {h} is not live"),
+        }
+    }
+
+    /// Records a misuse; an error stops the core here (through `on_error`).
+    pub fn misuse(
+        &mut self,
+        kind: Kind,
+        tensor: Option<u32>,
+        index: Option<String>,
+        detail: String,
+    ) {
+        let tensor = tensor.map(|h| self.entry(h).label.clone());
+        self.reports.push(Report {
+            kind,
+            severity: kind.severity(),
+            op: self.op.clone(),
+            core: Some(self.core),
+            tensor,
+            index,
+            detail,
+        });
+        if kind.severity() == Severity::Error {
+            (self.on_error)(self)
+        }
+    }
+}

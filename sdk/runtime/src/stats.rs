@@ -1,0 +1,55 @@
+//! `--stats`: per core, what the kernel cost (translations, hits and refills per window,
+//! bytes through TCM, the pool's high-water mark, accessors) and every warning; as lines,
+//! or as one JSON document (`--stats=json`, schema in docs/customop-host.md).
+
+use serde::Serialize;
+
+use crate::cores::CoreReport;
+use crate::misuse::{Report, Severity};
+use crate::run::{Options, StatsFormat};
+
+/// The JSON document.
+#[derive(Serialize)]
+struct Document<'a> {
+    schema: &'static str,
+    op: &'a str,
+    cores: u32,
+    per_core: &'a [CoreReport],
+    reports: &'a [Report],
+}
+
+/// Prints the stats to stdout.
+pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[Report]) {
+    if format == StatsFormat::Json {
+        let doc = Document {
+            schema: "neuron-customop-host-stats/1",
+            op: &o.op,
+            cores: o.cores,
+            per_core: cores,
+            reports,
+        };
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("stats serialize")
+        );
+        return;
+    }
+    for r in cores {
+        let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
+        println!(
+            "core {}: {} translations, hits {} and refills {} (windows 0/1/2/3/4)",
+            r.core,
+            r.translations,
+            list(&r.hits),
+            list(&r.refills)
+        );
+        let c = &r.counts;
+        println!(
+            "core {}: TCM {} bytes in, {} bytes out; pool high-water {} of 16384 bytes; {} standard accessors, {} fast and {} slow streams",
+            r.core, c.tcm_in_bytes, c.tcm_out_bytes, r.pool_high_water, c.standard_accessors, c.fast_streams, c.slow_streams
+        );
+    }
+    for w in reports.iter().filter(|r| r.severity == Severity::Warning) {
+        println!("{}", w.line());
+    }
+}

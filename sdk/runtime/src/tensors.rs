@@ -1,0 +1,228 @@
+//! Tensors: storage in the host model's HBM, by handle, with reference counts (a C++
+//! `Tensor` copy shares the storage, as in ATen). The model starts on first use, with HBM
+//! laid out for the runner: the host's share first, then one share per core, so that cores
+//! (processes over the same HBM) never allocate the same bytes.
+
+use core::cell::UnsafeCell;
+
+use neuron_translate::model::{Config, Machine};
+
+use crate::dtype::{DType, Num};
+use crate::misuse::Kind;
+use crate::state::{Arena, Entry, Meta, Open, Phase, Runtime, MAX_DIMS};
+
+/// First SoC address of the simulated HBM.
+pub const HBM_BASE: u64 = neuron_translate::model::defaults::HBM_BASE;
+/// The host's share (inputs, the output, shape functions' tensors).
+pub const HOST_SHARE: u64 = 16 << 30;
+/// Each core's share (tensors a kernel creates).
+pub const CORE_SHARE: u64 = 5 << 30;
+/// Most cores a run has (a NeuronCore's GPSIMD engine has eight).
+pub const MAX_CORES: u32 = 8;
+/// The whole HBM region: the shares and the pinned scratch window's 64 MiB at the top
+/// (below 64 GiB, where the default engine base puts SBUF).
+pub const HBM_SIZE: u64 = HOST_SHARE + CORE_SHARE * MAX_CORES as u64 + (64 << 20);
+
+/// `extended_isa::sdk::hbm_scratch`, which the translation library imports.
+#[repr(transparent)]
+pub struct Scratch(UnsafeCell<u64>);
+// SAFETY: written once, under the runtime's lock, before the library reads it.
+unsafe impl Sync for Scratch {}
+/// The definition the translation library links against.
+#[export_name = neuron_translate::sym!(hbm_scratch)]
+pub static HBM_SCRATCH: Scratch = Scratch(UnsafeCell::new(0));
+
+/// Starts the model (once per process tree) and builds the translation context.
+pub fn ensure_machine(rt: &mut Runtime) {
+    if rt.machine.is_some() {
+        return;
+    }
+    let scratch = HBM_BASE + HBM_SIZE - (64 << 20);
+    // SAFETY: see Scratch.
+    unsafe { HBM_SCRATCH.0.get().write(scratch) };
+    let config = Config {
+        hbm_base: HBM_BASE,
+        hbm_size: HBM_SIZE,
+        hbm_scratch: scratch,
+        ..Config::default()
+    };
+    match Machine::start(config) {
+        Ok(m) => rt.machine = Some(m),
+        Err(e) => {
+            eprintln!("neuron_customop_host: cannot start the host model: {e}");
+            std::process::exit(crate::run::EXIT_USAGE)
+        }
+    }
+    neuron_translate::abi::_init_translate_ctx();
+    rt.arena = Arena::new(HBM_BASE, HOST_SHARE);
+}
+
+/// Moves this process onto core `core`'s share of HBM (a forked core, before its kernel).
+pub fn use_core_share(rt: &mut Runtime, core: u32) {
+    rt.arena = Arena::new(
+        HBM_BASE + HOST_SHARE + CORE_SHARE * u64::from(core),
+        CORE_SHARE,
+    );
+}
+
+/// Elements of a shape; `None` if a size is negative or the count overflows.
+pub fn numel(sizes: &[i64]) -> Option<u64> {
+    sizes.iter().try_fold(1u64, |n, s| {
+        u64::try_from(*s).ok().and_then(|s| n.checked_mul(s))
+    })
+}
+
+/// A new tensor of `sizes` and `dtype`, its elements left as HBM has them (fresh HBM reads
+/// as zeros); a data-less one has no storage (a shape function's input). Refcount 1.
+pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) -> u32 {
+    ensure_machine(rt);
+    let n = numel(sizes).filter(|_| sizes.len() <= MAX_DIMS);
+    let Some(n) = n else {
+        let detail = format!(
+            "cannot make a tensor of sizes {sizes:?} (at most {MAX_DIMS} non-negative sizes)"
+        );
+        rt.misuse(Kind::OpFailed, None, None, detail);
+        return 0;
+    };
+    let bytes = n.saturating_mul(dtype.size() as u64);
+    let addr = if data_less {
+        Some(0)
+    } else {
+        rt.arena.alloc(bytes)
+    };
+    let Some(addr) = addr else {
+        rt.misuse(
+            Kind::OpFailed,
+            None,
+            None,
+            format!("no room for {bytes} bytes of HBM"),
+        );
+        return 0;
+    };
+    let mut meta = Meta {
+        hbm_addr: addr,
+        numel: n,
+        ndim: sizes.len() as u32,
+        dtype: dtype as i32,
+        data_less: u32::from(data_less),
+        ..Meta::default()
+    };
+    let mut stride = 1i64;
+    for d in (0..sizes.len()).rev() {
+        meta.sizes[d] = sizes[d];
+        meta.strides[d] = stride;
+        stride = stride.wrapping_mul(sizes[d]);
+    }
+    let k = rt
+        .tensors
+        .iter()
+        .position(Option::is_none)
+        .unwrap_or(rt.tensors.len());
+    if k == rt.tensors.len() {
+        rt.tensors.push(None);
+    }
+    meta.handle = k as u32 + 1;
+    rt.tensors[k] = Some(Entry {
+        meta: Box::new(meta),
+        dtype,
+        refs: 1,
+        label: format!("tensor {}", k + 1),
+        policy: 0,
+        open: Open::default(),
+        bytes: if data_less { 0 } else { bytes },
+    });
+    meta.handle
+}
+
+/// One more holder of `h`.
+pub fn retain(rt: &mut Runtime, h: u32) {
+    rt.entry(h).refs += 1;
+}
+
+/// One fewer; the last frees the storage.
+pub fn release(rt: &mut Runtime, h: u32) {
+    let e = rt.entry(h);
+    e.refs -= 1;
+    if e.refs == 0 {
+        let (addr, bytes) = (e.meta.hbm_addr, e.bytes);
+        if bytes > 0 {
+            rt.arena.free(addr, bytes);
+        }
+        rt.tensors[h as usize - 1] = None;
+    }
+}
+
+/// The bytes of tensor `h` (read from SoC memory, not through a window).
+pub fn read_all(rt: &mut Runtime, h: u32) -> Vec<u8> {
+    let (addr, bytes, data_less) = {
+        let e = rt.entry(h);
+        (e.meta.hbm_addr, e.bytes, e.meta.data_less != 0)
+    };
+    if data_less && rt.phase == Phase::Shape {
+        rt.misuse(
+            Kind::ShapeDataRead,
+            Some(h),
+            None,
+            "an operation read a shape-only input".into(),
+        );
+    }
+    let mut buf = vec![0u8; bytes as usize];
+    if bytes > 0 {
+        let m = rt
+            .machine
+            .as_ref()
+            .expect("the model runs while a tensor lives");
+        m.read(addr, &mut buf).expect("a tensor's bytes are in HBM");
+    }
+    buf
+}
+
+/// Writes all bytes of tensor `h`.
+pub fn write_all(rt: &mut Runtime, h: u32, data: &[u8]) {
+    let (addr, bytes) = {
+        let e = rt.entry(h);
+        (e.meta.hbm_addr, e.bytes)
+    };
+    assert_eq!(
+        bytes as usize,
+        data.len(),
+        "a tensor's bytes replaced whole"
+    );
+    if bytes > 0 {
+        let m = rt
+            .machine
+            .as_ref()
+            .expect("the model runs while a tensor lives");
+        m.write(addr, data).expect("a tensor's bytes are in HBM");
+    }
+}
+
+/// Sets every element of `h` to `v` (converted to its type).
+pub fn fill(rt: &mut Runtime, h: u32, v: Num) {
+    let (dtype, n) = {
+        let e = rt.entry(h);
+        (e.dtype, e.meta.numel as usize)
+    };
+    let mut one = vec![0u8; dtype.size()];
+    dtype.store(&mut one, 0, v);
+    let data: Vec<u8> = one.iter().copied().cycle().take(n * dtype.size()).collect();
+    write_all(rt, h, &data);
+}
+
+/// The 2-D identity: ones where row == column.
+pub fn eye(rt: &mut Runtime, h: u32) {
+    let (dtype, rows, cols) = {
+        let e = rt.entry(h);
+        (e.dtype, e.meta.sizes[0] as usize, e.meta.sizes[1] as usize)
+    };
+    let mut data = vec![0u8; rows * cols * dtype.size()];
+    let one = if dtype.is_integral() {
+        Num::Int(1)
+    } else {
+        Num::Float(1.0)
+    };
+    for i in 0..rows.min(cols) {
+        dtype.store(&mut data, i * cols + i, one);
+    }
+    write_all(rt, h, &data);
+}
