@@ -42,7 +42,16 @@
 
 #include "neuron_translate.h"
 
-namespace neuron {
+/*
+ * Everything below is in namespace `neuron`, unless the includer names another with
+ * NEURON_TRANSLATE_NAMESPACE first (the custom-op SDK does, so that a kernel's `using
+ * namespace torch;` leaves `neuron::` meaning torch::neuron alone).
+ */
+#ifndef NEURON_TRANSLATE_NAMESPACE
+#define NEURON_TRANSLATE_NAMESPACE neuron
+#endif
+
+namespace NEURON_TRANSLATE_NAMESPACE {
 
 /// A 64-bit SoC (HBM) address.
 using soc_addr = unsigned long long;
@@ -514,10 +523,10 @@ template <class T>
 template <class F>
 bool Tensor<T>::for_each_span(unsigned long long first, unsigned long long n, F &&f) const
 {
-    return neuron::for_each(first, n, f, *this);
+    return NEURON_TRANSLATE_NAMESPACE::for_each(first, n, f, *this);
 }
 
-} // namespace neuron
+} // namespace NEURON_TRANSLATE_NAMESPACE
 
 #endif /* C++14 */
 

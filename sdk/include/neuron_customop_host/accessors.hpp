@@ -1,0 +1,300 @@
+/*
+ * The accessors of at::Tensor. The standard accessor holds each (sub-)tensor's address
+ * and translation context in a Q7PtrType, the 16-byte layout of the device's library, and
+ * reads and writes every element through the pointer neuron_translate returns for it.
+ * Streams and TCM copies go through neuron_translate.hpp's span walk, one translate per
+ * window stretch. Every misuse the runtime can name is reported by it. C++14.
+ */
+#ifndef NEURON_CUSTOMOP_HOST_ACCESSORS_HPP
+#define NEURON_CUSTOMOP_HOST_ACCESSORS_HPP
+
+#include <stddef.h>
+
+#include <neuron_customop_host/tensor.hpp>
+
+#ifndef NEURON_TRANSLATE_NAMESPACE
+#define NEURON_TRANSLATE_NAMESPACE nt_customop_span
+#endif
+#include <neuron_translate.hpp>
+
+namespace nt_customop {
+
+/// A tensor element's place as the device's library holds it: the SoC address and a
+/// 32-bit handle of the translation context (on a 64-bit host a pointer does not fit).
+struct Q7PtrType {
+    uint64_t hbm_addr;
+    uint32_t ctx;
+    uint32_t is_nullptr;
+};
+static_assert(sizeof(Q7PtrType) == 16, "Q7PtrType is 16 bytes, as on the device");
+static_assert(offsetof(Q7PtrType, hbm_addr) == 0 && offsetof(Q7PtrType, ctx) == 8 &&
+                  offsetof(Q7PtrType, is_nullptr) == 12,
+              "Q7PtrType's fields at 0, 8 and 12");
+/// The handle of this core's translation context.
+constexpr uint32_t kCoreCtx = 1;
+
+enum { kStandard = 0, kReadStream = 1, kWriteStream = 2, kTcm = 3 };
+
+template <class T> constexpr int code() { return static_cast<int>(c10::CppTypeToScalarType<T>::value); }
+
+/// The element a Q7PtrType names, through neuron_translate.
+template <class T> inline T *element(const Q7PtrType &p)
+{
+    return static_cast<T *>(neuron_translate(nt_customop_ctx(p.ctx), p.hbm_addr));
+}
+
+/// A writable element: each read and each write translates again (a pointer kept across
+/// another element's translate could be stale: the stale-pointer rule).
+template <class T> class ElementRef {
+  public:
+    explicit ElementRef(Q7PtrType p) : p_(p) {}
+    operator T() const { return *element<T>(p_); }
+    ElementRef &operator=(const T &v)
+    {
+        *element<T>(p_) = v;
+        return *this;
+    }
+    ElementRef &operator=(const ElementRef &o) { return *this = static_cast<T>(o); }
+    ElementRef &operator+=(const T &v) { return *this = static_cast<T>(*this) + v; }
+    ElementRef &operator-=(const T &v) { return *this = static_cast<T>(*this) - v; }
+    ElementRef &operator*=(const T &v) { return *this = static_cast<T>(*this) * v; }
+    ElementRef &operator/=(const T &v) { return *this = static_cast<T>(*this) / v; }
+
+  private:
+    Q7PtrType p_;
+};
+
+/// The span walk's view of a tensor's elements.
+template <class T> inline NEURON_TRANSLATE_NAMESPACE::Tensor<T> view(const nt_customop_meta *m)
+{
+    return NEURON_TRANSLATE_NAMESPACE::Tensor<T>(nt_customop_ctx(kCoreCtx), m->hbm_addr, m->numel);
+}
+
+} // namespace nt_customop
+
+namespace at {
+
+/// a[i] of an N-dimensional accessor: an (N-1)-dimensional one, or an element.
+template <class T, size_t N, bool ReadOnly> class TensorAccessor {
+  public:
+    using Sub = TensorAccessor<T, N - 1, ReadOnly>;
+    TensorAccessor(const nt_customop_meta *m, uint64_t addr, int dim, bool owner)
+        : m_(m), addr_(addr), dim_(dim), owner_(owner)
+    {
+        if (owner_)
+            nt_customop_open(m_, nt_customop::kStandard, nt_customop::code<T>(), static_cast<int>(N));
+    }
+    TensorAccessor(const TensorAccessor &o) : TensorAccessor(o.m_, o.addr_, o.dim_, o.owner_) {}
+    TensorAccessor &operator=(const TensorAccessor &) = delete;
+    ~TensorAccessor()
+    {
+        if (owner_)
+            nt_customop_close(m_, nt_customop::kStandard, nullptr);
+    }
+
+    Sub operator[](int64_t i) const
+    {
+        int64_t n = m_->sizes[dim_];
+        if (i < 0 || i >= n)
+            nt_customop_bad_index(m_, dim_, i, n);
+        uint64_t step = static_cast<uint64_t>(m_->strides[dim_]) * sizeof(T);
+        return Sub(m_, addr_ + static_cast<uint64_t>(i) * step, dim_ + 1, false);
+    }
+    /// Size of this accessor's dimension d.
+    int64_t size(int64_t d) const { return m_->sizes[dim_ + d]; }
+    int64_t stride(int64_t d) const { return m_->strides[dim_ + d]; }
+
+  protected:
+    const nt_customop_meta *m_;
+    uint64_t addr_;
+    int dim_;
+    bool owner_;
+};
+
+template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
+  public:
+    using Ref = typename std::conditional<ReadOnly, T, nt_customop::ElementRef<T>>::type;
+    TensorAccessor(const nt_customop_meta *m, uint64_t addr, int dim, bool owner)
+        : m_(m), addr_(addr), dim_(dim), owner_(owner)
+    {
+        if (owner_)
+            nt_customop_open(m_, nt_customop::kStandard, nt_customop::code<T>(), 1);
+    }
+    TensorAccessor(const TensorAccessor &o) : TensorAccessor(o.m_, o.addr_, o.dim_, o.owner_) {}
+    TensorAccessor &operator=(const TensorAccessor &) = delete;
+    ~TensorAccessor()
+    {
+        if (owner_)
+            nt_customop_close(m_, nt_customop::kStandard, nullptr);
+    }
+
+    Ref operator[](int64_t i) const
+    {
+        int64_t n = m_->sizes[dim_];
+        if (i < 0 || i >= n)
+            nt_customop_bad_index(m_, dim_, i, n);
+        nt_customop::Q7PtrType p = {addr_ + static_cast<uint64_t>(i) * sizeof(T), nt_customop::kCoreCtx, 0};
+        return get(p, std::integral_constant<bool, ReadOnly>());
+    }
+    int64_t size(int64_t d) const { return m_->sizes[dim_ + d]; }
+    int64_t stride(int64_t d) const { return m_->strides[dim_ + d]; }
+
+  private:
+    static T get(const nt_customop::Q7PtrType &p, std::true_type) { return *nt_customop::element<T>(p); }
+    static Ref get(const nt_customop::Q7PtrType &p, std::false_type) { return Ref(p); }
+    const nt_customop_meta *m_;
+    uint64_t addr_;
+    int dim_;
+    bool owner_;
+};
+
+/// Reads a tensor's elements in order from element 0, through a 4 KiB TCM buffer.
+template <class T> class TensorReadStreamAccessor {
+  public:
+    explicit TensorReadStreamAccessor(const nt_customop_meta *m)
+        : m_(m), buf_(reinterpret_cast<T *>(nt_customop_open(m, nt_customop::kReadStream, nt_customop::code<T>(), 0)))
+    {
+    }
+    TensorReadStreamAccessor(TensorReadStreamAccessor &&o) noexcept
+        : m_(o.m_), buf_(o.buf_), next_(o.next_), at_(o.at_), have_(o.have_), closed_(o.closed_)
+    {
+        o.closed_ = true;
+    }
+    TensorReadStreamAccessor(const TensorReadStreamAccessor &) = delete;
+    ~TensorReadStreamAccessor() { close(); }
+
+    T read()
+    {
+        if (closed_ || next_ >= m_->numel)
+            nt_customop_bad_stream(m_, closed_, 0, next_);
+        if (!buf_) {
+            nt_customop::Q7PtrType p = {m_->hbm_addr + next_++ * sizeof(T), nt_customop::kCoreCtx, 0};
+            return *nt_customop::element<T>(p);
+        }
+        if (at_ == have_) {
+            uint64_t left = m_->numel - next_, cap = 4096 / sizeof(T);
+            have_ = left < cap ? left : cap;
+            nt_customop::view<T>(m_).copy_out(next_, have_, buf_);
+            nt_customop_count_tcm(have_ * sizeof(T), 0);
+            at_ = 0;
+        }
+        ++next_;
+        return buf_[at_++];
+    }
+    int close()
+    {
+        if (!closed_)
+            nt_customop_close(m_, nt_customop::kReadStream, reinterpret_cast<uint8_t *>(buf_));
+        closed_ = true;
+        return 0;
+    }
+
+  private:
+    const nt_customop_meta *m_;
+    T *buf_;
+    uint64_t next_ = 0, at_ = 0, have_ = 0;
+    bool closed_ = false;
+};
+
+/// Writes a tensor's elements in order from element 0; they reach the tensor when the
+/// 4 KiB TCM buffer fills, at close() and when the accessor goes out of scope.
+template <class T> class TensorWriteStreamAccessor {
+  public:
+    explicit TensorWriteStreamAccessor(const nt_customop_meta *m)
+        : m_(m), buf_(reinterpret_cast<T *>(nt_customop_open(m, nt_customop::kWriteStream, nt_customop::code<T>(), 0)))
+    {
+    }
+    TensorWriteStreamAccessor(TensorWriteStreamAccessor &&o) noexcept
+        : m_(o.m_), buf_(o.buf_), next_(o.next_), at_(o.at_), closed_(o.closed_)
+    {
+        o.closed_ = true;
+    }
+    TensorWriteStreamAccessor(const TensorWriteStreamAccessor &) = delete;
+    ~TensorWriteStreamAccessor() { close(); }
+
+    void write(T v)
+    {
+        if (closed_ || next_ + at_ >= m_->numel)
+            nt_customop_bad_stream(m_, closed_, 1, next_ + at_);
+        if (!buf_) {
+            nt_customop::Q7PtrType p = {m_->hbm_addr + next_++ * sizeof(T), nt_customop::kCoreCtx, 0};
+            *nt_customop::element<T>(p) = v;
+            return;
+        }
+        buf_[at_++] = v;
+        if (at_ == 4096 / sizeof(T))
+            flush();
+    }
+    int close()
+    {
+        if (closed_)
+            return 0;
+        flush();
+        nt_customop_close(m_, nt_customop::kWriteStream, reinterpret_cast<uint8_t *>(buf_));
+        closed_ = true;
+        return 0;
+    }
+
+  private:
+    void flush()
+    {
+        if (!buf_ || at_ == 0)
+            return;
+        nt_customop::view<T>(m_).copy_in(next_, at_, buf_);
+        nt_customop_count_tcm(0, at_ * sizeof(T));
+        next_ += at_;
+        at_ = 0;
+    }
+    const nt_customop_meta *m_;
+    T *buf_;
+    uint64_t next_ = 0, at_ = 0;
+    bool closed_ = false;
+};
+
+/// Copies between a tensor (offsets as if it were flat) and local (TCM) memory.
+template <bool ReadOnly> class TensorTcmAccessor {
+  public:
+    explicit TensorTcmAccessor(const nt_customop_meta *m) : m_(m)
+    {
+        nt_customop_open(m_, nt_customop::kTcm, m_->dtype, 0);
+    }
+    template <class T> void tensor_to_tcm(T *tcm, size_t offset, size_t count) const
+    {
+        nt_customop_tcm_copy(m_, nt_customop::code<T>(), offset, count, 0);
+        nt_customop::view<T>(m_).copy_out(offset, count, tcm);
+    }
+    template <class T> void tcm_to_tensor(const T *tcm, size_t offset, size_t count) const
+    {
+        static_assert(!ReadOnly, "tcm_to_tensor through the TCM accessor of a const tensor");
+        nt_customop_tcm_copy(m_, nt_customop::code<T>(), offset, count, 1);
+        nt_customop::view<T>(m_).copy_in(offset, count, tcm);
+    }
+
+  private:
+    const nt_customop_meta *m_;
+};
+
+template <class T, size_t N> TensorAccessor<T, N, false> Tensor::accessor() &
+{
+    static_assert(N >= 1 && N <= 8, "an accessor has 1 to 8 dimensions");
+    return TensorAccessor<T, N, false>(m_, m_->hbm_addr, 0, true);
+}
+template <class T, size_t N> TensorAccessor<T, N, true> Tensor::accessor() const &
+{
+    static_assert(N >= 1 && N <= 8, "an accessor has 1 to 8 dimensions");
+    return TensorAccessor<T, N, true>(m_, m_->hbm_addr, 0, true);
+}
+template <class T> TensorReadStreamAccessor<T> Tensor::read_stream_accessor() const
+{
+    return TensorReadStreamAccessor<T>(m_);
+}
+template <class T> TensorWriteStreamAccessor<T> Tensor::write_stream_accessor()
+{
+    return TensorWriteStreamAccessor<T>(m_);
+}
+inline TensorTcmAccessor<false> Tensor::tcm_accessor() { return TensorTcmAccessor<false>(m_); }
+inline TensorTcmAccessor<true> Tensor::tcm_accessor() const { return TensorTcmAccessor<true>(m_); }
+
+} // namespace at
+
+#endif /* NEURON_CUSTOMOP_HOST_ACCESSORS_HPP */

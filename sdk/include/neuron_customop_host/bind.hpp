@@ -1,0 +1,114 @@
+/*
+ * How the runtime calls a kernel or a shape function: an invoker per function type,
+ * made from the type itself, and each parameter's kind. NEURON_LIBRARY's m.def registers
+ * shape functions with it; the runner's glue binds kernels (NT_CUSTOMOP_BIND). C++14.
+ */
+#ifndef NEURON_CUSTOMOP_HOST_BIND_HPP
+#define NEURON_CUSTOMOP_HOST_BIND_HPP
+
+#include <neuron_customop_host/tensor.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace nt_customop {
+
+template <class P> struct param;
+template <> struct param<at::Tensor> {
+    static constexpr int kind = 1;
+    static at::Tensor get(const nt_customop_arg &a)
+    {
+        nt_customop_tensor_retain(a.meta);
+        return adopt(a.meta);
+    }
+};
+template <> struct param<int64_t> {
+    static constexpr int kind = 2;
+    static int64_t get(const nt_customop_arg &a) { return a.i; }
+};
+template <> struct param<double> {
+    static constexpr int kind = 3;
+    static double get(const nt_customop_arg &a) { return a.f; }
+};
+template <> struct param<c10::Scalar> {
+    static constexpr int kind = 4;
+    static c10::Scalar get(const nt_customop_arg &a)
+    {
+        return a.kind == 4 ? c10::Scalar(a.i) : c10::Scalar(a.f);
+    }
+};
+
+template <class P> using bare = typename std::remove_cv<typename std::remove_reference<P>::type>::type;
+
+template <class... P> struct signature {
+    static constexpr size_t count = sizeof...(P);
+    static const int *kinds()
+    {
+        static const int k[sizeof...(P) + 1] = {param<bare<P>>::kind..., 0};
+        return k;
+    }
+};
+
+template <size_t... I> struct indices {};
+template <size_t N, size_t... I> struct make_indices : make_indices<N - 1, N - 1, I...> {};
+template <size_t... I> struct make_indices<0, I...> {
+    using type = indices<I...>;
+};
+
+template <class... P, size_t... I>
+at::Tensor call(at::Tensor (*f)(P...), const nt_customop_arg *args, indices<I...>)
+{
+    // Each argument lives until the call returns (a reference parameter binds to it).
+    std::tuple<bare<P>...> held(param<bare<P>>::get(args[I])...);
+    (void)held;
+    (void)args;
+    return f(std::get<I>(held)...);
+}
+
+/// Calls f (a `at::Tensor (*)(P...)`) with the runtime's arguments; the result keeps one
+/// reference for the runtime.
+template <class... P> const nt_customop_meta *invoke(const void *fn, const nt_customop_arg *args)
+{
+    auto f = reinterpret_cast<at::Tensor (*)(P...)>(const_cast<void *>(fn));
+    at::Tensor r = call(f, args, typename make_indices<sizeof...(P)>::type());
+    const nt_customop_meta *m = r.nt_meta();
+    if (m)
+        nt_customop_tensor_retain(m);
+    return m;
+}
+
+template <class... P> void bind(const char *name, at::Tensor (*f)(P...))
+{
+    nt_customop_bind(name, &invoke<P...>, reinterpret_cast<const void *>(f), signature<P...>::kinds(),
+                     sizeof...(P));
+}
+
+/// What NEURON_LIBRARY's body gets: m.def(op, &shape_fn, "kernel").
+class Library {
+  public:
+    explicit Library(const char *name) : name_(name) {}
+    template <class... P> Library &def(const char *op, at::Tensor (*shape)(P...), const char *kernel)
+    {
+        nt_customop_register(name_, op, kernel, &invoke<P...>, reinterpret_cast<const void *>(shape),
+                             signature<P...>::kinds(), sizeof...(P));
+        return *this;
+    }
+
+  private:
+    const char *name_;
+};
+
+struct Registrar {
+    Registrar(const char *name, void (*body)(Library &))
+    {
+        Library m(name);
+        body(m);
+    }
+};
+
+} // namespace nt_customop
+
+/// Binds the kernel function `name` for the runner (its glue writes one per kernel).
+#define NT_CUSTOMOP_BIND(name) ::nt_customop::bind(#name, &name)
+
+#endif /* NEURON_CUSTOMOP_HOST_BIND_HPP */

@@ -1,0 +1,145 @@
+/*
+ * The factories and operations of <torch/torch.h>, in namespace at (torch:: names them
+ * too). Each operation has two forms: op(args...) returns a new tensor, op_out(result,
+ * args...) writes into result and returns it. Operands have one shape (no broadcasting);
+ * docs/customop-host.md tables the element types each takes and gives. The runtime does
+ * the work and reports a refusal (operation-error) with the operation and the shapes. C++14.
+ */
+#ifndef NEURON_CUSTOMOP_HOST_OPS_HPP
+#define NEURON_CUSTOMOP_HOST_OPS_HPP
+
+#include <neuron_customop_host/tensor.hpp>
+
+namespace nt_customop {
+
+/// The runtime's operation codes (sdk/runtime/src/ops.rs).
+enum Op {
+    kAbs = 0, kCeil, kFloor, kSin, kCos, kTan, kLog, kLog2, kLog10, kExp, kPow, kClamp,
+    kAdd, kSub, kMul, kDiv, kBitwiseAnd, kBitwiseOr, kBitwiseNot
+};
+
+inline nt_customop_arg arg(const at::Tensor &t)
+{
+    nt_customop_arg a = {1, t.nt_meta(), 0, 0.0};
+    return a;
+}
+inline nt_customop_arg arg(const c10::Scalar &s) { return s.arg(); }
+inline nt_customop_arg arg(const nt_customop_arg &a) { return a; }
+inline nt_customop_arg none()
+{
+    nt_customop_arg a = {0, nullptr, 0, 0.0};
+    return a;
+}
+
+/// op on up to three operands into a new tensor.
+template <class A, class B = nt_customop_arg, class C = nt_customop_arg>
+at::Tensor apply(Op op, const A &a, const B &b = none(), const C &c = none())
+{
+    nt_customop_arg args[3] = {arg(a), arg(b), arg(c)};
+    return adopt(nt_customop_apply(op, nullptr, args));
+}
+/// The same into out.
+template <class A, class B = nt_customop_arg, class C = nt_customop_arg>
+at::Tensor &apply_out(Op op, at::Tensor &out, const A &a, const B &b = none(), const C &c = none())
+{
+    nt_customop_arg args[3] = {arg(a), arg(b), arg(c)};
+    nt_customop_apply(op, out.nt_meta(), args);
+    return out;
+}
+
+inline at::Tensor make(c10::IntArrayRef size, const c10::TensorOptions &options, int fill,
+                       const c10::Scalar &value = c10::Scalar())
+{
+    nt_customop_arg v = value.arg();
+    int dtype = options.has_dtype() ? static_cast<int>(options.dtype()) : -1;
+    // More than eight sizes: -1 sizes, which the runtime refuses by name.
+    int64_t bad[1] = {-1};
+    const int64_t *sizes = size.too_long() ? bad : size.data();
+    size_t n = size.too_long() ? 1 : size.size();
+    return adopt(nt_customop_tensor_new(dtype, sizes, n, fill, &v));
+}
+
+} // namespace nt_customop
+
+namespace at {
+
+// Factories: the element type must be given (torch::kFloat converts to options).
+inline Tensor empty(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, 0); }
+inline Tensor zeros(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, 1); }
+inline Tensor ones(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, 2); }
+inline Tensor full(c10::IntArrayRef size, const c10::Scalar &fill_value, const c10::TensorOptions &o)
+{
+    return nt_customop::make(size, o, 3, fill_value);
+}
+inline Tensor eye(int64_t n, int64_t m, const c10::TensorOptions &o) { return nt_customop::make({n, m}, o, 4); }
+inline Tensor eye(int64_t n, const c10::TensorOptions &o) { return eye(n, n, o); }
+
+#define NT_CUSTOMOP_UNARY(name, code)                                                                            \
+    inline Tensor name(const Tensor &self) { return nt_customop::apply(nt_customop::code, self); }             \
+    inline Tensor &name##_out(Tensor &out, const Tensor &self)                                                 \
+    {                                                                                                          \
+        return nt_customop::apply_out(nt_customop::code, out, self);                                           \
+    }
+NT_CUSTOMOP_UNARY(abs, kAbs)
+NT_CUSTOMOP_UNARY(ceil, kCeil)
+NT_CUSTOMOP_UNARY(floor, kFloor)
+NT_CUSTOMOP_UNARY(sin, kSin)
+NT_CUSTOMOP_UNARY(cos, kCos)
+NT_CUSTOMOP_UNARY(tan, kTan)
+NT_CUSTOMOP_UNARY(log, kLog)
+NT_CUSTOMOP_UNARY(log2, kLog2)
+NT_CUSTOMOP_UNARY(log10, kLog10)
+NT_CUSTOMOP_UNARY(exp, kExp)
+NT_CUSTOMOP_UNARY(bitwise_not, kBitwiseNot)
+#undef NT_CUSTOMOP_UNARY
+
+// Two operands: tensor x tensor, tensor x scalar (and, where listed, scalar x tensor).
+#define NT_CUSTOMOP_BINARY(name, code, A, B)                                                                     \
+    inline Tensor name(const A &a, const B &b) { return nt_customop::apply(nt_customop::code, a, b); }         \
+    inline Tensor &name##_out(Tensor &out, const A &a, const B &b)                                             \
+    {                                                                                                          \
+        return nt_customop::apply_out(nt_customop::code, out, a, b);                                          \
+    }
+NT_CUSTOMOP_BINARY(pow, kPow, Tensor, c10::Scalar)
+NT_CUSTOMOP_BINARY(pow, kPow, c10::Scalar, Tensor)
+NT_CUSTOMOP_BINARY(pow, kPow, Tensor, Tensor)
+NT_CUSTOMOP_BINARY(mul, kMul, Tensor, Tensor)
+NT_CUSTOMOP_BINARY(mul, kMul, Tensor, c10::Scalar)
+NT_CUSTOMOP_BINARY(div, kDiv, Tensor, Tensor)
+NT_CUSTOMOP_BINARY(div, kDiv, Tensor, c10::Scalar)
+NT_CUSTOMOP_BINARY(bitwise_and, kBitwiseAnd, Tensor, Tensor)
+NT_CUSTOMOP_BINARY(bitwise_and, kBitwiseAnd, Tensor, c10::Scalar)
+NT_CUSTOMOP_BINARY(bitwise_and, kBitwiseAnd, c10::Scalar, Tensor)
+NT_CUSTOMOP_BINARY(bitwise_or, kBitwiseOr, Tensor, Tensor)
+NT_CUSTOMOP_BINARY(bitwise_or, kBitwiseOr, Tensor, c10::Scalar)
+NT_CUSTOMOP_BINARY(bitwise_or, kBitwiseOr, c10::Scalar, Tensor)
+#undef NT_CUSTOMOP_BINARY
+
+// self + alpha * other and self - alpha * other.
+#define NT_CUSTOMOP_ALPHA(name, code, B)                                                                         \
+    inline Tensor name(const Tensor &self, const B &other, const c10::Scalar &alpha = 1)                       \
+    {                                                                                                          \
+        return nt_customop::apply(nt_customop::code, self, other, alpha);                                      \
+    }                                                                                                          \
+    inline Tensor &name##_out(Tensor &out, const Tensor &self, const B &other, const c10::Scalar &alpha = 1)   \
+    {                                                                                                          \
+        return nt_customop::apply_out(nt_customop::code, out, self, other, alpha);                             \
+    }
+NT_CUSTOMOP_ALPHA(add, kAdd, Tensor)
+NT_CUSTOMOP_ALPHA(add, kAdd, c10::Scalar)
+NT_CUSTOMOP_ALPHA(sub, kSub, Tensor)
+NT_CUSTOMOP_ALPHA(sub, kSub, c10::Scalar)
+#undef NT_CUSTOMOP_ALPHA
+
+inline Tensor clamp(const Tensor &self, const c10::Scalar &min, const c10::Scalar &max)
+{
+    return nt_customop::apply(nt_customop::kClamp, self, min, max);
+}
+inline Tensor &clamp_out(Tensor &out, const Tensor &self, const c10::Scalar &min, const c10::Scalar &max)
+{
+    return nt_customop::apply_out(nt_customop::kClamp, out, self, min, max);
+}
+
+} // namespace at
+
+#endif /* NEURON_CUSTOMOP_HOST_OPS_HPP */

@@ -1,0 +1,79 @@
+/*
+ * The C ABI of the custom-op SDK's runtime (sdk/runtime, Rust): what the C++ headers call.
+ * Not for kernels: they use <torch/torch.h>. A tensor crosses as a pointer to its
+ * nt_customop_meta, which the runtime owns and keeps in place while the tensor lives.
+ * abi-tests/tests/sdk_runtime.rs checks these declarations against the runtime's.
+ */
+#ifndef NEURON_CUSTOMOP_HOST_RUNTIME_H
+#define NEURON_CUSTOMOP_HOST_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What C++ reads of a tensor without a call (the runtime's state::Meta). */
+typedef struct nt_customop_meta {
+    uint64_t hbm_addr; /* SoC address of element 0 (0: a shape function's data-less input) */
+    uint64_t numel;
+    int64_t sizes[8];
+    int64_t strides[8]; /* elements, C order */
+    uint32_t ndim;
+    int32_t dtype; /* c10::ScalarType */
+    uint32_t handle;
+    uint32_t data_less;
+} nt_customop_meta;
+
+/** An argument or operand: kind 0 none, 1 tensor, 2 int64_t, 3 double, 4 integer scalar,
+ *  5 floating-point scalar. */
+typedef struct nt_customop_arg {
+    int32_t kind;
+    const nt_customop_meta *meta;
+    int64_t i;
+    double f;
+} nt_customop_arg;
+
+/** Calls a registered C++ function with its arguments; returns the tensor it returned
+ *  (one reference). */
+typedef const nt_customop_meta *(*nt_customop_invoker)(const void *function, const nt_customop_arg *args);
+
+/* Tensors (fill: 0 none, 1 zeros, 2 ones, 3 value, 4 identity). */
+const nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, size_t ndim, int fill,
+                                               const nt_customop_arg *value);
+void nt_customop_tensor_retain(const nt_customop_meta *m);
+void nt_customop_tensor_release(const nt_customop_meta *m);
+void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *value);
+const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, const nt_customop_arg *args);
+/* Sets the coherence policy if set is 0..2; returns it. */
+int nt_customop_policy(const nt_customop_meta *m, int set);
+
+/* Accessors (kind 0 standard, 1 read stream, 2 write stream, 3 TCM). */
+uint8_t *nt_customop_open(const nt_customop_meta *m, int kind, int dtype, int ndim);
+void nt_customop_close(const nt_customop_meta *m, int kind, uint8_t *buffer);
+void nt_customop_bad_index(const nt_customop_meta *m, int dim, int64_t index, int64_t size);
+void nt_customop_bad_stream(const nt_customop_meta *m, int closed, int write, uint64_t index);
+void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes);
+void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write);
+void *nt_customop_tcm_malloc(size_t bytes);
+void nt_customop_tcm_free(void *p);
+
+/* Cores and the op's output. */
+const nt_customop_meta *nt_customop_dst_tensor(void);
+uint32_t nt_customop_cpu_id(void);
+uint32_t nt_customop_cpu_count(void);
+void *nt_customop_ctx(uint32_t handle);
+
+/* The registry and the runner. */
+void nt_customop_register(const char *lib, const char *name, const char *kernel, nt_customop_invoker invoker,
+                          const void *function, const int *params, size_t n);
+void nt_customop_bind(const char *name, nt_customop_invoker invoker, const void *function, const int *params,
+                      size_t n);
+int nt_customop_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NEURON_CUSTOMOP_HOST_RUNTIME_H */

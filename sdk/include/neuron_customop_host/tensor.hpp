@@ -1,0 +1,126 @@
+/*
+ * at::Tensor (torch::Tensor): a handle on storage in the host model's HBM. A copy shares
+ * the storage, as in ATen; kernels make tensors with the factories (ops.hpp), never with
+ * a constructor. Its accessors are in accessors.hpp. C++14.
+ */
+#ifndef NEURON_CUSTOMOP_HOST_TENSOR_HPP
+#define NEURON_CUSTOMOP_HOST_TENSOR_HPP
+
+#include <c10/core/ScalarType.h>
+#include <c10/core/TensorOptions.h>
+#include <c10/util/ArrayRef.h>
+#include <neuron_customop_host/scalar.hpp>
+
+namespace at {
+class Tensor;
+template <class T, size_t N, bool ReadOnly> class TensorAccessor;
+template <class T> class TensorReadStreamAccessor;
+template <class T> class TensorWriteStreamAccessor;
+template <bool ReadOnly> class TensorTcmAccessor;
+
+/// Which accessors may be open together on a tensor, and what happens when they are not.
+struct CoherencyEnforcer {
+    enum Policy {
+        COHERENT = 0,           // an incoherent access is an error (the default)
+        INCOHERENT_VERBOSE = 1, // allowed, with a warning
+        INCOHERENT_QUIET = 2,   // allowed, silently
+    };
+};
+} // namespace at
+
+namespace nt_customop {
+/// Adopts a tensor the runtime returned with one reference.
+at::Tensor adopt(const nt_customop_meta *m);
+} // namespace nt_customop
+
+namespace at {
+
+class Tensor {
+  public:
+    /// An undefined tensor (no storage).
+    Tensor() = default;
+    Tensor(const Tensor &o) : m_(o.m_)
+    {
+        if (m_)
+            nt_customop_tensor_retain(m_);
+    }
+    Tensor(Tensor &&o) noexcept : m_(o.m_) { o.m_ = nullptr; }
+    Tensor &operator=(const Tensor &o)
+    {
+        Tensor copy(o);
+        swap(copy);
+        return *this;
+    }
+    Tensor &operator=(Tensor &&o) noexcept
+    {
+        Tensor moved(static_cast<Tensor &&>(o));
+        swap(moved);
+        return *this;
+    }
+    ~Tensor()
+    {
+        if (m_)
+            nt_customop_tensor_release(m_);
+    }
+
+    bool defined() const { return m_ != nullptr; }
+    int64_t numel() const { return static_cast<int64_t>(m_->numel); }
+    int64_t dim() const { return m_->ndim; }
+    c10::IntArrayRef sizes() const { return c10::IntArrayRef(m_->sizes, m_->ndim); }
+    /// Size of dimension d (negative d counts from the end).
+    int64_t size(int64_t d) const { return m_->sizes[d < 0 ? d + m_->ndim : d]; }
+    c10::ScalarType scalar_type() const { return static_cast<c10::ScalarType>(m_->dtype); }
+    size_t element_size() const { return c10::elementSize(scalar_type()); }
+    /// Sets every element to v (converted to the element type); returns the tensor.
+    Tensor &fill_(const c10::Scalar &v)
+    {
+        nt_customop_arg a = v.arg();
+        nt_customop_tensor_fill(m_, &a);
+        return *this;
+    }
+    const Tensor &fill_(const c10::Scalar &v) const
+    {
+        const_cast<Tensor *>(this)->fill_(v);
+        return *this;
+    }
+
+    void set_accessor_coherence_policy(CoherencyEnforcer::Policy p) const { nt_customop_policy(m_, p); }
+    CoherencyEnforcer::Policy get_accessor_coherence_policy() const
+    {
+        return static_cast<CoherencyEnforcer::Policy>(nt_customop_policy(m_, -1));
+    }
+
+    /// Element access, a translate per element (read-only from a const tensor).
+    template <class T, size_t N> TensorAccessor<T, N, false> accessor() &;
+    template <class T, size_t N> TensorAccessor<T, N, true> accessor() const &;
+    template <class T> TensorReadStreamAccessor<T> read_stream_accessor() const;
+    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor();
+    TensorTcmAccessor<false> tcm_accessor();
+    TensorTcmAccessor<true> tcm_accessor() const;
+
+    /// The runtime's view (for the SDK's own headers).
+    const nt_customop_meta *nt_meta() const { return m_; }
+
+  private:
+    friend Tensor nt_customop::adopt(const nt_customop_meta *m);
+    void swap(Tensor &o)
+    {
+        const nt_customop_meta *t = m_;
+        m_ = o.m_;
+        o.m_ = t;
+    }
+    const nt_customop_meta *m_ = nullptr;
+};
+
+} // namespace at
+
+namespace nt_customop {
+inline at::Tensor adopt(const nt_customop_meta *m)
+{
+    at::Tensor t;
+    t.m_ = m;
+    return t;
+}
+} // namespace nt_customop
+
+#endif /* NEURON_CUSTOMOP_HOST_TENSOR_HPP */
