@@ -69,6 +69,12 @@ HOST_LIB := $(HOST_OUT)/libneuron_translate.a
 # prints them when it builds it: the .pc's Libs.private and the CMake target's link
 # interface.
 NATIVE_LIBS := $(HOST_OUT)/native-static-libs
+# The custom-op SDK (sdk/): its runtime library (the host model inside) and its headers,
+# which install into an include directory of their own.
+SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
+SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
+SDK_HEADERS := $(sort $(shell find sdk/include -type f))
+SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs) sdk/runtime/Cargo.toml
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
@@ -79,6 +85,8 @@ export NT_DEVICE_OBJ := $(abspath $(DEVICE_OBJ))
 export NT_DEVICE_LIB := $(abspath $(XTENSA_OUT)/libneuron_translate.a)
 export NT_HOST_LIB := $(abspath $(HOST_LIB))
 export NT_NATIVE_LIBS := $(abspath $(NATIVE_LIBS))
+export NT_SDK_LIB := $(abspath $(SDK_LIB))
+export NT_SDK_NATIVE_LIBS := $(abspath $(SDK_NATIVE_LIBS))
 export NT_MANIFEST := $(abspath abi-tests/reference/translation.toml)
 NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
@@ -96,7 +104,7 @@ DEVICE := $(patsubst %-none-elf,%,$(basename $(notdir $(XTENSA_SPEC))))
 
 .PHONY: all test bench bench-check qemu-test xtensa host ntx abi-report abi-check header header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
-all: xtensa host dist-header ntx abi-report
+all: xtensa host sdk dist-header ntx abi-report
 
 # The ABI of the device object against the original's, as the seed records it.
 abi-report: $(NTX) $(DEVICE_OBJ)
@@ -130,6 +138,15 @@ $(HOST_LIB): $(SOURCES)
 	sed -n 's/^note: native-static-libs: //p' $(HOST_OUT)/rustc.log > $(NATIVE_LIBS)
 	@test -s $(NATIVE_LIBS) || { echo "rustc printed no native-static-libs" >&2; exit 1; }
 	cp target/release/libneuron_translate.a $(HOST_LIB)
+
+sdk: $(SDK_LIB)
+$(SDK_LIB): $(SOURCES) $(SDK_SOURCES)
+	@mkdir -p $(HOST_OUT)
+	$(CARGO) rustc --locked --release -p neuron-customop-host --lib \
+	  -- --print native-static-libs 2> $(HOST_OUT)/sdk-rustc.log || { cat $(HOST_OUT)/sdk-rustc.log >&2; exit 1; }
+	sed -n 's/^note: native-static-libs: //p' $(HOST_OUT)/sdk-rustc.log > $(SDK_NATIVE_LIBS)
+	@test -s $(SDK_NATIVE_LIBS) || { echo "rustc printed no native-static-libs" >&2; exit 1; }
+	cp target/release/libneuron_customop_host.a $(SDK_LIB)
 
 # The C header: its generator (tools/header, nt-header) writes it from the library's
 # sources; `make header` writes it to include/ (committed), `make header-check` fails when
@@ -242,13 +259,18 @@ INSTALL ?= install
 TEMPLATES := install/neuron_translate.pc.in:$(PKGCONFIGDIR)/neuron_translate.pc \
 	install/neuron_translate-device.pc.in:$(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc \
 	install/neuron_translateConfig.cmake.in:$(CMAKEDIR)/neuron_translateConfig.cmake \
-	install/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake
+	install/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake \
+	install/neuron_customop_host.pc.in:$(PKGCONFIGDIR)/neuron_customop_host.pc
+# The SDK's headers' own include directory.
+SDK_INCLUDEDIR := $(INCLUDEDIR)/neuron_customop_host
+SDK_INSTALLED_HEADERS := $(patsubst sdk/include/%,$(SDK_INCLUDEDIR)/%,$(SDK_HEADERS))
 # Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
 INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(INCLUDEDIR)/neuron_translate.hpp $(LIBDIR)/libneuron_translate.a \
 	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \
+	$(LIBDIR)/libneuron_customop_host.a $(SDK_INSTALLED_HEADERS) \
 	$(foreach t,$(TEMPLATES),$(lastword $(subst :, ,$(t))))
 .PHONY: install uninstall
-install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
+install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) $(NTX)
 	@echo "install: into $(DESTDIR)$(PREFIX)"
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DEVICE_LIBDIR) \
 	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
@@ -256,7 +278,11 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
 	$(INSTALL) -m 644 $(HOST_LIB) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DESTDIR)$(DEVICE_LIBDIR)/
 	$(INSTALL) -m 755 $(NTX) $(DESTDIR)$(BINDIR)/
-	@native="$$(cat $(NATIVE_LIBS))"; \
+	$(INSTALL) -m 644 $(SDK_LIB) $(DESTDIR)$(LIBDIR)/
+	@for h in $(SDK_HEADERS); do \
+	  $(INSTALL) -D -m 644 $$h $(DESTDIR)$(SDK_INCLUDEDIR)/$${h#sdk/include/} || exit 1; \
+	done
+	@native="$$(cat $(NATIVE_LIBS))"; sdk_native="$$(cat $(SDK_NATIVE_LIBS))"; \
 	for t in $(TEMPLATES); do \
 	  out=$(DESTDIR)$${t#*:}; \
 	  sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
@@ -264,13 +290,15 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(DEVICE_OBJ) $(NTX)
 	      -e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|g' \
 	      -e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' -e 's|@DEVICE@|$(DEVICE)|g' \
 	      -e "s|@NATIVE_STATIC_LIBS@|$$native|g" -e "s|@NATIVE_LIBS@|$$(echo $$native | tr ' ' ';')|g" \
+	      -e "s|@SDK_INCLUDEDIR@|$(SDK_INCLUDEDIR)|g" -e "s|@SDK_NATIVE_STATIC_LIBS@|$$sdk_native|g" \
+	      -e "s|@SDK_NATIVE_LIBS@|$$(echo $$sdk_native | tr ' ' ';')|g" \
 	      $${t%%:*} > $$out || exit 1; \
 	  chmod 644 $$out; \
 	  echo "wrote $$out"; \
 	done
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(CMAKEDIR))) 2>/dev/null
+	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(CMAKEDIR))) 2>/dev/null ; find $(DESTDIR)$(SDK_INCLUDEDIR) -depth -type d -empty -delete 2>/dev/null || true
 
 # Translation validation of the device object (prove/, docs/prove.md): every path of the
 # machine code of each exported function against the contract, through Ghidra's SLEIGH
@@ -315,9 +343,29 @@ prove: $(PROVE_STAMP) $(DEVICE_OBJ) | bootstrap-xtensa
 # (pinned in prove/requirements.txt, configured in prove/ruff.toml).
 .PHONY: prove-lint
 prove-lint: $(PROVE_STAMP)
-	$(PROVE_VENV)/bin/ruff format --check --config prove/ruff.toml prove
-	$(PROVE_VENV)/bin/ruff check --config prove/ruff.toml prove
-	$(PROVE_PY) prove/lengths.py prove/*.py
+	$(PROVE_VENV)/bin/ruff format --check --config prove/ruff.toml prove $(SDK_CHECKS)
+	$(PROVE_VENV)/bin/ruff check --config prove/ruff.toml prove $(SDK_CHECKS)
+	$(PROVE_PY) prove/lengths.py prove/*.py $(SDK_CHECKS)
+
+# The custom-op SDK's checks (abi-tests/customops/*.py) compare with NumPy, pinned in
+# sdk/requirements.txt and installed into target/sdk-venv once (a stamp, as the
+# validator's environment).
+SDK_CHECKS := $(sort $(wildcard abi-tests/customops/*.py))
+SDK_VENV := target/sdk-venv
+SDK_STAMP := $(SDK_VENV)/installed-python-$(PYTHON_VERSION)
+ifneq ($(wildcard $(SDK_STAMP)),)
+ifneq ($(shell $(SDK_VENV)/bin/python -c 'import numpy' 2>/dev/null && echo ok),ok)
+$(shell rm -f $(SDK_STAMP))
+endif
+endif
+export NT_SDK_PYTHON := $(abspath $(SDK_VENV)/bin/python)
+.PHONY: sdk-env
+sdk-env: $(SDK_STAMP)
+$(SDK_STAMP): sdk/requirements.txt
+	rm -rf $(SDK_VENV)
+	$(PYTHON) -m venv $(SDK_VENV)
+	$(SDK_VENV)/bin/pip install --quiet --disable-pip-version-check -r sdk/requirements.txt
+	touch $@
 
 .PHONY: clippy
 clippy:
@@ -369,7 +417,7 @@ TEST_T0 := target/make-test-started
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
-	@$(STEP) -j3 clippy xtensa prove-env $(call STEP_DONE,1 (clippy, device object, validator's environment))
+	@$(STEP) -j3 clippy xtensa prove-env sdk-env $(call STEP_DONE,1 (clippy, device object, validator's and SDK checks' environments))
 	@$(STEP) -j2 test-proof test-host-checks $(call STEP_DONE,2 (validator lint and proof, host builds and checks))
 	@$(STEP) -j2 fuzz-build asan-test-then-test-build $(call STEP_DONE,3 (fuzz build, ASan tests, test build))
 	@$(STEP) -j2 fuzz-smoke workspace-tests $(call STEP_DONE,4 (fuzz runs, workspace tests))

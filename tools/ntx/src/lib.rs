@@ -8,6 +8,7 @@ pub mod error;
 pub mod finding;
 pub mod manifest;
 pub mod model;
+pub mod op;
 pub mod report;
 pub mod simulate;
 pub mod suppress;

@@ -134,6 +134,10 @@ enum Command {
         #[arg(short = 'o', long = "out")]
         out: PathBuf,
     },
+    /// Custom operators on a workstation: build an op library's sources with the
+    /// installed custom-op SDK and run one op on NumPy inputs (docs/customop-host.md).
+    #[command(subcommand)]
+    Op(OpCommand),
     /// Replace a member of a vendor archive with an object, after checking its ABI.
     #[command(after_help = EXIT_STATUS)]
     Relink {
@@ -250,6 +254,82 @@ fn pretty(v: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
+#[derive(Subcommand, Debug)]
+enum OpCommand {
+    /// Build the sources (as custom_op.load does) and run OP on each core: its tensors
+    /// from .npy files, its int64_t, double and Scalar arguments as typed. Exit status:
+    /// the runner's (0 run, 1 refused, 2 a misuse error, 3 a kernel crashed).
+    Run(OpRun),
+}
+
+#[derive(Args, Debug)]
+struct OpRun {
+    /// Compute sources (the kernels).
+    #[arg(long, required = true)]
+    compute: Vec<PathBuf>,
+    /// Shape sources (shape functions and NEURON_LIBRARY).
+    #[arg(long, required = true)]
+    shape: Vec<PathBuf>,
+    /// Cores the kernel runs on (1 to 8), as multicore=True.
+    #[arg(long, default_value_t = 1)]
+    cores: u32,
+    /// The C++ standard the sources compile as.
+    #[arg(long = "std", default_value = "c++14")]
+    standard: String,
+    /// A compiler flag (extra_cflags), repeatable: --cflag=-DN=4.
+    #[arg(long = "cflag", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+    /// Where the objects and the program go (default: a fresh temporary folder).
+    #[arg(long)]
+    build_dir: Option<PathBuf>,
+    /// Where the output tensor goes (.npy).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Per core: translations, refills per window, bytes through TCM, the TCM pool's
+    /// high-water mark and every warning; --stats=json as one JSON document.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    stats: Option<Format>,
+    /// The op (its registered name).
+    op: String,
+    /// Its arguments, in order.
+    #[arg(allow_negative_numbers = true)]
+    args: Vec<String>,
+}
+
+/// `ntx op run`: the runner's exit status.
+fn op_run(r: OpRun) -> Result<u8, Failure> {
+    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
+    let dir = r.build_dir.clone().unwrap_or_else(|| temp.clone());
+    let build = ntx::op::Build {
+        compute: r.compute,
+        shape: r.shape,
+        std: r.standard,
+        cflags: r.cflags,
+        dir,
+    };
+    let exe = ntx::op::build(&build);
+    let status = exe.map_err(Failure::Refused).and_then(|exe| {
+        let mut cmd = std::process::Command::new(exe);
+        cmd.arg(&r.op)
+            .args(&r.args)
+            .args(["--cores", &r.cores.to_string()]);
+        if let Some(out) = &r.out {
+            cmd.arg("--out").arg(out);
+        }
+        match r.stats {
+            Some(Format::Json) => cmd.arg("--stats=json"),
+            Some(Format::Text) => cmd.arg("--stats"),
+            None => &mut cmd,
+        };
+        cmd.status()
+            .map_err(|e| Failure::Refused(format!("cannot run the op: {e}")))
+    });
+    if r.build_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&temp);
+    }
+    Ok(status?.code().map_or(3, |c| c as u8))
+}
+
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = match Cli::try_parse_from(&args) {
@@ -351,6 +431,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             format,
         } => simulate(&trace, &table, (engine_base, hbm_scratch), keep, format),
         Command::Build { spec, out } => build(&spec, &out),
+        Command::Op(OpCommand::Run(r)) => op_run(r),
     }
 }
 

@@ -1,0 +1,226 @@
+//! `ntx op run`: an op library's sources built against the installed custom-op SDK
+//! (pkg-config `neuron_customop_host`) and one op run on NumPy inputs, as
+//! `custom_op.load` builds and PyTorch calls it on the device (docs/customop-host.md).
+//!
+//! The sources compile with the system C++ compiler (`$CXX`, else `c++`), C++14 unless
+//! told otherwise. The kernels need no glue from the author: the compute objects' symbols
+//! name every function that could be a kernel (global, taking tensors, `int64_t`,
+//! `double` and `Scalar`), and a generated `main` binds them by name; the registration
+//! picks the one it names. The program it links is the runner (sdk/runtime's `run`),
+//! started with the op's arguments.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use object::{Object, ObjectSymbol, SymbolKind};
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct Build {
+    /// Compute sources (kernels).
+    pub compute: Vec<PathBuf>,
+    /// Shape sources (shape functions and `NEURON_LIBRARY`).
+    pub shape: Vec<PathBuf>,
+    /// The C++ standard (`c++14`).
+    pub std: String,
+    /// More compiler flags (`extra_cflags`).
+    pub cflags: Vec<String>,
+    /// Where the objects and the program go.
+    pub dir: PathBuf,
+}
+
+/// The parameter types a kernel may take, as the demangler spells them.
+const PARAMS: &[&str] = &[
+    "at::Tensor",
+    "at::Tensor const&",
+    "at::Tensor&",
+    "long",
+    "long long",
+    "double",
+    "c10::Scalar",
+    "c10::Scalar const&",
+];
+
+fn words(flags: &str) -> Vec<String> {
+    flags.split_whitespace().map(str::to_string).collect()
+}
+
+/// The SDK's compile and link flags from pkg-config. ntx's own prefix
+/// (`<bin>/../lib/pkgconfig`) is searched after `PKG_CONFIG_PATH`.
+pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
+    let tool = std::env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".into());
+    let mut path = std::env::var("PKG_CONFIG_PATH").unwrap_or_default();
+    if let Some(prefix) = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.to_path_buf()))
+    {
+        let own = prefix.join("lib/pkgconfig");
+        path = if path.is_empty() {
+            own.display().to_string()
+        } else {
+            format!("{path}:{}", own.display())
+        };
+    }
+    let query = |what: &str| -> Result<Vec<String>, String> {
+        let out = Command::new(&tool)
+            .env("PKG_CONFIG_PATH", &path)
+            .args([what, "neuron_customop_host"])
+            .output()
+            .map_err(|e| format!("cannot run {tool}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{tool} does not find neuron_customop_host (install the SDK, or point PKG_CONFIG_PATH at its lib/pkgconfig): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(words(&String::from_utf8_lossy(&out.stdout)))
+    };
+    Ok((query("--cflags")?, query("--libs")?))
+}
+
+fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
+    let out = Command::new(cxx)
+        .arg(format!("-std={}", b.std))
+        .args(cflags)
+        .args(&b.cflags)
+        .arg("-c")
+        .arg(src)
+        .arg("-o")
+        .arg(obj)
+        .output()
+        .map_err(|e| format!("cannot run {cxx}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} does not compile:\n{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
+/// The functions an object defines that could be kernels: (name, parameter types).
+pub fn kernels_in(data: &[u8]) -> Result<Vec<(String, Vec<String>)>, String> {
+    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+    let mut found = Vec::new();
+    for sym in file.symbols() {
+        // Inline functions (the headers' own, get_dst_tensor() among them) are weak.
+        if !sym.is_definition()
+            || !sym.is_global()
+            || sym.is_weak()
+            || sym.kind() != SymbolKind::Text
+        {
+            continue;
+        }
+        let Some(text) = sym.name().ok().and_then(demangle) else {
+            continue;
+        };
+        if let Some(k) = kernel_signature(&text) {
+            found.push(k);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn demangle(name: &str) -> Option<String> {
+    let s = cpp_demangle::Symbol::new(name).ok()?;
+    s.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+}
+
+/// `name(params)` of a global function whose parameters are all kernel parameters.
+pub fn kernel_signature(text: &str) -> Option<(String, Vec<String>)> {
+    let open = text.find('(')?;
+    let (name, rest) = (&text[..open], &text[open + 1..]);
+    let inner = rest.strip_suffix(')')?;
+    if name.is_empty() || name.contains(':') || name.contains('<') || name.contains(' ') {
+        return None;
+    }
+    let params: Vec<String> = if inner.is_empty() {
+        Vec::new()
+    } else {
+        inner.split(", ").map(str::to_string).collect()
+    };
+    params
+        .iter()
+        .all(|p| PARAMS.contains(&p.as_str()))
+        .then(|| (name.to_string(), params))
+}
+
+/// The generated main: each candidate kernel declared (a kernel returns `torch::Tensor`)
+/// and bound by name.
+pub fn glue(kernels: &[(String, Vec<String>)]) -> String {
+    let mut s =
+        String::from("// Written by ntx op run: the kernels, bound by name for the runner.\n");
+    s += "#include <neuron_customop_host/bind.hpp>\n\n";
+    for (name, params) in kernels {
+        let _ = writeln!(s, "at::Tensor {name}({});", params.join(", "));
+    }
+    s += "\nint main(int argc, char **argv)\n{\n";
+    for (name, _) in kernels {
+        let _ = writeln!(s, "    NT_CUSTOMOP_BIND({name});");
+    }
+    s += "    return nt_customop_main(argc, argv);\n}\n";
+    s
+}
+
+/// Builds the runner program for `b`: its path.
+pub fn build(b: &Build) -> Result<PathBuf, String> {
+    let (cflags, libs) = sdk_flags()?;
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    std::fs::create_dir_all(&b.dir).map_err(|e| format!("cannot make {}: {e}", b.dir.display()))?;
+    let mut objects = Vec::new();
+    let mut kernels = Vec::new();
+    for (k, src) in b.compute.iter().chain(&b.shape).enumerate() {
+        let obj = b.dir.join(format!("{k}.o"));
+        compile(&cxx, b, &cflags, src, &obj)?;
+        if k < b.compute.len() {
+            let data =
+                std::fs::read(&obj).map_err(|e| format!("cannot read {}: {e}", obj.display()))?;
+            kernels.extend(kernels_in(&data)?);
+        }
+        objects.push(obj);
+    }
+    let main = b.dir.join("ntx-op-main.cpp");
+    std::fs::write(&main, glue(&kernels))
+        .map_err(|e| format!("cannot write {}: {e}", main.display()))?;
+    let main_obj = b.dir.join("ntx-op-main.o");
+    compile(&cxx, b, &cflags, &main, &main_obj)?;
+    objects.push(main_obj);
+    let exe = b.dir.join("op");
+    let out = Command::new(&cxx)
+        .args(&objects)
+        .args(&libs)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .map_err(|e| format!("cannot run {cxx}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the op does not link:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(exe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_are_global_functions_of_kernel_parameters() {
+        let k = kernel_signature("relu_backward(at::Tensor const&, at::Tensor const&)").unwrap();
+        assert_eq!(k.0, "relu_backward");
+        assert_eq!(k.1, ["at::Tensor const&", "at::Tensor const&"]);
+        assert!(kernel_signature("scale(long, at::Tensor&, double, c10::Scalar)").is_some());
+        assert!(kernel_signature("make()").is_some());
+        assert!(kernel_signature("helper(float*, unsigned long)").is_none());
+        assert!(kernel_signature("ns::relu(at::Tensor const&)").is_none());
+        assert!(kernel_signature("std::vector<int>::size() const").is_none());
+        let g = glue(&[k]);
+        assert!(g.contains("at::Tensor relu_backward(at::Tensor const&, at::Tensor const&);"));
+        assert!(g.contains("NT_CUSTOMOP_BIND(relu_backward);"));
+    }
+}
