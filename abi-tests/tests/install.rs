@@ -67,7 +67,7 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
         ]
     };
     make(&args("install"));
-    let want: BTreeSet<String> = [
+    let mut want: BTreeSet<String> = [
         "opt/nt/include/neuron_translate.h".to_string(),
         "opt/nt/include/neuron_translate.hpp".into(),
         "opt/nt/lib/libneuron_translate.a".into(),
@@ -78,8 +78,17 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
         format!("opt/nt/lib/pkgconfig/neuron_translate-{DEVICE}.pc"),
         "opt/nt/lib/cmake/neuron_translate/neuron_translateConfig.cmake".into(),
         "opt/nt/lib/cmake/neuron_translate/neuron_translateConfigVersion.cmake".into(),
+        "opt/nt/lib/libneuron_customop_host.a".into(),
+        "opt/nt/lib/pkgconfig/neuron_customop_host.pc".into(),
     ]
     .into();
+    // The custom-op SDK's headers, in an include directory of their own.
+    let sdk = nt_support::root().join("sdk/include");
+    want.extend(
+        files(&sdk)
+            .into_iter()
+            .map(|h| format!("opt/nt/include/neuron_customop_host/{h}")),
+    );
     assert_eq!(files(&stage), want);
     staged_files_are_the_products(&stage);
     quick_starts_build_from_the_stage(&stage, &dir);
@@ -92,6 +101,10 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
     assert!(
         !stage.join("opt/nt/lib/cmake").exists(),
         "uninstall removes the CMake package's directories"
+    );
+    assert!(
+        !stage.join("opt/nt/include/neuron_customop_host").exists(),
+        "uninstall removes the SDK's include directory"
     );
 }
 

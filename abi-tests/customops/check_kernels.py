@@ -1,0 +1,137 @@
+"""Our kernels (abi-tests/customops) built by an installed `ntx op run` and run on NumPy
+inputs: outputs against NumPy, each misuse reported by name, bad .npy files refused.
+
+Usage: check_kernels.py NTX SOURCES_DIR WORK_DIR. Prints one line per check and "all
+kernels right" at the end; exits 1 at the first failure.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+class Runner:
+    """ntx op run for one library, built once (--build-dir), then its program."""
+
+    def __init__(self, ntx, src, work, name, compute, shape):
+        self.work = work
+        self.program = work / name / "op"
+        cmd = [ntx, "op", "run", "--compute", src / compute, "--shape", src / shape]
+        cmd += ["--build-dir", work / name, "--cflag=-Wall", "--cflag=-Werror", "none"]
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if not self.program.exists():
+            sys.exit(f"{name} does not build: {p.stderr}")
+
+    def run(self, *args, cores=1, code=0):
+        cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", "out.npy"]
+        (self.work / "out.npy").unlink(missing_ok=True)
+        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
+        if p.returncode != code:
+            sys.exit(f"{args} on {cores} cores: exit {p.returncode}, not {code}\n{p.stderr}")
+        return p
+
+
+def same(name, got, want):
+    if got.dtype != want.dtype or not np.array_equal(got, want):
+        sys.exit(f"{name}: got {got} want {want}")
+    print(f"ok {name}")
+
+
+def kernels(ntx, src, work):
+    x = (np.arange(3000, dtype=np.float32) - 1493.5).reshape(60, 50)
+    g = np.linspace(-1, 1, 3000, dtype=np.float32).reshape(60, 50)
+    np.save(work / "x.npy", x)
+    np.save(work / "g.npy", g)
+    relu = Runner(ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp")
+    relu.run("relu_forward", "x.npy")
+    same("relu_forward accessor", np.load(work / "out.npy"), np.maximum(x, 0))
+    relu.run("relu_backward", "g.npy", "x.npy")
+    same("relu_backward accessor", np.load(work / "out.npy"), np.where(x > 0, g, 0).astype(np.float32))
+    tcm = Runner(ntx, src, work, "relu_tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp")
+    tcm.run("relu_tcm", "x.npy")
+    same("relu through TCM", np.load(work / "out.npy"), np.maximum(x, 0))
+    odd = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
+    np.save(work / "odd.npy", odd)
+    for cores in (1, 2, 8):
+        tcm.run("relu_multicore", "odd.npy", cores=cores)
+        same(f"relu_multicore on {cores} cores", np.load(work / "out.npy"), np.maximum(odd, 0))
+    misc = Runner(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp")
+    misc.run("scale", 60, 50, "x.npy", 0.5)
+    same("scale (int64_t, double)", np.load(work / "out.npy"), (x * 0.5).astype(np.float32))
+    a = np.arange(-5000, 5000, dtype=np.int32).reshape(100, 100)
+    np.save(work / "a.npy", a)
+    misc.run("stream_add", "a.npy", "a.npy")
+    same("stream_add", np.load(work / "out.npy"), a + a)
+    misc.run("negate", "x.npy")
+    same("negate through TCM", np.load(work / "out.npy"), -x)
+    p = misc.run("hello", "x.npy", cores=4)
+    same("hello's output", np.load(work / "out.npy"), x)
+    if p.stdout != "hello from core 0 of 4, 3000 elements\n" or p.stderr.count("printf-off-core-0") != 3:
+        sys.exit(f"printf: {p.stdout!r} {p.stderr!r}")
+    print("ok printf: core 0 prints, cores 1-3 reported")
+    misc.run("factories", "x.npy")
+    want = np.array([[0] * 4, [1] * 4, [7] * 4, [0, 1, 0, 0], [3] * 4], dtype=np.int64)
+    same("factories", np.load(work / "out.npy"), want)
+
+
+# (case, cores, exit status, the kind reported)
+MISUSES = [
+    (0, 2, 2, "accessor-multicore"),
+    (1, 1, 2, "index-out-of-range"),
+    (2, 1, 2, "accessor-type"),
+    (3, 1, 2, "incoherent-accessors"),
+    (4, 1, 0, "incoherent-accessors-allowed"),
+    (5, 1, 2, "stream-past-end"),
+    (6, 1, 2, "stream-after-close"),
+    (7, 1, 0, "slow-stream"),
+    (8, 1, 2, "tcm-copy-past-end"),
+    (9, 1, 2, "tcm-free-foreign"),
+    (10, 1, 2, "shape-function-data-read"),
+    (11, 1, 2, "returned-tensor-mismatch"),
+    (12, 2, 2, "multicore-no-dst-tensor"),
+    (13, 2, 2, "cores-write-same-element"),
+    (14, 2, 0, "core-reads-other-core-write"),
+    (15, 2, 2, "output-unwritten"),
+    (17, 1, 2, "operation-error"),
+    (18, 1, 3, "kernel-crashed"),
+]
+
+
+def misuses(ntx, src, work):
+    m = Runner(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp")
+    for case, cores, code, kind in MISUSES:
+        p = m.run("misuse", "x.npy", case, cores=cores, code=code)
+        if f"[{kind}] op misuse" not in p.stderr:
+            sys.exit(f"case {case}: no {kind} report in {p.stderr!r}")
+        wrote = (work / "out.npy").exists()
+        if wrote != (code == 0):
+            sys.exit(f"case {case}: output written: {wrote}")
+        print(f"ok {kind} reported (exit {code})")
+    tcm = Runner(ntx, src, work, "relu_tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp")
+    header = b"\x93NUMPY\x01\x00"
+    np.save(work / "fortran.npy", np.asfortranarray(np.zeros((3, 2), np.float32)))
+    np.save(work / "big-endian.npy", np.zeros(4, ">f4"))
+    np.save(work / "float64.npy", np.zeros(4, np.float64))
+    np.save(work / "truncated.npy", np.zeros(4, np.float32))
+    data = (work / "truncated.npy").read_bytes()
+    (work / "truncated.npy").write_bytes(data[:-3])
+    (work / "garbage.npy").write_bytes(header + b"\xff")
+    for name in ["truncated", "fortran", "big-endian", "float64", "garbage"]:
+        p = tcm.run("relu_tcm", f"{name}.npy", code=1)
+        if "error: argument 0" not in p.stderr or (work / "out.npy").exists():
+            sys.exit(f"{name}.npy: {p.stderr!r}")
+        print(f"ok {name}.npy refused: {p.stderr.strip()}")
+
+
+def main():
+    ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    kernels(ntx, src, work)
+    misuses(ntx, src, work)
+    print("all kernels right")
+
+
+if __name__ == "__main__":
+    main()

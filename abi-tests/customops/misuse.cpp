@@ -1,0 +1,86 @@
+// One kernel, one misuse per case (abi-tests/tests/sdk_misuse.rs runs each and checks the
+// report): what the device leaves undefined, done on purpose.
+#include <stdint.h>
+#include <torch/torch.h>
+#include <neuron/neuron-utils.hpp>
+
+static void copy_half(const torch::Tensor &x, torch::Tensor &out, bool own_half)
+{
+    size_t half = x.numel() / 2, first = own_half ? get_cpu_id() * half : 0;
+    float buf[64];
+    auto src = x.tcm_accessor();
+    auto dst = out.tcm_accessor();
+    for (size_t k = first; k < first + half; k += 64) {
+        size_t n = first + half - k < 64 ? first + half - k : 64;
+        src.tensor_to_tcm<float>(buf, k, n);
+        dst.tcm_to_tensor<float>(buf, k, n);
+    }
+}
+
+static torch::Tensor multicore(const torch::Tensor &x, int64_t which)
+{
+    torch::Tensor out = get_dst_tensor();
+    float v = 0;
+    switch (which) {
+    case 0: // a standard accessor under several cores
+        return (void)x.accessor<float, 2>(), out;
+    case 13: // both cores write every element
+        copy_half(x, out, false);
+        copy_half(x, out, true);
+        return out;
+    case 14: // core 1 reads what core 0 writes
+        copy_half(x, out, true);
+        if (get_cpu_id() == 1)
+            out.tcm_accessor().tensor_to_tcm<float>(&v, 0, 1);
+        return out;
+    default: // 15: only core 0 writes
+        if (get_cpu_id() == 0)
+            copy_half(x, out, true);
+        return out;
+    }
+}
+
+torch::Tensor misuse(const torch::Tensor &x, int64_t which)
+{
+    torch::Tensor out = torch::zeros(x.sizes(), torch::kFloat);
+    torch::Tensor same = x;
+    float buf[4];
+    switch (which) {
+    case 0: case 13: case 14: case 15:
+        return multicore(x, which);
+    case 1: return (void)(float)x.accessor<float, 2>()[x.size(0)][0], out;
+    case 2: return (void)x.accessor<int32_t, 2>(), out;
+    case 3: case 4: {
+        if (which == 4)
+            same.set_accessor_coherence_policy(torch::CoherencyEnforcer::INCOHERENT_VERBOSE);
+        auto s = same.read_stream_accessor<float>();
+        auto a = x.accessor<float, 2>();
+        return (void)a, out;
+    }
+    case 5: {
+        auto s = x.read_stream_accessor<float>();
+        for (int64_t k = 0; k <= x.numel(); k++)
+            (void)s.read();
+        return out;
+    }
+    case 6: {
+        auto s = out.write_stream_accessor<float>();
+        s.close();
+        s.write(1.0f);
+        return out;
+    }
+    case 7: {
+        auto s0 = x.read_stream_accessor<float>(), s1 = x.read_stream_accessor<float>();
+        auto s2 = x.read_stream_accessor<float>(), s3 = x.read_stream_accessor<float>();
+        auto s4 = x.read_stream_accessor<float>();
+        return (void)s4.read(), out;
+    }
+    case 8: return x.tcm_accessor().tensor_to_tcm<float>(buf, x.numel() - 2, 4), out;
+    case 9: return torch::neuron::tcm_free(buf), out;
+    case 11: return torch::zeros({1, 1}, torch::kFloat);
+    case 12: return out; // under several cores, without get_dst_tensor()
+    case 17: return torch::add(x, torch::zeros({1}, torch::kFloat));
+    case 18: return *static_cast<volatile int *>(nullptr) = 1, out; // a crash
+    default: return out;
+    }
+}

@@ -1,0 +1,129 @@
+//! The custom-op SDK from an installed tree: `make install` into a scratch prefix, then our
+//! kernels (abi-tests/customops) built by the installed `ntx op run` (which finds the SDK
+//! through pkg-config in its own prefix) and run on NumPy inputs. The checks themselves
+//! are Python with NumPy (the Makefile's `sdk-env`, `NT_SDK_PYTHON`):
+//! check_kernels.py compares the relu kernels (accessor, TCM, 1/2/8 cores), int64_t and
+//! double parameters, streams, TCM negate, printf and the factories with NumPy, triggers
+//! every misuse and refuses bad .npy files; check_ops.py runs every operation in both
+//! forms on every element type against NumPy.
+
+mod install_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use install_support::make;
+use nt_support::qemu::root;
+use nt_support::tools::{run_ok, scratch};
+
+fn python() -> String {
+    std::env::var("NT_SDK_PYTHON").expect("NT_SDK_PYTHON: run the tests with `make test`")
+}
+
+/// Installs into a fresh prefix under `dir`: its ntx.
+fn install(dir: &Path) -> PathBuf {
+    let prefix = dir.join("prefix");
+    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+    prefix.join("bin/ntx")
+}
+
+fn check(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = run_ok(
+        Command::new(python())
+            .arg(root().join("abi-tests/customops").join(script))
+            .args(args)
+            .env_remove("PKG_CONFIG_PATH"),
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
+    let dir = scratch("sdk_kernels");
+    let ntx = install(&dir);
+    let src = root().join("abi-tests/customops");
+    let work = dir.join("work");
+    let text = check(
+        "check_kernels.py",
+        &[ntx.as_os_str(), src.as_os_str(), work.as_os_str()],
+    );
+    assert!(text.ends_with("all kernels right\n"), "{text}");
+    // Every kind the runtime names is triggered and reported, printf's by hello.
+    for kind in neuron_customop_kinds() {
+        assert!(
+            text.contains(&format!("ok {kind}")),
+            "{kind} untested:\n{text}"
+        );
+    }
+    for cores in [1, 2, 8] {
+        assert!(
+            text.contains(&format!("ok relu_multicore on {cores} cores")),
+            "{text}"
+        );
+    }
+}
+
+/// The misuse kinds, as the runtime's table (sdk/runtime/src/misuse.rs) names them.
+fn neuron_customop_kinds() -> Vec<String> {
+    let src = std::fs::read_to_string(root().join("sdk/runtime/src/misuse.rs")).unwrap();
+    let kinds: Vec<String> = src
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+        .filter_map(|l| l.split_once(" = \"").map(|(_, r)| r))
+        .filter_map(|r| r.split_once('"').map(|(k, _)| k.to_string()))
+        .map(|k| {
+            if k == "printf-off-core-0" {
+                "printf".into()
+            } else {
+                k
+            }
+        })
+        .collect();
+    assert_eq!(kinds.len(), 18, "{kinds:?}");
+    // The docs' table names each one.
+    let doc = std::fs::read_to_string(root().join("docs/customop-host.md")).unwrap();
+    for k in &kinds {
+        let k = if k == "printf" {
+            "printf-off-core-0"
+        } else {
+            k
+        };
+        assert!(
+            doc.contains(&format!("| `{k}` |")),
+            "docs/customop-host.md lacks {k}"
+        );
+    }
+    kinds
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn every_operation_in_every_element_type_matches_numpy() {
+    let dir = scratch("sdk_ops");
+    let ntx = install(&dir);
+    let src = root().join("abi-tests/customops");
+    let build = dir.join("ops");
+    // `none` is not an op: the run is refused (exit 1), the program is built.
+    let status = Command::new(&ntx)
+        .args(["op", "run", "--compute"])
+        .arg(src.join("ops.cpp"))
+        .arg("--shape")
+        .arg(src.join("ops_shape.cpp"))
+        .arg("--std=c++17")
+        .arg("--build-dir")
+        .arg(&build)
+        .arg("none")
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let program = build.join("op");
+    let text = check(
+        "check_ops.py",
+        &[program.as_os_str(), dir.join("work").as_os_str()],
+    );
+    assert!(text.ends_with("all operations right\n"), "{text}");
+    assert_eq!(text.lines().count(), 29 * 8 * 2 + 1, "{text}");
+    assert!(text.contains("refused and_tt float32 new"), "{text}");
+}
