@@ -187,7 +187,11 @@ pub unsafe extern "C" fn nt_customop_bad_index(m: *const Meta, dim: c_int, index
     // SAFETY: the caller's contract.
     let h = unsafe { (*m).handle };
     state::with(|rt| {
-        let d = format!("index {index} in dimension {dim} of size {size}");
+        let d = if dim < 0 {
+            format!("dimension {index} of a {size}-dimensional tensor")
+        } else {
+            format!("index {index} in dimension {dim} of size {size}")
+        };
         rt.misuse(Kind::IndexOutOfRange, Some(h), Some(index.to_string()), d);
     })
 }
@@ -306,5 +310,82 @@ pub extern "C" fn nt_customop_tcm_free(p: *mut c_void) {
             let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
             rt.misuse(Kind::TcmFreeForeign, None, None, d);
         }
+    })
+}
+
+/// A window view's page tables the core filled: local `[lo, hi)` showing SoC from `soc`
+/// (`nt_customop_filled`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Populated {
+    /// First local address.
+    pub lo: u64,
+    /// One past the last.
+    pub hi: u64,
+    /// The SoC address `lo` showed.
+    pub soc: u64,
+}
+
+/// The NX window holding local address `p`: its range.
+fn window_of(p: u64) -> Option<(u64, u64)> {
+    neuron_translate::init::APERTURES
+        .iter()
+        .map(|a| (u64::from(a.window), u64::from(a.window) + a.size))
+        .find(|(lo, hi)| (*lo..*hi).contains(&p))
+}
+
+/// Before a TCM or stream copy of the stretch at local `p` (tensor `m`'s element `first`):
+/// fills the page tables of the rest of the tensor in that window at once
+/// (`MADV_POPULATE_*`), instead of a page fault per page as the copies go. Once per window
+/// view: a view the model moved to other SoC memory is filled again. Only a speed-up: a
+/// failure changes nothing. `*filled` becomes the view filled (or found filled).
+///
+/// # Safety
+/// `m` is live; `filled` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_prefault(
+    m: *const Meta,
+    first: u64,
+    p: *const u8,
+    write: c_int,
+    filled: *mut Populated,
+) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    let p = p as u64;
+    let Some((_, window_end)) = window_of(p) else {
+        return;
+    };
+    state::with(|rt| {
+        let (addr, size, numel) = {
+            let e = rt.entry(h);
+            (e.meta.hbm_addr, e.dtype.size() as u64, e.meta.numel)
+        };
+        let soc = addr + first * size;
+        let shown = |r: &&Populated| (r.lo..r.hi).contains(&p) && r.soc + (p - r.lo) == soc;
+        if let Some(r) = rt.populated.iter().find(shown) {
+            // SAFETY: the caller's contract.
+            unsafe { *filled = *r };
+            return;
+        }
+        let page = 4096;
+        let lo = p & !(page - 1);
+        let hi = (p + (numel - first) * size).min(window_end).div_ceil(page) * page;
+        let advice = if write != 0 {
+            libc::MADV_POPULATE_WRITE
+        } else {
+            libc::MADV_POPULATE_READ
+        };
+        // SAFETY: [lo, hi) lies in one window the model maps; populating changes no content.
+        unsafe { libc::madvise(lo as *mut c_void, (hi - lo) as usize, advice) };
+        rt.populated.retain(|r| r.hi <= lo || r.lo >= hi);
+        let r = Populated {
+            lo,
+            hi,
+            soc: soc - (p - lo),
+        };
+        rt.populated.push(r);
+        // SAFETY: the caller's contract.
+        unsafe { *filled = r };
     })
 }

@@ -13,9 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::dtype::DType;
 use crate::ffi::Arg;
 use crate::misuse::{Kind, Report};
-use crate::npy;
 use crate::registry::Function;
-use crate::run::{self, Options, EXIT_CRASH, EXIT_MISUSE, EXIT_USAGE};
+use crate::run::{self, Options, EXIT_CRASH, EXIT_MISUSE};
 use crate::state::{self, Access, Counts, Phase, Runtime};
 use crate::tensors;
 
@@ -351,7 +350,8 @@ fn take_result(
     }
 }
 
-/// Runs the kernel on the cores, reports, prints the stats and writes the output.
+/// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
+/// is in `output` when it is 0).
 pub fn run(o: &Options, kernel: &Function, call: &[Arg], output: u32) -> i32 {
     let mut reports = match run_cores(o, kernel, call) {
         Ok(r) => r,
@@ -395,7 +395,7 @@ pub fn run(o: &Options, kernel: &Function, call: &[Arg], output: u32) -> i32 {
     if failed {
         return EXIT_MISUSE;
     }
-    write_output(o, output)
+    0
 }
 
 fn print_output(reports: &[CoreReport]) {
@@ -406,30 +406,6 @@ fn print_output(reports: &[CoreReport]) {
             for line in r.printed.lines() {
                 eprintln!("[core {} printed, dropped on the device] {line}", r.core);
             }
-        }
-    }
-}
-
-fn write_output(o: &Options, output: u32) -> i32 {
-    let Some(path) = &o.out else { return 0 };
-    let array = state::with(|rt| {
-        let data = tensors::read_all(rt, output);
-        let e = rt.entry(output);
-        let shape = e.meta.sizes[..e.meta.ndim as usize]
-            .iter()
-            .map(|s| *s as u64)
-            .collect();
-        npy::Array {
-            dtype: e.dtype,
-            shape,
-            data,
-        }
-    });
-    match std::fs::write(path, npy::to_bytes(&array)) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            EXIT_USAGE
         }
     }
 }

@@ -9,9 +9,10 @@
 //! * [`registry`], [`run`], [`cores`], [`stats`]: the ops a program registers, and the
 //!   runner that calls one on 1 to 8 cores (a process each).
 //! * [`npy`], [`dtype`]: NumPy's file format and the eight element types.
-//! * [`ffi`]: the C ABI the headers call.
+//! * [`ffi`], [`api`]: the C ABI the headers call, and the runner API's.
 
 pub mod access;
+pub mod api;
 pub mod cores;
 pub mod dtype;
 pub mod ffi;

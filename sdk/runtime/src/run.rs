@@ -13,7 +13,6 @@
 
 use std::path::PathBuf;
 
-use crate::dtype::Num;
 use crate::ffi::Arg;
 use crate::misuse::{Kind, Report, Severity};
 use crate::npy;
@@ -230,18 +229,19 @@ fn run_shape(shape: &Function, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
 
 /// The runner: see the module's documentation. Returns the exit status.
 pub fn main(args: &[String]) -> i32 {
-    match prepare(args) {
-        Ok((o, kernel, call, output)) => crate::cores::run(&o, &kernel, &call, output),
+    match from_command_line(args) {
+        Ok((o, out)) => write_output(&o, out),
         Err(code) => code,
     }
 }
 
-/// Everything before the cores run: the options, the kernel, its arguments and the output.
-fn prepare(args: &[String]) -> Result<(Options, Function, Vec<Arg>, u32), i32> {
-    let usage = |m: String| {
-        eprintln!("error: {m}");
-        EXIT_USAGE
-    };
+fn usage(m: String) -> i32 {
+    eprintln!("error: {m}");
+    EXIT_USAGE
+}
+
+/// Runs the call the command line describes: its output tensor.
+fn from_command_line(args: &[String]) -> Result<(Options, u32), i32> {
     let o = parse_options(args).map_err(usage)?;
     let (shape, kernel) = find_op(&o.op).map_err(usage)?;
     if o.values.len() != kernel.params.len() {
@@ -254,15 +254,77 @@ fn prepare(args: &[String]) -> Result<(Options, Function, Vec<Arg>, u32), i32> {
             o.values.len()
         )));
     }
-    state::with(|rt| {
-        tensors::ensure_machine(rt);
-        rt.op = o.op.clone();
-    });
+    state::with(tensors::ensure_machine);
     let mut call = Vec::new();
     for (k, (p, v)) in kernel.params.iter().zip(&o.values).enumerate() {
         call.push(argument(*p, k, v).map_err(usage)?);
     }
-    let (dtype, sizes) = run_shape(&shape, &call)?;
+    let out = run_op(&o, &shape, &kernel, &call)?;
+    Ok((o, out))
+}
+
+/// Calls op `o.op` with arguments already made (the C++ API's `nt_customop::run`): the
+/// output tensor (one reference), or the exit status the runner would give.
+pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
+    let (shape, kernel) = find_op(&o.op).map_err(usage)?;
+    let converted: Option<Vec<Arg>> = (args.len() == kernel.params.len())
+        .then(|| {
+            kernel
+                .params
+                .iter()
+                .zip(args)
+                .map(|(p, a)| convert(*p, a))
+                .collect()
+        })
+        .flatten();
+    let Some(args) = converted else {
+        let want: Vec<&str> = kernel.params.iter().map(|p| p.name()).collect();
+        return Err(usage(format!(
+            "op '{}' takes ({}): the call's arguments do not convert",
+            o.op,
+            want.join(", ")
+        )));
+    };
+    run_op(o, &shape, &kernel, &args)
+}
+
+/// An argument of the C++ API as parameter `p` takes it: a number converts to a `Scalar`,
+/// an integer to a `double`; a tensor is only a tensor.
+fn convert(p: Param, a: &Arg) -> Option<Arg> {
+    let kind = match (p, a.kind) {
+        (Param::Tensor, 1) | (Param::Int, 2 | 4) | (Param::Double, 3 | 5) => a.kind,
+        (Param::Double, 2 | 4) => {
+            return Some(Arg {
+                kind: 3,
+                f: a.i as f64,
+                ..*a
+            })
+        }
+        (Param::Scalar, 2 | 4) => 4,
+        (Param::Scalar, 3 | 5) => 5,
+        _ => return None,
+    };
+    Some(Arg { kind, ..*a })
+}
+
+/// The shape function, the output, the cores: the output tensor, or the exit status.
+fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Result<u32, i32> {
+    state::with(|rt| {
+        tensors::ensure_machine(rt);
+        rt.op = o.op.clone();
+        for (k, a) in call
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.kind == crate::ffi::ARG_TENSOR)
+        {
+            // SAFETY: a live tensor the caller holds.
+            let e = rt.entry(unsafe { (*a.meta).handle });
+            if !e.label.starts_with("input") {
+                e.label = format!("input {k}");
+            }
+        }
+    });
+    let (dtype, sizes) = run_shape(shape, call)?;
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
@@ -278,7 +340,49 @@ fn prepare(args: &[String]) -> Result<(Options, Function, Vec<Arg>, u32), i32> {
         rt.dst = Some(h);
         h
     });
-    Ok((o, kernel, call, output))
+    let status = crate::cores::run(o, kernel, call, output);
+    state::with(|rt| {
+        rt.dst = None;
+        if status != 0 {
+            tensors::release(rt, output);
+        }
+    });
+    if status == 0 {
+        Ok(output)
+    } else {
+        Err(status)
+    }
+}
+
+/// Writes the output to `--out` (if given) and lets it go: the exit status.
+fn write_output(o: &Options, output: u32) -> i32 {
+    let array = state::with(|rt| {
+        let a = o.out.as_ref().map(|_| {
+            let data = tensors::read_all(rt, output);
+            let e = rt.entry(output);
+            let shape = e.meta.sizes[..e.meta.ndim as usize]
+                .iter()
+                .map(|s| *s as u64)
+                .collect();
+            npy::Array {
+                dtype: e.dtype,
+                shape,
+                data,
+            }
+        });
+        tensors::release(rt, output);
+        a
+    });
+    let (Some(path), Some(array)) = (&o.out, array) else {
+        return 0;
+    };
+    match std::fs::write(path, npy::to_bytes(&array)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            EXIT_USAGE
+        }
+    }
 }
 
 /// Prints every report to stderr; whether one is an error.
@@ -299,14 +403,5 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
         tensor: Some(tensor.into()),
         index: Some(index),
         detail,
-    }
-}
-
-/// A number for a scalar argument, as the kernel gets it.
-pub fn scalar_of(a: &Arg) -> Num {
-    if a.kind == 4 || a.kind == 2 {
-        Num::Int(a.i)
-    } else {
-        Num::Float(a.f)
     }
 }

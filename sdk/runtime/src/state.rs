@@ -182,6 +182,8 @@ pub struct Runtime {
     pub accesses: Vec<Access>,
     /// Every misuse so far.
     pub reports: Vec<Report>,
+    /// Window views whose page tables the core filled ([`crate::access::nt_customop_prefault`]).
+    pub populated: Vec<crate::access::Populated>,
     /// What stops the process on an error (the runner's child writes its report first).
     pub on_error: fn(&Runtime) -> !,
 }
@@ -218,6 +220,7 @@ impl Runtime {
             counts: Counts::default(),
             accesses: Vec::new(),
             reports: Vec::new(),
+            populated: Vec::new(),
             on_error: exit_on_error,
         }
     }

@@ -29,6 +29,7 @@ pub struct Scratch(UnsafeCell<u64>);
 // SAFETY: written once, under the runtime's lock, before the library reads it.
 unsafe impl Sync for Scratch {}
 /// The definition the translation library links against.
+#[cfg(feature = "hbm-scratch")]
 #[export_name = neuron_translate::sym!(hbm_scratch)]
 pub static HBM_SCRATCH: Scratch = Scratch(UnsafeCell::new(0));
 
@@ -39,7 +40,10 @@ pub fn ensure_machine(rt: &mut Runtime) {
     }
     let scratch = HBM_BASE + HBM_SIZE - (64 << 20);
     // SAFETY: see Scratch.
-    unsafe { HBM_SCRATCH.0.get().write(scratch) };
+    #[cfg(feature = "hbm-scratch")]
+    unsafe {
+        HBM_SCRATCH.0.get().write(scratch)
+    };
     let config = Config {
         hbm_base: HBM_BASE,
         hbm_size: HBM_SIZE,

@@ -1,0 +1,148 @@
+//! The C ABI behind the C++ runner API (sdk/include/neuron_customop_host/runner.hpp), for
+//! authors' own tests: call an op as the runner does, with tensors made in the program;
+//! `.npy` files in and out; a tensor's bytes in and out.
+
+use core::ffi::{c_char, c_int};
+use std::ffi::CStr;
+
+use crate::ffi::Arg;
+use crate::npy;
+use crate::run::{self, Options, StatsFormat};
+use crate::state::{self, Meta};
+use crate::tensors;
+
+/// # Safety
+/// `p` is a NUL-terminated string.
+unsafe fn text(p: *const c_char) -> String {
+    // SAFETY: the caller's contract.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// Calls op `op` with `args[0..n]` on `cores` cores (`stats`: 0 none, 1 text, 2 JSON, on
+/// stdout): the runner's exit status; on 0, `*out` is the output (one reference).
+///
+/// # Safety
+/// `op` is a NUL-terminated string, `args` points to `n` arguments whose tensors live, `out`
+/// is valid.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_run(
+    op: *const c_char,
+    args: *const Arg,
+    n: usize,
+    cores: u32,
+    stats: c_int,
+    out: *mut *const Meta,
+) -> c_int {
+    let o = Options {
+        // SAFETY: the caller's contract.
+        op: unsafe { text(op) },
+        cores,
+        stats: match stats {
+            1 => Some(StatsFormat::Text),
+            2 => Some(StatsFormat::Json),
+            _ => None,
+        },
+        ..Options::default()
+    };
+    if !(1..=tensors::MAX_CORES).contains(&cores) {
+        eprintln!("error: {cores} cores: from 1 to {}", tensors::MAX_CORES);
+        return run::EXIT_USAGE;
+    }
+    // SAFETY: the caller's contract.
+    let args = unsafe { std::slice::from_raw_parts(args, n) };
+    match run::call(&o, args) {
+        Ok(h) => {
+            // SAFETY: the caller's contract.
+            unsafe { *out = state::with(|rt| &*rt.entry(h).meta as *const Meta) };
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+/// A tensor holding the array in `.npy` file `path` (one reference), or null with the
+/// reason on stderr.
+///
+/// # Safety
+/// `path` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_load_npy(path: *const c_char) -> *const Meta {
+    // SAFETY: the caller's contract.
+    let path = unsafe { text(path) };
+    let array = std::fs::read(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| npy::parse(&b).map_err(|e| e.to_string()));
+    match array {
+        Ok(a) => state::with(|rt| {
+            let sizes: Vec<i64> = a.shape.iter().map(|d| *d as i64).collect();
+            let h = tensors::create(rt, a.dtype, &sizes, false);
+            tensors::write_all(rt, h, &a.data);
+            &*rt.entry(h).meta as *const Meta
+        }),
+        Err(e) => {
+            eprintln!("error: {path}: {e}");
+            core::ptr::null()
+        }
+    }
+}
+
+/// Writes tensor `m` to `.npy` file `path`: 0, or -1 with the reason on stderr.
+///
+/// # Safety
+/// `m` is live; `path` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_save_npy(m: *const Meta, path: *const c_char) -> c_int {
+    // SAFETY: the caller's contract.
+    let (h, path) = unsafe { ((*m).handle, text(path)) };
+    let array = state::with(|rt| {
+        let data = tensors::read_all(rt, h);
+        let e = rt.entry(h);
+        let shape = e.meta.sizes[..e.meta.ndim as usize]
+            .iter()
+            .map(|s| *s as u64)
+            .collect();
+        npy::Array {
+            dtype: e.dtype,
+            shape,
+            data,
+        }
+    });
+    match std::fs::write(&path, npy::to_bytes(&array)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: cannot write {path}: {e}");
+            -1
+        }
+    }
+}
+
+/// Copies all of tensor `m`'s bytes to `dst` (`write` 0) or from `src` (`write` 1), not
+/// through a window: `bytes` must be the tensor's size. 0, or -1 if it is not.
+///
+/// # Safety
+/// `m` is live; `data` is valid for `bytes` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_bytes(
+    m: *const Meta,
+    data: *mut u8,
+    bytes: usize,
+    write: c_int,
+) -> c_int {
+    // SAFETY: the caller's contract.
+    let h = unsafe { (*m).handle };
+    state::with(|rt| {
+        if rt.entry(h).bytes as usize != bytes {
+            return -1;
+        }
+        if write != 0 {
+            // SAFETY: the caller's contract.
+            let src = unsafe { std::slice::from_raw_parts(data, bytes) };
+            tensors::write_all(rt, h, src);
+        } else {
+            let v = tensors::read_all(rt, h);
+            // SAFETY: the caller's contract.
+            unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), data, bytes) };
+        }
+        0
+    })
+}
