@@ -48,6 +48,7 @@ template <class T> inline T *element(const Q7PtrType &p)
 template <class T> class ElementRef {
   public:
     explicit ElementRef(Q7PtrType p) : p_(p) {}
+    ElementRef(const ElementRef &) = default;
     operator T() const { return *element<T>(p_); }
     ElementRef &operator=(const T &v)
     {
@@ -69,6 +70,66 @@ template <class T> inline NEURON_TRANSLATE_NAMESPACE::Tensor<T> view(const nt_cu
 {
     return NEURON_TRANSLATE_NAMESPACE::Tensor<T>(nt_customop_ctx(kCoreCtx), m->hbm_addr, m->numel);
 }
+
+/// What a TCM accessor or a stream keeps between its copies: the cores running (on one,
+/// a copy in range needs no call into the runtime: the checks are inline), the bytes it
+/// moved (counted once, when it goes), and the window view whose page tables the runtime
+/// filled last. Every copy goes through the span walk: one translate per window stretch.
+class Copier {
+  public:
+    explicit Copier(const nt_customop_meta *m) : m_(m), cores_(nt_customop_cpu_count()) {}
+    Copier(const Copier &o) : Copier(o.m_) {}
+    Copier &operator=(const Copier &) = delete;
+    ~Copier()
+    {
+        if (in_ || out_)
+            nt_customop_count_tcm(in_, out_);
+    }
+
+    /// Checks a TCM copy of `count` T from element `first`: inline on one core when it is
+    /// right; otherwise the runtime checks it, records it (several cores) or stops the core.
+    template <class T> void check(uint64_t first, uint64_t count, bool write)
+    {
+        if (cores_ > 1 || code<T>() != m_->dtype || first > m_->numel || count > m_->numel - first)
+            nt_customop_tcm_copy(m_, code<T>(), first, count, write);
+        else
+            (write ? out_ : in_) += count * sizeof(T);
+    }
+    /// Counts a stream's copy.
+    void count(uint64_t bytes, bool write) { (write ? out_ : in_) += bytes; }
+
+    /// Elements [first, first + count) to local memory at `to`.
+    template <class T> bool copy_out(uint64_t first, uint64_t count, T *to)
+    {
+        return view<const T>(m_).for_each_span(first, count, [&](unsigned long long i, size_t n, const T *p) {
+            hint(i, p, sizeof(T), 0);
+            __builtin_memcpy(to + (i - first), p, n * sizeof(T));
+        });
+    }
+    /// Local memory at `from` to elements [first, first + count).
+    template <class T> bool copy_in(uint64_t first, uint64_t count, const T *from)
+    {
+        return view<T>(m_).for_each_span(first, count, [&](unsigned long long i, size_t n, T *p) {
+            hint(i, p, sizeof(T), 1);
+            __builtin_memcpy(p, from + (i - first), n * sizeof(T));
+        });
+    }
+
+  private:
+    /// Before the stretch at local p (element i): the runtime fills the rest of the tensor
+    /// in that window view, unless the view it filled last shows p already.
+    void hint(uint64_t i, const void *p, size_t size, int write)
+    {
+        uint64_t local = reinterpret_cast<uintptr_t>(p), soc = m_->hbm_addr + i * size;
+        if (local >= filled_.lo && local < filled_.hi && filled_.soc + (local - filled_.lo) == soc)
+            return;
+        nt_customop_prefault(m_, i, reinterpret_cast<const uint8_t *>(p), write, &filled_);
+    }
+    const nt_customop_meta *m_;
+    uint32_t cores_;
+    uint64_t in_ = 0, out_ = 0;
+    nt_customop_filled filled_ = {0, 0, 0};
+};
 
 } // namespace nt_customop
 
@@ -152,11 +213,12 @@ template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
 template <class T> class TensorReadStreamAccessor {
   public:
     explicit TensorReadStreamAccessor(const nt_customop_meta *m)
-        : m_(m), buf_(reinterpret_cast<T *>(nt_customop_open(m, nt_customop::kReadStream, nt_customop::code<T>(), 0)))
+        : m_(m), buf_(reinterpret_cast<T *>(nt_customop_open(m, nt_customop::kReadStream, nt_customop::code<T>(), 0))),
+          copier_(m)
     {
     }
     TensorReadStreamAccessor(TensorReadStreamAccessor &&o) noexcept
-        : m_(o.m_), buf_(o.buf_), next_(o.next_), at_(o.at_), have_(o.have_), closed_(o.closed_)
+        : m_(o.m_), buf_(o.buf_), copier_(o.m_), next_(o.next_), at_(o.at_), have_(o.have_), closed_(o.closed_)
     {
         o.closed_ = true;
     }
@@ -174,8 +236,8 @@ template <class T> class TensorReadStreamAccessor {
         if (at_ == have_) {
             uint64_t left = m_->numel - next_, cap = 4096 / sizeof(T);
             have_ = left < cap ? left : cap;
-            nt_customop::view<T>(m_).copy_out(next_, have_, buf_);
-            nt_customop_count_tcm(have_ * sizeof(T), 0);
+            copier_.copy_out(next_, have_, buf_);
+            copier_.count(have_ * sizeof(T), false);
             at_ = 0;
         }
         ++next_;
@@ -192,6 +254,7 @@ template <class T> class TensorReadStreamAccessor {
   private:
     const nt_customop_meta *m_;
     T *buf_;
+    nt_customop::Copier copier_;
     uint64_t next_ = 0, at_ = 0, have_ = 0;
     bool closed_ = false;
 };
@@ -201,11 +264,12 @@ template <class T> class TensorReadStreamAccessor {
 template <class T> class TensorWriteStreamAccessor {
   public:
     explicit TensorWriteStreamAccessor(const nt_customop_meta *m)
-        : m_(m), buf_(reinterpret_cast<T *>(nt_customop_open(m, nt_customop::kWriteStream, nt_customop::code<T>(), 0)))
+        : m_(m), buf_(reinterpret_cast<T *>(nt_customop_open(m, nt_customop::kWriteStream, nt_customop::code<T>(), 0))),
+          copier_(m)
     {
     }
     TensorWriteStreamAccessor(TensorWriteStreamAccessor &&o) noexcept
-        : m_(o.m_), buf_(o.buf_), next_(o.next_), at_(o.at_), closed_(o.closed_)
+        : m_(o.m_), buf_(o.buf_), copier_(o.m_), next_(o.next_), at_(o.at_), closed_(o.closed_)
     {
         o.closed_ = true;
     }
@@ -240,13 +304,14 @@ template <class T> class TensorWriteStreamAccessor {
     {
         if (!buf_ || at_ == 0)
             return;
-        nt_customop::view<T>(m_).copy_in(next_, at_, buf_);
-        nt_customop_count_tcm(0, at_ * sizeof(T));
+        copier_.copy_in(next_, at_, buf_);
+        copier_.count(at_ * sizeof(T), true);
         next_ += at_;
         at_ = 0;
     }
     const nt_customop_meta *m_;
     T *buf_;
+    nt_customop::Copier copier_;
     uint64_t next_ = 0, at_ = 0;
     bool closed_ = false;
 };
@@ -254,24 +319,25 @@ template <class T> class TensorWriteStreamAccessor {
 /// Copies between a tensor (offsets as if it were flat) and local (TCM) memory.
 template <bool ReadOnly> class TensorTcmAccessor {
   public:
-    explicit TensorTcmAccessor(const nt_customop_meta *m) : m_(m)
+    explicit TensorTcmAccessor(const nt_customop_meta *m) : m_(m), copier_(m)
     {
         nt_customop_open(m_, nt_customop::kTcm, m_->dtype, 0);
     }
     template <class T> void tensor_to_tcm(T *tcm, size_t offset, size_t count) const
     {
-        nt_customop_tcm_copy(m_, nt_customop::code<T>(), offset, count, 0);
-        nt_customop::view<T>(m_).copy_out(offset, count, tcm);
+        copier_.check<T>(offset, count, false);
+        copier_.copy_out(offset, count, tcm);
     }
     template <class T> void tcm_to_tensor(const T *tcm, size_t offset, size_t count) const
     {
         static_assert(!ReadOnly, "tcm_to_tensor through the TCM accessor of a const tensor");
-        nt_customop_tcm_copy(m_, nt_customop::code<T>(), offset, count, 1);
-        nt_customop::view<T>(m_).copy_in(offset, count, tcm);
+        copier_.check<T>(offset, count, true);
+        copier_.copy_in(offset, count, tcm);
     }
 
   private:
     const nt_customop_meta *m_;
+    mutable nt_customop::Copier copier_;
 };
 
 template <class T, size_t N> TensorAccessor<T, N, false> Tensor::accessor() &

@@ -59,7 +59,7 @@ template <class... P, size_t... I>
 at::Tensor call(at::Tensor (*f)(P...), const nt_customop_arg *args, indices<I...>)
 {
     // Each argument lives until the call returns (a reference parameter binds to it).
-    std::tuple<bare<P>...> held(param<bare<P>>::get(args[I])...);
+    std::tuple<bare<P>...> held{param<bare<P>>::get(args[I])...};
     (void)held;
     (void)args;
     return f(std::get<I>(held)...);

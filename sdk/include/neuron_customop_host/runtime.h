@@ -56,6 +56,16 @@ void nt_customop_bad_index(const nt_customop_meta *m, int dim, int64_t index, in
 void nt_customop_bad_stream(const nt_customop_meta *m, int closed, int write, uint64_t index);
 void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes);
 void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write);
+/* A window view whose page tables the runtime filled: local [lo, hi) showing SoC from soc. */
+typedef struct nt_customop_filled {
+    uint64_t lo;
+    uint64_t hi;
+    uint64_t soc;
+} nt_customop_filled;
+/* Before a copy of the stretch at local p (element first): fill the window view's page
+ * tables for the rest of the tensor there; *filled says which. */
+void nt_customop_prefault(const nt_customop_meta *m, uint64_t first, const uint8_t *p, int write,
+                          nt_customop_filled *filled);
 void *nt_customop_tcm_malloc(size_t bytes);
 void nt_customop_tcm_free(void *p);
 
@@ -71,6 +81,14 @@ void nt_customop_register(const char *lib, const char *name, const char *kernel,
 void nt_customop_bind(const char *name, nt_customop_invoker invoker, const void *function, const int *params,
                       size_t n);
 int nt_customop_main(int argc, char **argv);
+
+/* The runner API (runner.hpp). stats: 0 none, 1 text, 2 JSON. */
+int nt_customop_run(const char *op, const nt_customop_arg *args, size_t n, uint32_t cores, int stats,
+                    const nt_customop_meta **out);
+const nt_customop_meta *nt_customop_load_npy(const char *path);
+int nt_customop_save_npy(const nt_customop_meta *m, const char *path);
+/* All of a tensor's bytes out (write 0) or in (write 1); -1 if bytes is not its size. */
+int nt_customop_bytes(const nt_customop_meta *m, uint8_t *data, size_t bytes, int write);
 
 #ifdef __cplusplus
 }

@@ -67,8 +67,16 @@ class Tensor {
     int64_t numel() const { return static_cast<int64_t>(m_->numel); }
     int64_t dim() const { return m_->ndim; }
     c10::IntArrayRef sizes() const { return c10::IntArrayRef(m_->sizes, m_->ndim); }
-    /// Size of dimension d (negative d counts from the end).
-    int64_t size(int64_t d) const { return m_->sizes[d < 0 ? d + m_->ndim : d]; }
+    /// Size of dimension d (negative d counts from the end); another d is reported.
+    int64_t size(int64_t d) const
+    {
+        int64_t n = m_->ndim, k = d < 0 ? d + n : d;
+        if (k < 0 || k >= n) {
+            nt_customop_bad_index(m_, -1, d, n);
+            return 0;
+        }
+        return m_->sizes[k];
+    }
     c10::ScalarType scalar_type() const { return static_cast<c10::ScalarType>(m_->dtype); }
     size_t element_size() const { return c10::elementSize(scalar_type()); }
     /// Sets every element to v (converted to the element type); returns the tensor.
