@@ -179,6 +179,10 @@ bench: bootstrap all
 	@mkdir -p target/bench
 	$(HOST_CC) -O2 -o target/bench/remap_cost bench/remap_cost.c
 	target/bench/remap_cost | tee target/bench/remap_cost.txt
+	$(HOST_CXX) -std=c++14 -O3 -Isdk/include -I$(DIST)/include bench/customop/relu_bench.cpp $(SDK_LIB) \
+	  $$(cat $(SDK_NATIVE_LIBS)) -o target/bench/relu_bench
+	rm -f target/bench/relu_bench.times
+	RELU_BENCH_TIMES=target/bench/relu_bench.times target/bench/relu_bench | tee target/bench/customop.txt
 	$(CARGO) bench --locked -q -p nt-bench --bench host
 # The counts against bench/budget.toml (part of make test).
 bench-check: bootstrap all
@@ -187,12 +191,12 @@ bench-check: bootstrap all
 # Fuzzing (fuzz/, cargo-fuzz on the machine's nightly toolchain).
 FUZZ_TOOLCHAIN ?= nightly
 CARGO_FUZZ_VERSION ?= 0.13.2
-FUZZ_TARGETS := translate_diff abi_parse table_decode
+FUZZ_TARGETS := translate_diff abi_parse table_decode npy
 # fuzz-smoke runs the targets side by side, FUZZ_JOBS at once, each for a fixed number of
 # executions from a fixed seed (libFuzzer's -runs and -seed), so that every run does the same
 # work, however fast the machine: about 20 s of one core each on a slow 2-core machine
 # (the executions a second of each target differ a hundredfold).
-FUZZ_SMOKE_RUNS ?= translate_diff=100000 abi_parse=12000 table_decode=16000
+FUZZ_SMOKE_RUNS ?= translate_diff=100000 abi_parse=12000 table_decode=16000 npy=20000
 FUZZ_SMOKE_SEED ?= 1
 FUZZ_JOBS ?= 3
 FUZZ_SECONDS ?= 600
@@ -359,8 +363,16 @@ $(shell rm -f $(SDK_STAMP))
 endif
 endif
 export NT_SDK_PYTHON := $(abspath $(SDK_VENV)/bin/python)
-.PHONY: sdk-env
+.PHONY: sdk-env samples-check
 sdk-env: $(SDK_STAMP)
+# The public aws-neuron-samples relu kernels from a checkout (SAMPLES=<path>), unmodified,
+# run by an installed ntx op run (opt-in; docs/customop-host.md says what it showed).
+SAMPLES_PREFIX := target/samples-prefix
+samples-check: $(SDK_STAMP)
+	@test -d "$(SAMPLES)/torch-neuronx" || { echo "samples-check: set SAMPLES to an aws-neuron-samples checkout" >&2; exit 1; }
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(SAMPLES_PREFIX))
+	$(SDK_VENV)/bin/python abi-tests/customops/samples_check.py $(abspath $(SAMPLES_PREFIX))/bin/ntx \
+	  "$(abspath $(SAMPLES))" target/samples-work
 $(SDK_STAMP): sdk/requirements.txt
 	rm -rf $(SDK_VENV)
 	$(PYTHON) -m venv $(SDK_VENV)
