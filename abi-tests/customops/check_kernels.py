@@ -5,6 +5,7 @@ Usage: check_kernels.py NTX SOURCES_DIR WORK_DIR. Prints one line per check and 
 kernels right" at the end; exits 1 at the first failure.
 """
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +25,9 @@ class Runner:
         if not self.program.exists():
             sys.exit(f"{name} does not build: {p.stderr}")
 
-    def run(self, *args, cores=1, code=0):
+    def run(self, *args, cores=1, code=0, stats=False):
         cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", "out.npy"]
+        cmd += ["--stats=json"] if stats else []
         (self.work / "out.npy").unlink(missing_ok=True)
         p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
         if p.returncode != code:
@@ -74,6 +76,12 @@ def kernels(ntx, src, work):
     misc.run("factories", "x.npy")
     want = np.array([[0] * 4, [1] * 4, [7] * 4, [0, 1, 0, 0], [3] * 4], dtype=np.int64)
     same("factories", np.load(work / "out.npy"), want)
+    p = misc.run("window_move", "x.npy", stats=True)
+    same("an accessor across moved windows", np.load(work / "out.npy"), np.arange(1, 6, dtype=np.float32)[None])
+    refills = json.loads(p.stdout)["per_core"][0]["refills"]
+    if sum(refills[:3]) < 6:
+        sys.exit(f"window_move refilled {refills}: the windows did not move")
+    print(f"ok windows moved under an open accessor (refills {refills})")
 
 
 # (case, cores, exit status, the kind reported)
@@ -94,6 +102,7 @@ MISUSES = [
     (13, 2, 2, "cores-write-same-element"),
     (14, 2, 0, "core-reads-other-core-write"),
     (15, 2, 2, "output-unwritten"),
+    (16, 1, 2, "index-out-of-range"),
     (17, 1, 2, "operation-error"),
     (18, 1, 3, "kernel-crashed"),
 ]
@@ -109,16 +118,26 @@ def misuses(ntx, src, work):
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")
         print(f"ok {kind} reported (exit {code})")
+    p = m.run("misuse", "x.npy", 19)
+    if "incoherent" in p.stderr or m.run("misuse", "x.npy", 99).stderr:
+        sys.exit(f"INCOHERENT_QUIET reported: {p.stderr!r}")
+    print("ok INCOHERENT_QUIET allows it silently")
+    eleven = Runner(ntx, src, work, "eleven", "misc.cpp", "eleven_shape.cpp")
+    p = eleven.run("scale", 1, 1, "x.npy", 1.0, code=1)
+    if "at most 10" not in p.stderr:
+        sys.exit(f"eleven ops: {p.stderr!r}")
+    print("ok a library of eleven ops refused")
     tcm = Runner(ntx, src, work, "relu_tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp")
     header = b"\x93NUMPY\x01\x00"
     np.save(work / "fortran.npy", np.asfortranarray(np.zeros((3, 2), np.float32)))
     np.save(work / "big-endian.npy", np.zeros(4, ">f4"))
     np.save(work / "float64.npy", np.zeros(4, np.float64))
     np.save(work / "truncated.npy", np.zeros(4, np.float32))
+    np.save(work / "limits.npy", np.zeros((65536, 1, 1, 1, 1), np.float32))
     data = (work / "truncated.npy").read_bytes()
     (work / "truncated.npy").write_bytes(data[:-3])
     (work / "garbage.npy").write_bytes(header + b"\xff")
-    for name in ["truncated", "fortran", "big-endian", "float64", "garbage"]:
+    for name in ["truncated", "fortran", "big-endian", "float64", "garbage", "limits"]:
         p = tcm.run("relu_tcm", f"{name}.npy", code=1)
         if "error: argument 0" not in p.stderr or (work / "out.npy").exists():
             sys.exit(f"{name}.npy: {p.stderr!r}")

@@ -80,3 +80,21 @@ torch::Tensor factories(const torch::Tensor &unused)
         }
     return out;
 }
+
+// Moves windows under an open accessor: five elements 16 MiB apart lie in five windows'
+// worth of HBM, so writing them refills the three reusable windows in turn and row 0's
+// window is gone by row 3; reading row 0 again through the same accessor still gives
+// what was written there.
+torch::Tensor window_move(const torch::Tensor &unused)
+{
+    (void)unused;
+    torch::Tensor big = torch::empty({5, 1 << 22}, torch::kFloat);
+    auto a = big.accessor<float, 2>();
+    for (int r = 0; r < 5; r++)
+        a[r][0] = static_cast<float>(r + 1);
+    torch::Tensor out = torch::empty({1, 5}, torch::kFloat);
+    auto o = out.accessor<float, 2>();
+    for (int r = 0; r < 5; r++)
+        o[0][r] = a[r][0];
+    return out;
+}

@@ -50,9 +50,11 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         return multicore(x, which);
     case 1: return (void)(float)x.accessor<float, 2>()[x.size(0)][0], out;
     case 2: return (void)x.accessor<int32_t, 2>(), out;
-    case 3: case 4: {
+    case 3: case 4: case 19: {
         if (which == 4)
             same.set_accessor_coherence_policy(torch::CoherencyEnforcer::INCOHERENT_VERBOSE);
+        if (which == 19) // allowed, silently
+            same.set_accessor_coherence_policy(torch::CoherencyEnforcer::INCOHERENT_QUIET);
         auto s = same.read_stream_accessor<float>();
         auto a = x.accessor<float, 2>();
         return (void)a, out;
@@ -79,6 +81,7 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
     case 9: return torch::neuron::tcm_free(buf), out;
     case 11: return torch::zeros({1, 1}, torch::kFloat);
     case 12: return out; // under several cores, without get_dst_tensor()
+    case 16: return (void)x.size(2), out; // a 2-dimensional tensor
     case 17: return torch::add(x, torch::zeros({1}, torch::kFloat));
     case 18: return *static_cast<volatile int *>(nullptr) = 1, out; // a crash
     default: return out;

@@ -5,7 +5,7 @@
 //! check_kernels.py compares the relu kernels (accessor, TCM, 1/2/8 cores), int64_t and
 //! double parameters, streams, TCM negate, printf and the factories with NumPy, triggers
 //! every misuse and refuses bad .npy files; check_ops.py runs every operation in both
-//! forms on every element type against NumPy.
+//! forms on every element type against NumPy. Two of the kernels also run under valgrind.
 
 mod install_support;
 
@@ -14,7 +14,7 @@ use std::process::Command;
 
 use install_support::make;
 use nt_support::qemu::root;
-use nt_support::tools::{run_ok, scratch};
+use nt_support::tools::{run_ok, scratch, tool};
 
 fn python() -> String {
     std::env::var("NT_SDK_PYTHON").expect("NT_SDK_PYTHON: run the tests with `make test`")
@@ -60,6 +60,25 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
         assert!(
             text.contains(&format!("ok relu_multicore on {cores} cores")),
             "{text}"
+        );
+    }
+    // Under valgrind (which follows the forked cores): the accessor relu and the TCM relu
+    // on two cores, no error.
+    for (lib, op, cores) in [
+        ("relu", "relu_forward", "1"),
+        ("relu_tcm", "relu_multicore", "2"),
+    ] {
+        let out = Command::new(tool("VALGRIND"))
+            .args(["-q", "--error-exitcode=99"])
+            .arg(work.join(lib).join("op"))
+            .args([op, "x.npy", "--cores", cores, "--out", "valgrind.npy"])
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{op} under valgrind: {}",
+            String::from_utf8_lossy(&out.stderr)
         );
     }
 }

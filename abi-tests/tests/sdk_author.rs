@@ -1,0 +1,110 @@
+//! An author's own C++ test of their kernels through the runner API
+//! (abi-tests/customops/author_test.cpp with relu.cpp and relu_tcm.cpp), built from an
+//! installed tree with pkg-config's flags alone, with CMake's neuron_translate::customop_host
+//! alone, and with clang as C++17; each build runs and passes.
+
+mod install_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use install_support::{make, pkg_config};
+use nt_support::qemu::root;
+use nt_support::tools::{run_ok, scratch, tool};
+
+const SOURCES: [&str; 5] = [
+    "author_test.cpp",
+    "relu.cpp",
+    "relu_shape.cpp",
+    "relu_tcm.cpp",
+    "relu_tcm_shape.cpp",
+];
+
+fn passes(exe: &Path) {
+    let out = run_ok(&mut Command::new(exe));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.ends_with("author test passed\n"), "{text}");
+    assert_eq!(text.matches("ok ").count(), 7, "{text}");
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn an_authors_test_builds_with_pkg_config_and_cmake_and_passes() {
+    let dir = scratch("sdk_author");
+    let prefix = dir.join("prefix");
+    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+    let src = root().join("abi-tests/customops");
+    let pc = prefix.join("lib/pkgconfig");
+    let cflags = pkg_config(&pc, &["--cflags", "neuron_customop_host"]);
+    let libs = pkg_config(&pc, &["--libs", "neuron_customop_host"]);
+    for (var, std) in [("HOST_CXX", "-std=c++14"), ("HOST_CLANGXX", "-std=c++17")] {
+        let exe = dir.join(format!("author-{var}"));
+        run_ok(
+            Command::new(tool(var))
+                .args([std, "-Wall", "-Wextra", "-Werror"])
+                .args(&cflags)
+                .args(SOURCES.iter().map(|s| src.join(s)))
+                .args(&libs)
+                .arg("-o")
+                .arg(&exe),
+        );
+        passes(&exe);
+    }
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    for f in SOURCES.iter().chain(&["CMakeLists.txt"]) {
+        std::fs::copy(src.join(f), project.join(f)).unwrap();
+    }
+    let build = dir.join("build");
+    run_ok(
+        Command::new(tool("CMAKE"))
+            .arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+            .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
+    );
+    run_ok(Command::new(tool("CMAKE")).arg("--build").arg(&build));
+    passes(&build.join("author_test"));
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn every_kernel_source_compiles_warning_free_as_cpp14_and_cpp17_with_gcc_and_clang() {
+    let dir = scratch("sdk_compile");
+    let prefix = dir.join("prefix");
+    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+    let cflags = pkg_config(
+        &prefix.join("lib/pkgconfig"),
+        &["--cflags", "neuron_customop_host"],
+    );
+    let src = root().join("abi-tests/customops");
+    let mut sources: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .filter(|p| !p.ends_with("half_types.cpp") && !p.ends_with("core_types.cpp"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 12, "{sources:?}");
+    for var in ["HOST_CXX", "HOST_CLANGXX"] {
+        for std in ["-std=c++14", "-std=c++17"] {
+            for s in &sources {
+                run_ok(
+                    Command::new(tool(var))
+                        .args([
+                            std,
+                            "-Wall",
+                            "-Wextra",
+                            "-Werror",
+                            "-pedantic",
+                            "-fsyntax-only",
+                        ])
+                        .args(&cflags)
+                        .arg(s),
+                );
+            }
+        }
+    }
+}
