@@ -35,10 +35,8 @@ static void record(double ns)
     }
 }
 
-torch::Tensor relu_tcm(const torch::Tensor &in)
+static void relu_blocks(const torch::Tensor &in, torch::Tensor &out)
 {
-    double t0 = now_ns();
-    torch::Tensor out = get_dst_tensor();
     const size_t block = 1024, n = in.numel();
     float *buf = static_cast<float *>(torch::neuron::tcm_malloc(block * sizeof(float)));
     auto src = in.tcm_accessor();
@@ -51,6 +49,25 @@ torch::Tensor relu_tcm(const torch::Tensor &in)
         dst.tcm_to_tensor<float>(buf, i, m);
     }
     torch::neuron::tcm_free(buf);
+}
+
+torch::Tensor relu_tcm(const torch::Tensor &in)
+{
+    double t0 = now_ns();
+    torch::Tensor out = get_dst_tensor();
+    relu_blocks(in, out);
+    record(now_ns() - t0);
+    return out;
+}
+
+// The same, timed on a second pass over the same tensors: the core's page tables for
+// their windows' views are filled (the model keeps the views it streamed through).
+torch::Tensor relu_tcm_warm(const torch::Tensor &in)
+{
+    torch::Tensor out = get_dst_tensor();
+    relu_blocks(in, out);
+    double t0 = now_ns();
+    relu_blocks(in, out);
     record(now_ns() - t0);
     return out;
 }
@@ -95,6 +112,7 @@ torch::Tensor like(const torch::Tensor &in) { return torch::empty(in.sizes(), to
 NEURON_LIBRARY(relu_bench, m)
 {
     m.def("relu_tcm", &like, "relu_tcm");
+    m.def("relu_tcm_warm", &like, "relu_tcm_warm");
     m.def("relu_stream", &like, "relu_stream");
     m.def("relu_accessor", &like, "relu_accessor");
     m.def("nothing", &like, "nothing");
@@ -129,6 +147,7 @@ static float *host_floats(size_t n)
 int main()
 {
     NT_CUSTOMOP_BIND(relu_tcm);
+    NT_CUSTOMOP_BIND(relu_tcm_warm);
     NT_CUSTOMOP_BIND(relu_stream);
     NT_CUSTOMOP_BIND(relu_accessor);
     NT_CUSTOMOP_BIND(nothing);
@@ -142,7 +161,7 @@ int main()
     torch::Tensor x = torch::empty({kSide, kSide}, torch::kFloat);
     nt_customop::copy_from(x, data, n);
     torch::Tensor tiny = torch::zeros({1, 1}, torch::kFloat);
-    std::vector<double> plain, blocked, tcm, stream, standard, start, ratio, ratio_blocked;
+    std::vector<double> plain, blocked, tcm, warm, stream, standard, start, ratio, ratio_blocked, ratio_warm;
     for (int round = 0; round < 3; round++) {
         double t0 = now_ns();
         for (size_t i = 0; i < n; i++)
@@ -162,6 +181,10 @@ int main()
         tcm.push_back(last_recorded(times));
         ratio.push_back(tcm.back() / plain.back());
         ratio_blocked.push_back(tcm.back() / blocked.back());
+        if (nt_customop::run("relu_tcm_warm", {x}).status != 0)
+            return 1;
+        warm.push_back(last_recorded(times));
+        ratio_warm.push_back(warm.back() / plain.back());
         if (nt_customop::run("relu_stream", {x}).status != 0)
             return 1;
         stream.push_back(last_recorded(times));
@@ -182,6 +205,8 @@ int main()
     line("kernel through the TCM accessor", tcm, 1e6, "ms");
     line("TCM kernel / element loop (same round)", ratio, 1, "x");
     line("TCM kernel / block loop (same round)", ratio_blocked, 1, "x");
+    line("TCM kernel, second pass (page tables filled)", warm, 1e6, "ms");
+    line("second pass / element loop (same round)", ratio_warm, 1, "x");
     line("kernel through stream accessors", stream, static_cast<double>(n), "ns/element");
     line("kernel through the standard accessor (1 round)", standard, static_cast<double>(n), "ns/element");
     line("runner start-up (empty kernel, 1 x 1 tensor)", start, 1e6, "ms");
