@@ -42,6 +42,12 @@ int main()
         same = same && multi[k] == want[k];
     expect(same, "relu_multicore's output");
 
+    torch::Tensor shared = x; // a copy shares the storage
+    shared.fill_(2.5f);
+    float filled[6] = {};
+    expect(nt_customop::copy_to(x, filled, 6) && filled[0] == 2.5f && filled[5] == 2.5f,
+           "a tensor's copy shares its storage");
+
     expect(nt_customop::run("relu_forward", {x, 3}).status == 1, "a call with a wrong argument refused");
     expect(nt_customop::run("no_such_op", {x}).status == 1, "an op nobody registered refused");
     printf(failures ? "author test failed\n" : "author test passed\n");

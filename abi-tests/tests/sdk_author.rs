@@ -24,7 +24,7 @@ fn passes(exe: &Path) {
     let out = run_ok(&mut Command::new(exe));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.ends_with("author test passed\n"), "{text}");
-    assert_eq!(text.matches("ok ").count(), 7, "{text}");
+    assert_eq!(text.matches("ok ").count(), 8, "{text}");
 }
 
 #[test]
@@ -105,6 +105,49 @@ fn every_kernel_source_compiles_warning_free_as_cpp14_and_cpp17_with_gcc_and_cla
                         .arg(s),
                 );
             }
+        }
+    }
+}
+
+/// What a kernel must not be able to write: through the accessors of a const tensor.
+const READ_ONLY: [(&str, &str); 3] = [
+    ("accessor", "t.accessor<float, 1>()[0] = 1.0f;"),
+    (
+        "tcm_to_tensor",
+        "float f = 0; t.tcm_accessor().tcm_to_tensor<float>(&f, 0, 1);",
+    ),
+    (
+        "write stream",
+        "t.write_stream_accessor<float>().write(1.0f);",
+    ),
+];
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_const_tensors_accessors_do_not_compile_writes() {
+    let dir = scratch("sdk_read_only");
+    let prefix = dir.join("prefix");
+    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+    let cflags = pkg_config(
+        &prefix.join("lib/pkgconfig"),
+        &["--cflags", "neuron_customop_host"],
+    );
+    for (what, body) in READ_ONLY {
+        for write in [false, true] {
+            let src = dir.join(format!("{}-{write}.cpp", what.replace(' ', "_")));
+            let line = if write { body } else { "(void)t.numel();" };
+            std::fs::write(
+                &src,
+                format!("#include <torch/torch.h>\nvoid f(const torch::Tensor &t) {{ {line} }}\n"),
+            )
+            .unwrap();
+            let out = Command::new(tool("HOST_CXX"))
+                .args(["-std=c++14", "-fsyntax-only"])
+                .args(&cflags)
+                .arg(&src)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.success(), !write, "{what}, writing: {write}");
         }
     }
 }

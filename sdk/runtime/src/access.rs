@@ -271,13 +271,13 @@ pub unsafe extern "C" fn nt_customop_tcm_copy(
             count,
             write: write != 0,
         };
-        match rt.accesses.last_mut() {
-            // Consecutive copies of one tensor in one direction make one range.
-            Some(a)
-                if a.tensor == addr && a.write == access.write && a.first + a.count == offset =>
-            {
-                a.count += count
-            }
+        // A copy that continues one of the last few of its tensor and direction extends it
+        // (a kernel alternating reads and writes of two tensors keeps two ranges, not one
+        // per block).
+        let n = rt.accesses.len();
+        let mut recent = rt.accesses[n.saturating_sub(4)..].iter_mut().rev();
+        match recent.find(|a| a.tensor == addr && a.write == access.write) {
+            Some(a) if a.first + a.count == offset => a.count += count,
             _ => rt.accesses.push(access),
         }
         if write != 0 {
