@@ -35,6 +35,16 @@ class Runner:
         return p
 
 
+def readme_run(relu, work):
+    """The README's relu run: its --stats lines, for the test to hold the README to."""
+    np.save(work / "readme.npy", np.array([[-1, 2, -3], [4, -5, 6]], np.float32))
+    p = subprocess.run(
+        [relu.program, "relu_forward", "readme.npy", "--stats"], cwd=work, capture_output=True, text=True, check=True
+    )
+    print("readme stats:")
+    print(p.stdout, end="")
+
+
 def same(name, got, want):
     if got.dtype != want.dtype or not np.array_equal(got, want):
         sys.exit(f"{name}: got {got} want {want}")
@@ -47,6 +57,7 @@ def kernels(ntx, src, work):
     np.save(work / "x.npy", x)
     np.save(work / "g.npy", g)
     relu = Runner(ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp")
+    readme_run(relu, work)
     relu.run("relu_forward", "x.npy")
     same("relu_forward accessor", np.load(work / "out.npy"), np.maximum(x, 0))
     relu.run("relu_backward", "g.npy", "x.npy")
@@ -127,6 +138,11 @@ def misuses(ntx, src, work):
     if "at most 10" not in p.stderr:
         sys.exit(f"eleven ops: {p.stderr!r}")
     print("ok a library of eleven ops refused")
+    cmd = [ntx, "op", "run", "--name", "builtin", "--compute", src / "misc.cpp", "--shape", src / "misc_shape.cpp"]
+    p = subprocess.run([*cmd, "hello", "x.npy"], cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 1 or "builtin" not in p.stderr:
+        sys.exit(f"a library named builtin: {p.returncode} {p.stderr!r}")
+    print("ok a library named builtin refused")
     tcm = Runner(ntx, src, work, "relu_tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp")
     header = b"\x93NUMPY\x01\x00"
     np.save(work / "fortran.npy", np.asfortranarray(np.zeros((3, 2), np.float32)))

@@ -49,6 +49,16 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
         &[ntx.as_os_str(), src.as_os_str(), work.as_os_str()],
     );
     assert!(text.ends_with("all kernels right\n"), "{text}");
+    // The README shows this run's stats.
+    let stats = text
+        .split_once("readme stats:\n")
+        .and_then(|(_, rest)| rest.split_once("ok "))
+        .map(|(block, _)| block.to_string())
+        .unwrap();
+    assert_eq!(
+        stats,
+        install_support::doc_block("README.md", "<!-- customop stats -->")
+    );
     // Every kind the runtime names is triggered and reported, printf's by hello.
     for kind in neuron_customop_kinds() {
         assert!(

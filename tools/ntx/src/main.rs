@@ -282,6 +282,9 @@ struct OpRun {
     /// Where the objects and the program go (default: a fresh temporary folder).
     #[arg(long)]
     build_dir: Option<PathBuf>,
+    /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
+    #[arg(long)]
+    name: Option<String>,
     /// Where the output tensor goes (.npy).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -298,6 +301,9 @@ struct OpRun {
 
 /// `ntx op run`: the runner's exit status.
 fn op_run(r: OpRun) -> Result<u8, Failure> {
+    if r.name.as_deref() == Some("builtin") {
+        return Err(Failure::Refused("a library may not be named `builtin`".into()));
+    }
     let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
     let dir = r.build_dir.clone().unwrap_or_else(|| temp.clone());
     let build = ntx::op::Build {
