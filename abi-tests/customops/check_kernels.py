@@ -55,6 +55,8 @@ def kernels(ntx, src, work):
     x = (np.arange(3000, dtype=np.float32) - 1493.5).reshape(60, 50)
     g = np.linspace(-1, 1, 3000, dtype=np.float32).reshape(60, 50)
     np.save(work / "x.npy", x)
+    # 4 MiB: a core's copies fill their window views' page tables on its filler thread.
+    np.save(work / "big.npy", np.linspace(-1, 1, 1 << 20, dtype=np.float32).reshape(1024, 1024))
     np.save(work / "g.npy", g)
     relu = Runner(ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp")
     readme_run(relu, work)

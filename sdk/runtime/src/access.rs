@@ -376,8 +376,7 @@ pub unsafe extern "C" fn nt_customop_prefault(
         } else {
             libc::MADV_POPULATE_READ
         };
-        // SAFETY: [lo, hi) lies in one window the model maps; populating changes no content.
-        unsafe { libc::madvise(lo as *mut c_void, (hi - lo) as usize, advice) };
+        crate::filler::fill(&mut rt.filler, lo, hi, advice);
         rt.populated.retain(|r| r.hi <= lo || r.lo >= hi);
         let r = Populated {
             lo,

@@ -16,6 +16,7 @@ pub mod api;
 pub mod cores;
 pub mod dtype;
 pub mod ffi;
+pub mod filler;
 pub mod misuse;
 pub mod npy;
 pub mod ops;

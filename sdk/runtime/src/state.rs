@@ -184,6 +184,8 @@ pub struct Runtime {
     pub reports: Vec<Report>,
     /// Window views whose page tables the core filled ([`crate::access::nt_customop_prefault`]).
     pub populated: Vec<crate::access::Populated>,
+    /// The thread that fills them ahead of the copies ([`crate::filler`]).
+    pub filler: Option<crate::filler::Filler>,
     /// What stops the process on an error (the runner's child writes its report first).
     pub on_error: fn(&Runtime) -> !,
 }
@@ -221,6 +223,7 @@ impl Runtime {
             accesses: Vec::new(),
             reports: Vec::new(),
             populated: Vec::new(),
+            filler: None,
             on_error: exit_on_error,
         }
     }

@@ -302,7 +302,9 @@ struct OpRun {
 /// `ntx op run`: the runner's exit status.
 fn op_run(r: OpRun) -> Result<u8, Failure> {
     if r.name.as_deref() == Some("builtin") {
-        return Err(Failure::Refused("a library may not be named `builtin`".into()));
+        return Err(Failure::Refused(
+            "a library may not be named `builtin`".into(),
+        ));
     }
     let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
     let dir = r.build_dir.clone().unwrap_or_else(|| temp.clone());
