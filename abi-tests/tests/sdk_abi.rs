@@ -1,0 +1,192 @@
+//! The custom-op SDK's two halves agree: the C ABI its headers declare
+//! (sdk/include/neuron_customop_host/runtime.h, read by clang through bindgen) is the one
+//! the runtime (sdk/runtime) defines, struct layouts and function names; the codes the
+//! C++ headers pass (operations, element types, accessor kinds) are the runtime's.
+
+use std::collections::BTreeSet;
+use std::mem::{offset_of, size_of};
+
+use neuron_customop_host::access::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+use neuron_customop_host::dtype::{DType, ALL};
+use neuron_customop_host::ffi::Arg;
+use neuron_customop_host::ops::Op;
+use neuron_customop_host::state::Meta;
+use nt_support::qemu::root;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap()
+}
+
+/// bindgen's view of runtime.h.
+fn bindings() -> String {
+    bindgen::Builder::default()
+        .header(
+            root()
+                .join("sdk/include/neuron_customop_host/runtime.h")
+                .display()
+                .to_string(),
+        )
+        .allowlist_item("nt_customop_.*")
+        .layout_tests(false)
+        .generate()
+        .expect("bindgen")
+        .to_string()
+}
+
+/// The fields bindgen gives C struct `name`, in order, with their Rust types. The structs
+/// hold only naturally aligned scalars, arrays of them and pointers, so field order and
+/// types fix the C layout; the tests hold the runtime's offsets to that layout.
+fn c_layout(text: &str, name: &str) -> Vec<(String, String)> {
+    let start = text
+        .find(&format!("pub struct {name} {{"))
+        .unwrap_or_else(|| panic!("{name}"));
+    let body = &text[start..text[start..].find('}').unwrap() + start];
+    body.lines()
+        .filter_map(|l| l.trim().strip_prefix("pub "))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(f, t)| {
+            (
+                f.trim().to_string(),
+                t.trim().trim_end_matches(',').replace(' ', ""),
+            )
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn the_headers_structs_are_the_runtimes() {
+    let text = bindings();
+    let meta = c_layout(&text, "nt_customop_meta");
+    let names: Vec<&str> = meta.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "hbm_addr",
+            "numel",
+            "sizes",
+            "strides",
+            "ndim",
+            "dtype",
+            "handle",
+            "data_less"
+        ]
+    );
+    let types: Vec<&str> = meta.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "u64",
+            "u64",
+            "[i64;8usize]",
+            "[i64;8usize]",
+            "u32",
+            "i32",
+            "u32",
+            "u32"
+        ]
+    );
+    assert_eq!(size_of::<Meta>(), 8 + 8 + 64 + 64 + 4 * 4);
+    assert_eq!(offset_of!(Meta, sizes), 16);
+    assert_eq!(offset_of!(Meta, strides), 80);
+    assert_eq!(offset_of!(Meta, ndim), 144);
+    assert_eq!(offset_of!(Meta, data_less), 156);
+    let arg = c_layout(&text, "nt_customop_arg");
+    assert_eq!(
+        arg.iter()
+            .map(|(f, t)| format!("{f}:{t}"))
+            .collect::<Vec<_>>(),
+        ["kind:i32", "meta:*constnt_customop_meta", "i:i64", "f:f64"]
+    );
+    assert_eq!(size_of::<Arg>(), 32);
+    assert_eq!(
+        (
+            offset_of!(Arg, meta),
+            offset_of!(Arg, i),
+            offset_of!(Arg, f)
+        ),
+        (8, 16, 24)
+    );
+    let filled = c_layout(&text, "nt_customop_filled");
+    assert_eq!(filled.len(), 3);
+    assert_eq!(size_of::<Populated>(), 24);
+    assert_eq!(offset_of!(Populated, soc), 16);
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn every_function_the_header_declares_the_runtime_defines() {
+    let text = bindings();
+    let declared: BTreeSet<String> = text
+        .split("pub fn ")
+        .skip(1)
+        .map(|s| s.split('(').next().unwrap().trim().to_string())
+        .collect();
+    let mut defined = BTreeSet::new();
+    for entry in std::fs::read_dir(root().join("sdk/runtime/src")).unwrap() {
+        let src = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for part in src.split("extern \"C\" fn ").skip(1) {
+            let name = part.split('(').next().unwrap().trim();
+            if name.starts_with("nt_customop_") {
+                defined.insert(name.to_string());
+            }
+        }
+    }
+    assert_eq!(declared, defined);
+}
+
+/// `kName` -> `name` in snake case.
+fn snake(k: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in k.trim_start_matches('k').chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+#[test]
+fn the_codes_the_cpp_headers_pass_are_the_runtimes() {
+    // Operations: ops.hpp's enum, in order from 0.
+    let ops = read("sdk/include/neuron_customop_host/ops.hpp");
+    let body = ops
+        .split("enum Op {")
+        .nth(1)
+        .unwrap()
+        .split('}')
+        .next()
+        .unwrap();
+    let names: Vec<String> = body
+        .split(',')
+        .map(|e| snake(e.split('=').next().unwrap().trim()))
+        .filter(|e| !e.is_empty())
+        .collect();
+    let runtime: Vec<&str> = Op::ALL.iter().map(|o| o.name()).collect();
+    assert_eq!(names, runtime);
+    assert!(Op::ALL.iter().enumerate().all(|(k, o)| *o as usize == k));
+    // Element types: ScalarType.h's values.
+    let st = read("sdk/include/c10/core/ScalarType.h");
+    let body = st.split("enum class ScalarType").nth(1).unwrap();
+    let body = body.split('{').nth(1).unwrap().split('}').next().unwrap();
+    for line in body.lines().filter(|l| l.contains('=')) {
+        let (name, rest) = line.split_once('=').unwrap();
+        let code: i32 = rest
+            .trim()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap();
+        let d = DType::from_code(code).unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(format!("{d:?}"), name.trim(), "{line}");
+    }
+    assert_eq!(body.matches('=').count(), ALL.len());
+    // Accessor kinds: accessors.hpp's enum.
+    let acc = read("sdk/include/neuron_customop_host/accessors.hpp");
+    let want = format!(
+        "enum {{ kStandard = {STANDARD}, kReadStream = {READ_STREAM}, kWriteStream = {WRITE_STREAM}, kTcm = {TCM} }};"
+    );
+    assert!(acc.contains(&want), "{want}");
+}
