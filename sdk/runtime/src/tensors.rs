@@ -3,8 +3,6 @@
 //! laid out for the runner: the host's share first, then one share per core, so that cores
 //! (processes over the same HBM) never allocate the same bytes.
 
-use core::cell::UnsafeCell;
-
 use neuron_translate::model::{Config, Machine};
 
 use crate::dtype::{DType, Num};
@@ -23,15 +21,12 @@ pub const MAX_CORES: u32 = 8;
 /// (below 64 GiB, where the default engine base puts SBUF).
 pub const HBM_SIZE: u64 = HOST_SHARE + CORE_SHARE * MAX_CORES as u64 + (64 << 20);
 
-/// `extended_isa::sdk::hbm_scratch`, which the translation library imports.
-#[repr(transparent)]
-pub struct Scratch(UnsafeCell<u64>);
-// SAFETY: written once, under the runtime's lock, before the library reads it.
-unsafe impl Sync for Scratch {}
-/// The definition the translation library links against.
-#[cfg(feature = "hbm-scratch")]
-#[export_name = neuron_translate::sym!(hbm_scratch)]
-pub static HBM_SCRATCH: Scratch = Scratch(UnsafeCell::new(0));
+extern "C" {
+    /// `extended_isa::sdk::hbm_scratch`, which the translation library imports: defined
+    /// weak in src/hbm_scratch.c (a program may define it itself).
+    #[link_name = neuron_translate::sym!(hbm_scratch)]
+    static mut HBM_SCRATCH: u64;
+}
 
 /// Starts the model (once per process tree) and builds the translation context.
 pub fn ensure_machine(rt: &mut Runtime) {
@@ -39,11 +34,9 @@ pub fn ensure_machine(rt: &mut Runtime) {
         return;
     }
     let scratch = HBM_BASE + HBM_SIZE - (64 << 20);
-    // SAFETY: see Scratch.
-    #[cfg(feature = "hbm-scratch")]
-    unsafe {
-        HBM_SCRATCH.0.get().write(scratch)
-    };
+    // SAFETY: written once per process, before the library reads it in
+    // _init_translate_ctx; nothing else writes it.
+    unsafe { core::ptr::addr_of_mut!(HBM_SCRATCH).write(scratch) };
     let config = Config {
         hbm_base: HBM_BASE,
         hbm_size: HBM_SIZE,
