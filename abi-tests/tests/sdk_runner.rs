@@ -144,9 +144,14 @@ fn every_operation_in_every_element_type_matches_numpy() {
         .arg("--build-dir")
         .arg(&build)
         .arg("none")
-        .status()
+        .output()
         .unwrap();
-    assert_eq!(status.code(), Some(1));
+    assert_eq!(status.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&status.stderr);
+    assert!(
+        said.contains("no op 'none' is registered (registered: elementwise)"),
+        "{said}"
+    );
     let program = build.join("op");
     let text = check(
         "check_ops.py",
