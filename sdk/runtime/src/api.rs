@@ -74,9 +74,7 @@ pub unsafe extern "C" fn nt_customop_load_npy(path: *const c_char) -> *const Met
         .and_then(|b| npy::parse(&b).map_err(|e| e.to_string()));
     match array {
         Ok(a) => state::with(|rt| {
-            let sizes: Vec<i64> = a.shape.iter().map(|d| *d as i64).collect();
-            let h = tensors::create(rt, a.dtype, &sizes, false);
-            tensors::write_all(rt, h, &a.data);
+            let h = tensors::from_array(rt, &a);
             &*rt.entry(h).meta as *const Meta
         }),
         Err(e) => {
@@ -94,19 +92,7 @@ pub unsafe extern "C" fn nt_customop_load_npy(path: *const c_char) -> *const Met
 pub unsafe extern "C" fn nt_customop_save_npy(m: *const Meta, path: *const c_char) -> c_int {
     // SAFETY: the caller's contract.
     let (h, path) = unsafe { ((*m).handle, text(path)) };
-    let array = state::with(|rt| {
-        let data = tensors::read_all(rt, h);
-        let e = rt.entry(h);
-        let shape = e.meta.sizes[..e.meta.ndim as usize]
-            .iter()
-            .map(|s| *s as u64)
-            .collect();
-        npy::Array {
-            dtype: e.dtype,
-            shape,
-            data,
-        }
-    });
+    let array = state::with(|rt| tensors::to_array(rt, h));
     match std::fs::write(&path, npy::to_bytes(&array)) {
         Ok(()) => 0,
         Err(e) => {

@@ -145,10 +145,8 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
             if !within_limits(&a.shape) {
                 return Err(format!("argument {k} ({text}): shape {:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)", a.shape));
             }
-            let sizes: Vec<i64> = a.shape.iter().map(|d| *d as i64).collect();
             let meta = state::with(|rt| {
-                let h = tensors::create(rt, a.dtype, &sizes, false);
-                tensors::write_all(rt, h, &a.data);
+                let h = tensors::from_array(rt, &a);
                 rt.entry(h).label = format!("input {k} ({text})");
                 &*rt.entry(h).meta as *const Meta
             });
@@ -357,19 +355,7 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
 /// Writes the output to `--out` (if given) and lets it go: the exit status.
 fn write_output(o: &Options, output: u32) -> i32 {
     let array = state::with(|rt| {
-        let a = o.out.as_ref().map(|_| {
-            let data = tensors::read_all(rt, output);
-            let e = rt.entry(output);
-            let shape = e.meta.sizes[..e.meta.ndim as usize]
-                .iter()
-                .map(|s| *s as u64)
-                .collect();
-            npy::Array {
-                dtype: e.dtype,
-                shape,
-                data,
-            }
-        });
+        let a = o.out.as_ref().map(|_| tensors::to_array(rt, output));
         tensors::release(rt, output);
         a
     });

@@ -7,6 +7,7 @@ use neuron_translate::model::{Config, Machine};
 
 use crate::dtype::{DType, Num};
 use crate::misuse::Kind;
+use crate::npy;
 use crate::state::{Arena, Entry, Meta, Open, Phase, Runtime, MAX_DIMS};
 
 /// First SoC address of the simulated HBM.
@@ -191,6 +192,29 @@ pub fn write_all(rt: &mut Runtime, h: u32, data: &[u8]) {
             .as_ref()
             .expect("the model runs while a tensor lives");
         m.write(addr, data).expect("a tensor's bytes are in HBM");
+    }
+}
+
+/// A new tensor holding `a` (one reference).
+pub fn from_array(rt: &mut Runtime, a: &npy::Array) -> u32 {
+    let sizes: Vec<i64> = a.shape.iter().map(|d| *d as i64).collect();
+    let h = create(rt, a.dtype, &sizes, false);
+    write_all(rt, h, &a.data);
+    h
+}
+
+/// Tensor `h` as an array (its bytes read from SoC memory).
+pub fn to_array(rt: &mut Runtime, h: u32) -> npy::Array {
+    let data = read_all(rt, h);
+    let e = rt.entry(h);
+    let shape = e.meta.sizes[..e.meta.ndim as usize]
+        .iter()
+        .map(|s| *s as u64)
+        .collect();
+    npy::Array {
+        dtype: e.dtype,
+        shape,
+        data,
     }
 }
 
