@@ -333,8 +333,7 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
         let d = crate::dtype::DType::from_code(dtype).expect("a tensor's own type");
         let h = tensors::create(rt, d, &sizes, false);
         rt.entry(h).label = "output".into();
-        let bytes = vec![POISON; rt.entry(h).bytes as usize];
-        tensors::write_all(rt, h, &bytes);
+        tensors::fill_bytes(rt, h, &[POISON]);
         rt.dst = Some(h);
         h
     });

@@ -220,14 +220,32 @@ pub fn to_array(rt: &mut Runtime, h: u32) -> npy::Array {
 
 /// Sets every element of `h` to `v` (converted to its type).
 pub fn fill(rt: &mut Runtime, h: u32, v: Num) {
-    let (dtype, n) = {
-        let e = rt.entry(h);
-        (e.dtype, e.meta.numel as usize)
-    };
+    let dtype = rt.entry(h).dtype;
     let mut one = vec![0u8; dtype.size()];
     dtype.store(&mut one, 0, v);
-    let data: Vec<u8> = one.iter().copied().cycle().take(n * dtype.size()).collect();
-    write_all(rt, h, &data);
+    fill_bytes(rt, h, &one);
+}
+
+/// Fills `h`'s bytes with `pattern` repeated (its length divides the tensor's bytes),
+/// written a megabyte at a time: no buffer the size of the tensor.
+pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
+    let (addr, bytes) = {
+        let e = rt.entry(h);
+        (e.meta.hbm_addr, e.bytes)
+    };
+    let chunk_len = (1 << 20) / pattern.len() * pattern.len();
+    let chunk: Vec<u8> = pattern.iter().copied().cycle().take(chunk_len).collect();
+    let m = rt
+        .machine
+        .as_ref()
+        .expect("the model runs while a tensor lives");
+    let mut at = 0;
+    while at < bytes {
+        let n = chunk.len().min((bytes - at) as usize);
+        m.write(addr + at, &chunk[..n])
+            .expect("a tensor's bytes are in HBM");
+        at += n as u64;
+    }
 }
 
 /// The 2-D identity: ones where row == column.
