@@ -7,7 +7,7 @@ use core::ffi::{c_int, c_void};
 
 use crate::dtype::DType;
 use crate::misuse::Kind;
-use crate::state::{self, Access, Meta, Phase, Runtime};
+use crate::state::{self, Access, Meta, Runtime};
 
 /// Standard accessor.
 pub const STANDARD: c_int = 0;
@@ -38,14 +38,12 @@ fn check_open(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) 
         let e = rt.entry(h);
         (e.meta.data_less != 0, e.dtype, e.meta.ndim as c_int)
     };
-    if data_less || rt.phase == Phase::Shape && kind != TCM {
+    if data_less {
         let d = format!(
             "a {} opened in a shape function (its inputs have no data)",
             kind_name(kind)
         );
-        if data_less {
-            rt.misuse(Kind::ShapeDataRead, Some(h), None, d);
-        }
+        rt.misuse(Kind::ShapeDataRead, Some(h), None, d);
     }
     let t = DType::from_code(dtype);
     if t != Some(tdtype) || (kind == STANDARD && ndim != tndim) {
