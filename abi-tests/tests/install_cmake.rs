@@ -8,7 +8,7 @@ use std::process::Command;
 use nt_support::tools::{run_ok, scratch, tool};
 
 mod install_support;
-use install_support::{doc_block, make, version, DEVICE, QUICKSTART_DOC};
+use install_support::{cmake_build, doc_block, make, version, DEVICE, QUICKSTART_DOC};
 
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
@@ -29,17 +29,7 @@ fn the_quick_starts_and_the_kernel_build_with_cmake_from_the_installed_package()
         std::fs::copy(nt_support::root().join("examples").join(f), src.join(f)).unwrap();
     }
     let build = dir.join("build");
-    run_ok(
-        Command::new(tool("CMAKE"))
-            .arg("-S")
-            .arg(&src)
-            .arg("-B")
-            .arg(&build)
-            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-            .arg(format!("-DCMAKE_C_COMPILER={}", tool("HOST_CC")))
-            .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
-    );
-    run_ok(Command::new(tool("CMAKE")).arg("--build").arg(&build));
+    cmake_build(&src, &build, &prefix);
     for (exe, doc, block) in [
         ("quickstart_c", QUICKSTART_DOC, "<!-- quickstart output -->"),
         (

@@ -8,7 +8,7 @@ mod install_support;
 use std::path::Path;
 use std::process::Command;
 
-use install_support::{make, pkg_config};
+use install_support::{cmake_build, make, pkg_config};
 use nt_support::qemu::root;
 use nt_support::tools::{run_ok, scratch, tool};
 
@@ -56,16 +56,7 @@ fn an_authors_test_builds_with_pkg_config_and_cmake_and_passes() {
         std::fs::copy(src.join(f), project.join(f)).unwrap();
     }
     let build = dir.join("build");
-    run_ok(
-        Command::new(tool("CMAKE"))
-            .arg("-S")
-            .arg(&project)
-            .arg("-B")
-            .arg(&build)
-            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-            .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
-    );
-    run_ok(Command::new(tool("CMAKE")).arg("--build").arg(&build));
+    cmake_build(&project, &build, &prefix);
     passes(&build.join("author_test"));
 }
 

@@ -66,6 +66,22 @@ pub fn pkg_config(pc_dir: &Path, args: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// Configures the CMake project in `src` against the package installed under `prefix`
+/// (the Makefile's C and C++ compilers) in `build`, and builds it.
+pub fn cmake_build(src: &Path, build: &Path, prefix: &Path) {
+    run_ok(
+        Command::new(tool("CMAKE"))
+            .arg("-S")
+            .arg(src)
+            .arg("-B")
+            .arg(build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+            .arg(format!("-DCMAKE_C_COMPILER={}", tool("HOST_CC")))
+            .arg(format!("-DCMAKE_CXX_COMPILER={}", tool("HOST_CXX"))),
+    );
+    run_ok(Command::new(tool("CMAKE")).arg("--build").arg(build));
+}
+
 /// Where the quick starts' sources and their output are shown.
 pub const QUICKSTART_DOC: &str = "docs/quickstart.md";
 
