@@ -8,7 +8,9 @@ use std::mem::{offset_of, size_of};
 
 use neuron_customop_host::access::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
 use neuron_customop_host::dtype::{DType, ALL};
-use neuron_customop_host::ffi::Arg;
+use neuron_customop_host::ffi::{
+    Arg, ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
+};
 use neuron_customop_host::ops::Op;
 use neuron_customop_host::state::Meta;
 use nt_support::qemu::root;
@@ -26,7 +28,7 @@ fn bindings() -> String {
                 .display()
                 .to_string(),
         )
-        .allowlist_item("nt_customop_.*")
+        .allowlist_item("nt_customop_.*|NT_CUSTOMOP_.*")
         .layout_tests(false)
         .generate()
         .expect("bindgen")
@@ -189,4 +191,31 @@ fn the_codes_the_cpp_headers_pass_are_the_runtimes() {
         "enum {{ kStandard = {STANDARD}, kReadStream = {READ_STREAM}, kWriteStream = {WRITE_STREAM}, kTcm = {TCM} }};"
     );
     assert!(acc.contains(&want), "{want}");
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn the_argument_kinds_are_the_runtimes() {
+    let text = bindings();
+    let kinds = [
+        ("NONE", ARG_NONE),
+        ("TENSOR", ARG_TENSOR),
+        ("INT", ARG_INT),
+        ("DOUBLE", ARG_DOUBLE),
+        ("SCALAR_INT", ARG_SCALAR_INT),
+        ("SCALAR_FLOAT", ARG_SCALAR_FLOAT),
+    ];
+    for (name, value) in kinds {
+        // pub const NT_CUSTOMOP_ARG_TENSOR: _bindgen_ty_1 = 1;
+        let at = text
+            .find(&format!("NT_CUSTOMOP_ARG_{name}:"))
+            .unwrap_or_else(|| panic!("runtime.h lacks NT_CUSTOMOP_ARG_{name}"));
+        let after = text[at..].split_once('=').unwrap().1;
+        let header: i32 = after.split(';').next().unwrap().trim().parse().unwrap();
+        assert_eq!(header, value, "NT_CUSTOMOP_ARG_{name}");
+    }
+    assert_eq!(
+        text.matches("pub const NT_CUSTOMOP_ARG_").count(),
+        kinds.len()
+    );
 }

@@ -34,7 +34,7 @@ template <> struct param<c10::Scalar> {
     static constexpr int kind = 4;
     static c10::Scalar get(const nt_customop_arg &a)
     {
-        return a.kind == 4 ? c10::Scalar(a.i) : c10::Scalar(a.f);
+        return a.kind == NT_CUSTOMOP_ARG_SCALAR_INT ? c10::Scalar(a.i) : c10::Scalar(a.f);
     }
 };
 

@@ -20,14 +20,14 @@ enum Op {
 
 inline nt_customop_arg arg(const at::Tensor &t)
 {
-    nt_customop_arg a = {1, t.nt_meta(), 0, 0.0};
+    nt_customop_arg a = {NT_CUSTOMOP_ARG_TENSOR, t.nt_meta(), 0, 0.0};
     return a;
 }
 inline nt_customop_arg arg(const c10::Scalar &s) { return s.arg(); }
 inline nt_customop_arg arg(const nt_customop_arg &a) { return a; }
 inline nt_customop_arg none()
 {
-    nt_customop_arg a = {0, nullptr, 0, 0.0};
+    nt_customop_arg a = {NT_CUSTOMOP_ARG_NONE, nullptr, 0, 0.0};
     return a;
 }
 

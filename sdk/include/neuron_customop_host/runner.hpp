@@ -22,10 +22,10 @@ class Value {
   public:
     Value(const at::Tensor &t) : arg_(arg(t)), tensor_(t) {}
     template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
-    Value(T v) : arg_{2, nullptr, static_cast<int64_t>(v), 0.0}
+    Value(T v) : arg_{NT_CUSTOMOP_ARG_INT, nullptr, static_cast<int64_t>(v), 0.0}
     {
     }
-    Value(double v) : arg_{3, nullptr, 0, v} {}
+    Value(double v) : arg_{NT_CUSTOMOP_ARG_DOUBLE, nullptr, 0, v} {}
     Value(const c10::Scalar &s) : arg_(s.arg()) {}
     const nt_customop_arg &get() const { return arg_; }
 

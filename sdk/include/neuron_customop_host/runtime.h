@@ -26,8 +26,17 @@ typedef struct nt_customop_meta {
     uint32_t data_less;
 } nt_customop_meta;
 
-/** An argument or operand: kind 0 none, 1 tensor, 2 int64_t, 3 double, 4 integer scalar,
- *  5 floating-point scalar. */
+/** What an nt_customop_arg holds. */
+enum {
+    NT_CUSTOMOP_ARG_NONE = 0,
+    NT_CUSTOMOP_ARG_TENSOR = 1,       /* meta */
+    NT_CUSTOMOP_ARG_INT = 2,          /* i: an int64_t parameter */
+    NT_CUSTOMOP_ARG_DOUBLE = 3,       /* f: a double parameter */
+    NT_CUSTOMOP_ARG_SCALAR_INT = 4,   /* i: an integral Scalar */
+    NT_CUSTOMOP_ARG_SCALAR_FLOAT = 5, /* f: a floating-point Scalar */
+};
+
+/** An argument or operand (kind: one of NT_CUSTOMOP_ARG_*). */
 typedef struct nt_customop_arg {
     int32_t kind;
     const nt_customop_meta *meta;

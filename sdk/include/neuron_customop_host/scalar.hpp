@@ -38,7 +38,7 @@ class Scalar {
     /// As the runtime takes it.
     nt_customop_arg arg() const
     {
-        nt_customop_arg a = {integral_ ? 4 : 5, nullptr, i_, d_};
+        nt_customop_arg a = {integral_ ? NT_CUSTOMOP_ARG_SCALAR_INT : NT_CUSTOMOP_ARG_SCALAR_FLOAT, nullptr, i_, d_};
         return a;
     }
 

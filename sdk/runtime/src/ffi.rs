@@ -17,7 +17,7 @@ use crate::tensors;
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct Arg {
-    /// 0 none, 1 tensor, 2 int64_t, 3 double, 4 integer scalar, 5 floating-point scalar.
+    /// What it holds: one of the `ARG_*` kinds.
     pub kind: i32,
     /// The tensor (kind 1).
     pub meta: *const Meta,
@@ -27,8 +27,18 @@ pub struct Arg {
     pub f: f64,
 }
 
-/// What kind 1..5 an argument is.
+/// What an [`Arg`] holds (`NT_CUSTOMOP_ARG_*` in runtime.h): nothing.
+pub const ARG_NONE: i32 = 0;
+/// A tensor (`meta`).
 pub const ARG_TENSOR: i32 = 1;
+/// An `int64_t` parameter (`i`).
+pub const ARG_INT: i32 = 2;
+/// A `double` parameter (`f`).
+pub const ARG_DOUBLE: i32 = 3;
+/// An integral `Scalar` (`i`).
+pub const ARG_SCALAR_INT: i32 = 4;
+/// A floating-point `Scalar` (`f`).
+pub const ARG_SCALAR_FLOAT: i32 = 5;
 
 /// The handle behind a meta pointer.
 ///
@@ -50,8 +60,8 @@ fn operand(a: &Arg) -> Operand {
     match a.kind {
         // SAFETY: kind 1 carries a live tensor.
         ARG_TENSOR => Operand::Tensor(unsafe { handle(a.meta) }),
-        2 | 4 => Operand::Scalar(Num::Int(a.i)),
-        3 | 5 => Operand::Scalar(Num::Float(a.f)),
+        ARG_INT | ARG_SCALAR_INT => Operand::Scalar(Num::Int(a.i)),
+        ARG_DOUBLE | ARG_SCALAR_FLOAT => Operand::Scalar(Num::Float(a.f)),
         _ => Operand::None,
     }
 }

@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use crate::ffi::Arg;
+use crate::ffi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
 use crate::misuse::{Kind, Report, Severity};
 use crate::npy;
 use crate::registry::{self, Function, Param, MAX_OPS};
@@ -151,27 +151,27 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
                 &*rt.entry(h).meta as *const Meta
             });
             Ok(Arg {
-                kind: crate::ffi::ARG_TENSOR,
+                kind: ARG_TENSOR,
                 meta,
                 i: 0,
                 f: 0.0,
             })
         }
         Param::Int => match text.parse::<i64>() {
-            Ok(i) => scalar(2, i, 0.0),
+            Ok(i) => scalar(ARG_INT, i, 0.0),
             Err(_) => Err(format!(
                 "argument {k} ('{text}'): the kernel takes an int64_t"
             )),
         },
         Param::Double => match text.parse::<f64>() {
-            Ok(f) => scalar(3, 0, f),
+            Ok(f) => scalar(ARG_DOUBLE, 0, f),
             Err(_) => Err(format!(
                 "argument {k} ('{text}'): the kernel takes a double"
             )),
         },
         Param::Scalar => match (text.parse::<i64>(), text.parse::<f64>()) {
-            (Ok(i), _) => scalar(4, i, 0.0),
-            (_, Ok(f)) => scalar(5, 0, f),
+            (Ok(i), _) => scalar(ARG_SCALAR_INT, i, 0.0),
+            (_, Ok(f)) => scalar(ARG_SCALAR_FLOAT, 0, f),
             _ => Err(format!(
                 "argument {k} ('{text}'): the kernel takes a Scalar (a number)"
             )),
@@ -185,7 +185,7 @@ fn run_shape(shape: &Function, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
         rt.phase = Phase::Shape;
         args.iter()
             .map(|a| {
-                if a.kind != crate::ffi::ARG_TENSOR {
+                if a.kind != ARG_TENSOR {
                     return *a;
                 }
                 // SAFETY: the runtime made it, and it lives.
@@ -213,10 +213,7 @@ fn run_shape(shape: &Function, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
         }
         // SAFETY: the invoker returns a live tensor.
         let m = unsafe { *out };
-        for a in shape_args
-            .iter()
-            .filter(|a| a.kind == crate::ffi::ARG_TENSOR)
-        {
+        for a in shape_args.iter().filter(|a| a.kind == ARG_TENSOR) {
             // SAFETY: made above.
             tensors::release(rt, unsafe { (*a.meta).handle });
         }
@@ -290,16 +287,18 @@ pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
 /// an integer to a `double`; a tensor is only a tensor.
 fn convert(p: Param, a: &Arg) -> Option<Arg> {
     let kind = match (p, a.kind) {
-        (Param::Tensor, 1) | (Param::Int, 2 | 4) | (Param::Double, 3 | 5) => a.kind,
-        (Param::Double, 2 | 4) => {
+        (Param::Tensor, ARG_TENSOR)
+        | (Param::Int, ARG_INT | ARG_SCALAR_INT)
+        | (Param::Double, ARG_DOUBLE | ARG_SCALAR_FLOAT) => a.kind,
+        (Param::Double, ARG_INT | ARG_SCALAR_INT) => {
             return Some(Arg {
-                kind: 3,
+                kind: ARG_DOUBLE,
                 f: a.i as f64,
                 ..*a
             })
         }
-        (Param::Scalar, 2 | 4) => 4,
-        (Param::Scalar, 3 | 5) => 5,
+        (Param::Scalar, ARG_INT | ARG_SCALAR_INT) => ARG_SCALAR_INT,
+        (Param::Scalar, ARG_DOUBLE | ARG_SCALAR_FLOAT) => ARG_SCALAR_FLOAT,
         _ => return None,
     };
     Some(Arg { kind, ..*a })
@@ -313,7 +312,7 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
         for (k, a) in call
             .iter()
             .enumerate()
-            .filter(|(_, a)| a.kind == crate::ffi::ARG_TENSOR)
+            .filter(|(_, a)| a.kind == ARG_TENSOR)
         {
             // SAFETY: a live tensor the caller holds.
             let e = rt.entry(unsafe { (*a.meta).handle });
