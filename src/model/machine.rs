@@ -11,9 +11,9 @@ use std::string::ToString;
 use std::sync::{Mutex, MutexGuard};
 use std::vec::Vec;
 
-use super::hooks::{add, Tally};
 use super::keep::{spanned_bytes, views_for, Keeper};
 use super::memory::{map, unmap, Backing, Claimed, Parking, Soc, Window, PAGE};
+use super::tally::{add, Tally};
 use super::trace::{Event, TRACE_HEADER};
 use super::{Config, Counters, Memory, SimError, Store};
 use crate::init::{sbuf_window, APERTURES, PINNED_WINDOW_SIZE};

@@ -26,7 +26,8 @@
 //! register writes, logs the stores, and can write a trace ([`trace`]).
 //!
 //! The addresses are fixed, so one machine runs per process at a time. Everything the
-//! model holds is one value behind one lock ([`hooks::MODEL`]).
+//! model holds is one value behind one lock (`machine::MODEL`); what it counts is in
+//! `tally`, which the seam ([`hooks`]) and the machine both use and which uses neither.
 
 pub mod defaults;
 pub mod keep;
@@ -40,6 +41,8 @@ pub mod hooks;
 mod machine;
 #[cfg(nt_sim)]
 mod memory;
+#[cfg(nt_sim)]
+mod tally;
 
 use std::string::String;
 
