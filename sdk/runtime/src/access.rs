@@ -1,22 +1,16 @@
-//! The checks behind the accessors, the TCM copies and the TCM pool (the C ABI's
-//! `nt_customop_open` and the rest): which accessors may be open together on a tensor
-//! (the coherence rules and the tensor's policy), element types and dimension counts,
-//! ranges, one core or several, and what each costs in TCM.
+//! The checks behind the accessors, the TCM copies and the TCM pool, which the C ABI's
+//! `nt_customop_open` and the rest forward to: which accessors may be open together on a
+//! tensor (the coherence rules and the tensor's policy), element types and dimension
+//! counts, ranges, one core or several, and what each costs in TCM.
 
 use core::ffi::{c_int, c_void};
 
 use crate::dtype::DType;
 use crate::misuse::Kind;
-use crate::state::{self, Access, Meta, Runtime};
+use crate::state::{self, Access, Runtime};
 
-/// Standard accessor.
-pub const STANDARD: c_int = 0;
-/// Read stream.
-pub const READ_STREAM: c_int = 1;
-/// Write stream.
-pub const WRITE_STREAM: c_int = 2;
-/// TCM accessor.
-pub const TCM: c_int = 3;
+pub use crate::cabi::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+
 /// Bytes of a fast stream's TCM buffer.
 pub const STREAM_BUFFER: usize = 4096;
 /// Streams open at once with a TCM buffer.
@@ -135,193 +129,111 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
 }
 
 /// Opens an accessor of `kind` with element type `dtype` (and `ndim` dimensions for a
-/// standard one) on tensor `m`: a stream gets its TCM buffer (null: a slow stream).
-///
-/// # Safety
-/// `m` is live.
-#[no_mangle]
-pub unsafe extern "C" fn nt_customop_open(
-    m: *const Meta,
-    kind: c_int,
-    dtype: c_int,
-    ndim: c_int,
-) -> *mut u8 {
-    // SAFETY: the caller's contract.
-    let h = unsafe { (*m).handle };
-    state::with(|rt| {
-        check_open(rt, h, kind, dtype, ndim);
-        open(rt, h, kind)
-    })
+/// standard one) on tensor `h`: a stream gets its TCM buffer (null: a slow stream).
+pub fn open_checked(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) -> *mut u8 {
+    check_open(rt, h, kind, dtype, ndim);
+    open(rt, h, kind)
 }
 
-/// Closes what [`nt_customop_open`] opened (a stream returns its buffer).
-///
-/// # Safety
-/// `m` is live; `buffer` is what the open returned.
-#[no_mangle]
-pub unsafe extern "C" fn nt_customop_close(m: *const Meta, kind: c_int, buffer: *mut u8) {
-    // SAFETY: the caller's contract.
-    let h = unsafe { (*m).handle };
-    state::with(|rt| {
-        let e = rt.entry(h);
-        match kind {
-            STANDARD => e.open.standard -= 1,
-            READ_STREAM => e.open.read_streams -= 1,
-            WRITE_STREAM => e.open.write_streams -= 1,
-            _ => {}
-        }
-        if !buffer.is_null() && rt.pool.free(buffer) {
-            rt.fast_streams_open -= 1;
-        }
-    })
+/// Closes what [`open_checked`] opened (a stream returns its buffer).
+pub fn close(rt: &mut Runtime, h: u32, kind: c_int, buffer: *mut u8) {
+    let e = rt.entry(h);
+    match kind {
+        STANDARD => e.open.standard -= 1,
+        READ_STREAM => e.open.read_streams -= 1,
+        WRITE_STREAM => e.open.write_streams -= 1,
+        _ => {}
+    }
+    if !buffer.is_null() && rt.pool.free(buffer) {
+        rt.fast_streams_open -= 1;
+    }
 }
 
 /// Reports an accessor index outside its dimension (and stops the core).
-///
-/// # Safety
-/// `m` is live.
-#[no_mangle]
-pub unsafe extern "C" fn nt_customop_bad_index(m: *const Meta, dim: c_int, index: i64, size: i64) {
-    // SAFETY: the caller's contract.
-    let h = unsafe { (*m).handle };
-    state::with(|rt| {
-        let d = if dim < 0 {
-            format!("dimension {index} of a {size}-dimensional tensor")
-        } else {
-            format!("index {index} in dimension {dim} of size {size}")
-        };
-        rt.misuse(Kind::IndexOutOfRange, Some(h), Some(index.to_string()), d);
-    })
+pub fn bad_index(rt: &mut Runtime, h: u32, dim: c_int, index: i64, size: i64) {
+    let d = if dim < 0 {
+        format!("dimension {index} of a {size}-dimensional tensor")
+    } else {
+        format!("index {index} in dimension {dim} of size {size}")
+    };
+    rt.misuse(Kind::IndexOutOfRange, Some(h), Some(index.to_string()), d);
 }
 
-/// Reports a stream used past its end (`closed` 0) or after `close()` (1).
-///
-/// # Safety
-/// `m` is live.
-#[no_mangle]
-pub unsafe extern "C" fn nt_customop_bad_stream(
-    m: *const Meta,
-    closed: c_int,
-    write: c_int,
-    index: u64,
-) {
-    // SAFETY: the caller's contract.
-    let h = unsafe { (*m).handle };
-    let verb = if write != 0 { "written" } else { "read" };
-    state::with(|rt| {
-        let (kind, d) = if closed != 0 {
-            (Kind::StreamClosed, format!("a stream {verb} after close()"))
-        } else {
-            let n = rt.entry(h).meta.numel;
-            (
-                Kind::StreamPastEnd,
-                format!("a stream {verb} at element {index} of {n}"),
-            )
-        };
-        rt.misuse(kind, Some(h), Some(index.to_string()), d);
-    })
+/// Reports a stream used past its end or after `close()` (and stops the core).
+pub fn bad_stream(rt: &mut Runtime, h: u32, closed: bool, write: bool, index: u64) {
+    let verb = if write { "written" } else { "read" };
+    let (kind, d) = if closed {
+        (Kind::StreamClosed, format!("a stream {verb} after close()"))
+    } else {
+        let n = rt.entry(h).meta.numel;
+        (
+            Kind::StreamPastEnd,
+            format!("a stream {verb} at element {index} of {n}"),
+        )
+    };
+    rt.misuse(kind, Some(h), Some(index.to_string()), d);
 }
 
 /// Counts bytes a stream moved between its tensor and TCM.
-#[no_mangle]
-pub extern "C" fn nt_customop_count_tcm(in_bytes: u64, out_bytes: u64) {
-    state::with(|rt| {
-        rt.counts.tcm_in_bytes += in_bytes;
-        rt.counts.tcm_out_bytes += out_bytes;
-    })
+pub fn count_tcm(rt: &mut Runtime, in_bytes: u64, out_bytes: u64) {
+    rt.counts.tcm_in_bytes += in_bytes;
+    rt.counts.tcm_out_bytes += out_bytes;
 }
 
 /// Checks and records a TCM copy of `count` elements of type `dtype` from element
-/// `offset` (`write`: TCM to tensor): a range past the end, a foreign type or a read-only
-/// write stop the core.
-///
-/// # Safety
-/// `m` is live.
-#[no_mangle]
-pub unsafe extern "C" fn nt_customop_tcm_copy(
-    m: *const Meta,
-    dtype: c_int,
-    offset: u64,
-    count: u64,
-    write: c_int,
-) {
-    // SAFETY: the caller's contract.
-    let h = unsafe { (*m).handle };
-    state::with(|rt| {
-        check_open(rt, h, TCM, dtype, 0);
-        let (n, addr, size) = {
-            let e = rt.entry(h);
-            (e.meta.numel, e.meta.hbm_addr, e.dtype.size() as u64)
-        };
-        if offset.checked_add(count).is_none_or(|end| end > n) {
-            let verb = if write != 0 {
-                "tcm_to_tensor"
-            } else {
-                "tensor_to_tcm"
-            };
-            let d = format!("{verb} of {count} elements from element {offset}: the tensor has {n}");
-            let range = format!("{offset}..{}", offset.saturating_add(count));
-            rt.misuse(Kind::TcmCopyPastEnd, Some(h), Some(range), d);
-        }
-        let access = Access {
-            tensor: addr,
-            first: offset,
-            count,
-            write: write != 0,
-        };
-        // A copy that continues one of the last few of its tensor and direction extends it
-        // (a kernel alternating reads and writes of two tensors keeps two ranges, not one
-        // per block).
-        let n = rt.accesses.len();
-        let mut recent = rt.accesses[n.saturating_sub(4)..].iter_mut().rev();
-        match recent.find(|a| a.tensor == addr && a.write == access.write) {
-            Some(a) if a.first + a.count == offset => a.count += count,
-            _ => rt.accesses.push(access),
-        }
-        if write != 0 {
-            rt.counts.tcm_out_bytes += count * size;
+/// `offset` (`write`: TCM to tensor): a range past the end or a foreign type stop the core.
+pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64, write: bool) {
+    check_open(rt, h, TCM, dtype, 0);
+    let (n, addr, size) = {
+        let e = rt.entry(h);
+        (e.meta.numel, e.meta.hbm_addr, e.dtype.size() as u64)
+    };
+    if offset.checked_add(count).is_none_or(|end| end > n) {
+        let verb = if write {
+            "tcm_to_tensor"
         } else {
-            rt.counts.tcm_in_bytes += count * size;
-        }
-    })
+            "tensor_to_tcm"
+        };
+        let d = format!("{verb} of {count} elements from element {offset}: the tensor has {n}");
+        let range = format!("{offset}..{}", offset.saturating_add(count));
+        rt.misuse(Kind::TcmCopyPastEnd, Some(h), Some(range), d);
+    }
+    let access = Access {
+        tensor: addr,
+        first: offset,
+        count,
+        write,
+    };
+    // A copy that continues one of the last few of its tensor and direction extends it
+    // (a kernel alternating reads and writes of two tensors keeps two ranges, not one
+    // per block).
+    let n = rt.accesses.len();
+    let mut recent = rt.accesses[n.saturating_sub(4)..].iter_mut().rev();
+    match recent.find(|a| a.tensor == addr && a.write == access.write) {
+        Some(a) if a.first + a.count == offset => a.count += count,
+        _ => rt.accesses.push(access),
+    }
+    if write {
+        rt.counts.tcm_out_bytes += count * size;
+    } else {
+        rt.counts.tcm_in_bytes += count * size;
+    }
 }
 
 /// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null.
-#[no_mangle]
-pub extern "C" fn nt_customop_tcm_malloc(bytes: usize) -> *mut c_void {
-    state::with(|rt| {
-        rt.pool
-            .alloc(bytes)
-            .map_or(core::ptr::null_mut(), |p| p.cast())
-    })
+pub fn tcm_malloc(rt: &mut Runtime, bytes: usize) -> *mut c_void {
+    rt.pool
+        .alloc(bytes)
+        .map_or(core::ptr::null_mut(), |p| p.cast())
 }
 
-/// `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is
-/// reported (and stops the core).
-#[no_mangle]
-pub extern "C" fn nt_customop_tcm_free(p: *mut c_void) {
-    if p.is_null() {
-        return;
+/// `torch::neuron::tcm_free` of a non-null pointer: one the pool did not give is reported
+/// (and stops the core).
+pub fn tcm_free(rt: &mut Runtime, p: *mut c_void) {
+    if !rt.pool.free(p.cast()) {
+        let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
+        rt.misuse(Kind::TcmFreeForeign, None, None, d);
     }
-    state::with(|rt| {
-        if !rt.pool.free(p.cast()) {
-            let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
-            rt.misuse(Kind::TcmFreeForeign, None, None, d);
-        }
-    })
-}
-
-/// A window view's page tables the core filled: local `[lo, hi)` showing SoC from `soc`
-/// (`nt_customop_filled`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[repr(C)]
-pub struct Populated {
-    /// First local address.
-    pub lo: u64,
-    /// One past the last.
-    pub hi: u64,
-    /// The SoC address `lo` showed.
-    pub soc: u64,
 }
 
 /// The NX window holding local address `p`: its range.
@@ -332,57 +244,37 @@ fn window_of(p: u64) -> Option<(u64, u64)> {
         .find(|(lo, hi)| (*lo..*hi).contains(&p))
 }
 
-/// Before a TCM or stream copy of the stretch at local `p` (tensor `m`'s element `first`):
+/// Before a TCM or stream copy of the stretch at local `p` (tensor `h`'s element `first`):
 /// fills the page tables of the rest of the tensor in that window at once
 /// (`MADV_POPULATE_*`), instead of a page fault per page as the copies go. Once per window
 /// view: a view the model moved to other SoC memory is filled again. Only a speed-up: a
-/// failure changes nothing. `*filled` becomes the view filled (or found filled).
-///
-/// # Safety
-/// `m` is live; `filled` is valid.
-#[no_mangle]
-pub unsafe extern "C" fn nt_customop_prefault(
-    m: *const Meta,
-    first: u64,
-    p: *const u8,
-    write: c_int,
-    filled: *mut Populated,
-) {
-    // SAFETY: the caller's contract.
-    let h = unsafe { (*m).handle };
-    let p = p as u64;
-    let Some((_, window_end)) = window_of(p) else {
-        return;
+/// failure changes nothing. The view filled (or found filled); none outside the windows.
+pub fn prefault(rt: &mut Runtime, h: u32, first: u64, p: u64, write: bool) -> Option<Populated> {
+    let (_, window_end) = window_of(p)?;
+    let (addr, size, numel) = {
+        let e = rt.entry(h);
+        (e.meta.hbm_addr, e.dtype.size() as u64, e.meta.numel)
     };
-    state::with(|rt| {
-        let (addr, size, numel) = {
-            let e = rt.entry(h);
-            (e.meta.hbm_addr, e.dtype.size() as u64, e.meta.numel)
-        };
-        let soc = addr + first * size;
-        let shown = |r: &&Populated| (r.lo..r.hi).contains(&p) && r.soc + (p - r.lo) == soc;
-        if let Some(r) = rt.populated.iter().find(shown) {
-            // SAFETY: the caller's contract.
-            unsafe { *filled = *r };
-            return;
-        }
-        let page = 4096;
-        let lo = p & !(page - 1);
-        let hi = (p + (numel - first) * size).min(window_end).div_ceil(page) * page;
-        let advice = if write != 0 {
-            libc::MADV_POPULATE_WRITE
-        } else {
-            libc::MADV_POPULATE_READ
-        };
-        crate::filler::fill(&mut rt.filler, lo, hi, advice);
-        rt.populated.retain(|r| r.hi <= lo || r.lo >= hi);
-        let r = Populated {
-            lo,
-            hi,
-            soc: soc - (p - lo),
-        };
-        rt.populated.push(r);
-        // SAFETY: the caller's contract.
-        unsafe { *filled = r };
-    })
+    let soc = addr + first * size;
+    let shown = |r: &&Populated| (r.lo..r.hi).contains(&p) && r.soc + (p - r.lo) == soc;
+    if let Some(r) = rt.populated.iter().find(shown) {
+        return Some(*r);
+    }
+    let page = 4096;
+    let lo = p & !(page - 1);
+    let hi = (p + (numel - first) * size).min(window_end).div_ceil(page) * page;
+    let advice = if write {
+        libc::MADV_POPULATE_WRITE
+    } else {
+        libc::MADV_POPULATE_READ
+    };
+    crate::filler::fill(&mut rt.filler, lo, hi, advice);
+    rt.populated.retain(|r| r.hi <= lo || r.lo >= hi);
+    let r = Populated {
+        lo,
+        hi,
+        soc: soc - (p - lo),
+    };
+    rt.populated.push(r);
+    Some(r)
 }

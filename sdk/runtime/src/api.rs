@@ -5,9 +5,11 @@
 use core::ffi::{c_char, c_int};
 use std::ffi::CStr;
 
-use crate::ffi::Arg;
+use crate::cabi::Arg;
+use crate::limits::MAX_CORES;
 use crate::npy;
-use crate::run::{self, Options, StatsFormat};
+use crate::options::{Options, StatsFormat};
+use crate::run;
 use crate::state::{self, Meta};
 use crate::tensors;
 
@@ -44,9 +46,9 @@ pub unsafe extern "C" fn nt_customop_run(
         },
         ..Options::default()
     };
-    if !(1..=tensors::MAX_CORES).contains(&cores) {
-        eprintln!("error: {cores} cores: from 1 to {}", tensors::MAX_CORES);
-        return run::EXIT_USAGE;
+    if !(1..=MAX_CORES).contains(&cores) {
+        eprintln!("error: {cores} cores: from 1 to {}", MAX_CORES);
+        return crate::status::EXIT_USAGE;
     }
     // SAFETY: the caller's contract.
     let args = unsafe { std::slice::from_raw_parts(args, n) };

@@ -1,50 +1,27 @@
 //! The C ABI the headers in sdk/include/neuron_customop_host/ call (declared there in
-//! runtime.h). A tensor crosses as a pointer to its [`Meta`], which the runtime owns and
-//! keeps in place while the tensor lives. Every function is called from one thread (a core
-//! runs its kernel on one).
+//! runtime.h): each function converts its arguments and forwards to the layers below (the
+//! accessors' and the TCM's are in [`crate::ffi_access`]). A tensor crosses as a pointer
+//! to its [`Meta`], which the runtime owns and keeps in place while the tensor lives. Every
+//! function is called from one thread (a core runs its kernel on one).
 
 use core::ffi::{c_char, c_int, c_void};
 use std::ffi::CStr;
 
-use crate::dtype::{DType, Num};
-use crate::misuse::Kind;
-use crate::ops::{self, Call, Op, Operand};
-use crate::registry::{self, Function, Invoker, OpDef, Param};
-use crate::state::{self, Meta, Phase, Runtime};
+use crate::dtype::Num;
+use crate::ops::{self, Operand};
+use crate::registry::{self, Function, Invoker, Param};
+use crate::state::{self, Meta, Runtime};
 use crate::tensors;
 
-/// An argument or operand (`nt_customop_arg`).
-#[derive(Debug, Clone, Copy)]
-#[repr(C)]
-pub struct Arg {
-    /// What it holds: one of the `ARG_*` kinds.
-    pub kind: i32,
-    /// The tensor (kind 1).
-    pub meta: *const Meta,
-    /// The integer (kinds 2 and 4).
-    pub i: i64,
-    /// The double (kinds 3 and 5).
-    pub f: f64,
-}
-
-/// What an [`Arg`] holds (`NT_CUSTOMOP_ARG_*` in runtime.h): nothing.
-pub const ARG_NONE: i32 = 0;
-/// A tensor (`meta`).
-pub const ARG_TENSOR: i32 = 1;
-/// An `int64_t` parameter (`i`).
-pub const ARG_INT: i32 = 2;
-/// A `double` parameter (`f`).
-pub const ARG_DOUBLE: i32 = 3;
-/// An integral `Scalar` (`i`).
-pub const ARG_SCALAR_INT: i32 = 4;
-/// A floating-point `Scalar` (`f`).
-pub const ARG_SCALAR_FLOAT: i32 = 5;
+pub use crate::cabi::{
+    Arg, ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
+};
 
 /// The handle behind a meta pointer.
 ///
 /// # Safety
 /// `m` is a pointer the runtime returned, still live.
-unsafe fn handle(m: *const Meta) -> u32 {
+pub(crate) unsafe fn handle(m: *const Meta) -> u32 {
     // SAFETY: the caller's contract.
     unsafe { (*m).handle }
 }
@@ -80,27 +57,9 @@ pub unsafe extern "C" fn nt_customop_tensor_new(
     value: *const Arg,
 ) -> *const Meta {
     // SAFETY: the caller's contract.
-    let sizes = unsafe { std::slice::from_raw_parts(sizes, ndim) };
-    // SAFETY: the caller's contract.
-    let value = unsafe { *value };
+    let (sizes, value) = unsafe { (std::slice::from_raw_parts(sizes, ndim), operand(&*value)) };
     state::with(|rt| {
-        let Some(d) = DType::from_code(dtype) else {
-            rt.misuse(
-                Kind::OpFailed,
-                None,
-                None,
-                format!("no element type has code {dtype}"),
-            );
-            return core::ptr::null();
-        };
-        let h = tensors::create(rt, d, sizes, false);
-        match (fill, operand(&value)) {
-            (1, _) => tensors::fill(rt, h, Num::Int(0)),
-            (2, _) => tensors::fill(rt, h, Num::Int(1)),
-            (3, Operand::Scalar(v)) => tensors::fill(rt, h, v),
-            (4, _) => tensors::eye(rt, h),
-            _ => {}
-        }
+        let h = ops::factory(rt, dtype, sizes, fill, value);
         meta_of(rt, h)
     })
 }
@@ -135,10 +94,7 @@ pub unsafe extern "C" fn nt_customop_tensor_release(m: *const Meta) {
 pub unsafe extern "C" fn nt_customop_tensor_fill(m: *const Meta, value: *const Arg) {
     // SAFETY: the caller's contract.
     let (h, v) = unsafe { (handle(m), operand(&*value)) };
-    state::with(|rt| match v {
-        Operand::Scalar(n) => tensors::fill(rt, h, n),
-        _ => rt.misuse(Kind::OpFailed, Some(h), None, "fill_ takes a scalar".into()),
-    });
+    state::with(|rt| ops::fill_with(rt, h, v));
 }
 
 /// Runs operation `op` on `args[0..3]`, into `out` (non-null: the `_out` form) or a new
@@ -158,21 +114,13 @@ pub unsafe extern "C" fn nt_customop_apply(
     // SAFETY: the caller's contract.
     let out = (!out.is_null()).then(|| unsafe { handle(out) });
     state::with(|rt| {
-        let Some(op) = Op::from_code(op) else {
-            rt.misuse(
-                Kind::OpFailed,
-                None,
-                None,
-                format!("no operation has code {op}"),
-            );
-            return core::ptr::null();
-        };
-        let h = ops::apply(rt, Call { op, args: operands }, out);
+        let h = ops::apply_code(rt, op, operands, out);
         meta_of(rt, h)
     })
 }
 
-/// The tensor's coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET).
+/// The tensor's coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET),
+/// set first when `set` is one of them.
 ///
 /// # Safety
 /// `m` is live.
@@ -180,13 +128,7 @@ pub unsafe extern "C" fn nt_customop_apply(
 pub unsafe extern "C" fn nt_customop_policy(m: *const Meta, set: c_int) -> c_int {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| {
-        let e = rt.entry(h);
-        if (0..=2).contains(&set) {
-            e.policy = set;
-        }
-        e.policy
-    })
+    state::with(|rt| tensors::policy(rt, h, set))
 }
 
 /// Registers op `name` of library `lib` with its shape function and kernel name
@@ -208,18 +150,12 @@ pub unsafe extern "C" fn nt_customop_register(
     let s = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
     // SAFETY: the caller's contract.
     let params = unsafe { params_of(params, n) };
-    registry::with(|r| {
-        r.ops.push(OpDef {
-            library: s(lib),
-            name: s(name),
-            kernel: s(kernel),
-            shape: Function {
-                invoker,
-                function,
-                params,
-            },
-        })
-    });
+    let shape = Function {
+        invoker,
+        function,
+        params,
+    };
+    registry::register(s(lib), s(name), s(kernel), shape);
 }
 
 /// Binds kernel function `name` (the runner's glue, for each kernel the compute sources
@@ -246,7 +182,7 @@ pub unsafe extern "C" fn nt_customop_bind(
         function,
         params,
     };
-    registry::with(|r| r.kernels.push((name, f)));
+    registry::bind(name, f);
 }
 
 /// # Safety
@@ -263,21 +199,9 @@ unsafe fn params_of(p: *const c_int, n: usize) -> Vec<Param> {
 /// `get_dst_tensor()`: the op's output (one more reference).
 #[no_mangle]
 pub extern "C" fn nt_customop_dst_tensor() -> *const Meta {
-    state::with(|rt| match (rt.phase, rt.dst) {
-        (Phase::Kernel, Some(h)) => {
-            rt.dst_called = true;
-            tensors::retain(rt, h);
-            meta_of(rt, h)
-        }
-        _ => {
-            rt.misuse(
-                Kind::OpFailed,
-                None,
-                None,
-                "get_dst_tensor() outside a kernel the runner runs".into(),
-            );
-            core::ptr::null()
-        }
+    state::with(|rt| {
+        let h = tensors::dst_tensor(rt);
+        meta_of(rt, h)
     })
 }
 

@@ -2,27 +2,38 @@
 //! (`<torch/torch.h>`, `<neuron/neuron-utils.hpp>`, `"torchneuron/register.h"`) when an
 //! author's kernel runs on a workstation. docs/customop-host.md tells what it simulates.
 //!
-//! * [`tensors`]: tensors in the host model's HBM, by handle, shared by copies.
-//! * [`ops`]: the tensor operations and their element-type rules.
-//! * [`access`]: the accessors' checks, TCM copies and the TCM pool ([`tcm`]).
-//! * [`misuse`]: what the device leaves undefined, by name, as errors and warnings.
-//! * [`registry`], [`run`], [`cores`], [`stats`]: the ops a program registers, and the
-//!   runner that calls one on 1 to 8 cores (a process each).
-//! * [`npy`], [`dtype`]: NumPy's file format and the eight element types.
-//! * [`ffi`], [`api`]: the C ABI the headers call, and the runner API's.
+//! Its modules are in layers, each using only its own and the ones below
+//! (docs/architecture.md lists them; a test holds the code to that list):
+//!
+//! 1. Rules, with no runtime state: [`cabi`] (the C ABI's plain structs and codes),
+//!    [`dtype`], [`npy`], [`tcm`] (the pool), [`misuse`] (the kinds of misuse and their
+//!    reports), [`status`] (exit statuses), [`limits`], [`filler`].
+//! 2. One core's state: [`state`], [`tensors`], [`access`] (the accessors' checks),
+//!    [`ops`], [`registry`].
+//! 3. Running an op: [`options`], [`report`], [`checks`] (across cores), [`stats`],
+//!    [`cores`] (a process per core), [`run`].
+//! 4. The edges: [`ffi`] and [`ffi_access`] (the C ABI the headers call: converts and
+//!    forwards) and [`api`] (the runner API's C ABI).
 
 pub mod access;
 pub mod api;
+pub mod cabi;
+pub mod checks;
 pub mod cores;
 pub mod dtype;
 pub mod ffi;
+pub mod ffi_access;
 pub mod filler;
+pub mod limits;
 pub mod misuse;
 pub mod npy;
 pub mod ops;
+pub mod options;
 pub mod registry;
+pub mod report;
 pub mod run;
 pub mod state;
 pub mod stats;
+pub mod status;
 pub mod tcm;
 pub mod tensors;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// The kernel stops there; the run fails with [`crate::run::EXIT_MISUSE`].
+    /// The kernel stops there; the run fails with [`crate::status::EXIT_MISUSE`].
     Error,
     /// Reported (stderr and `--stats`); the run goes on.
     Warning,

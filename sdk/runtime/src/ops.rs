@@ -257,3 +257,42 @@ fn compute(
     }
     tensors::write_all(rt, out, &result);
 }
+
+/// A factory: a new tensor of element type `dtype` (its code) and `sizes`; `fill` 0 leaves
+/// it as HBM has it (`empty`), 1 zeros, 2 ones, 3 `value`, 4 the identity (2-D). Its
+/// handle (one reference), 0 after a reported misuse.
+pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Operand) -> u32 {
+    let Some(d) = DType::from_code(dtype) else {
+        let detail = format!("no element type has code {dtype}");
+        rt.misuse(Kind::OpFailed, None, None, detail);
+        return 0;
+    };
+    let h = tensors::create(rt, d, sizes, false);
+    match (fill, value) {
+        (1, _) => tensors::fill(rt, h, Num::Int(0)),
+        (2, _) => tensors::fill(rt, h, Num::Int(1)),
+        (3, Operand::Scalar(v)) => tensors::fill(rt, h, v),
+        (4, _) => tensors::eye(rt, h),
+        _ => {}
+    }
+    h
+}
+
+/// `fill_(value)` on tensor `h`: a scalar, or a reported misuse.
+pub fn fill_with(rt: &mut Runtime, h: u32, value: Operand) {
+    match value {
+        Operand::Scalar(n) => tensors::fill(rt, h, n),
+        _ => rt.misuse(Kind::OpFailed, Some(h), None, "fill_ takes a scalar".into()),
+    }
+}
+
+/// Operation `code` on `args`, into `out` (the `_out` form) or a new tensor: the result's
+/// handle, 0 after a reported misuse.
+pub fn apply_code(rt: &mut Runtime, code: i32, args: [Operand; 3], out: Option<u32>) -> u32 {
+    let Some(op) = Op::from_code(code) else {
+        let detail = format!("no operation has code {code}");
+        rt.misuse(Kind::OpFailed, None, None, detail);
+        return 0;
+    };
+    apply(rt, Call { op, args }, out)
+}

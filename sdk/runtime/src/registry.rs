@@ -6,7 +6,7 @@
 use core::ffi::c_void;
 use std::sync::Mutex;
 
-use crate::state::Meta;
+use crate::cabi::{Arg, Meta};
 
 /// A parameter's kind (`nt_customop_param` in the headers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ impl Param {
 }
 
 /// Calls a registered function: `(function, arguments) -> result tensor (one reference)`.
-pub type Invoker = unsafe extern "C" fn(*const c_void, *const crate::ffi::Arg) -> *const Meta;
+pub type Invoker = unsafe extern "C" fn(*const c_void, *const Arg) -> *const Meta;
 
 /// A callable C++ function.
 #[derive(Debug, Clone)]
@@ -71,8 +71,7 @@ pub struct OpDef {
     pub shape: Function,
 }
 
-/// Most ops in a library.
-pub const MAX_OPS: usize = 10;
+pub use crate::limits::MAX_OPS;
 
 /// Everything registered in this program.
 #[derive(Debug, Default)]
@@ -92,4 +91,21 @@ pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
 /// Runs `f` on the registry.
 pub fn with<T>(f: impl FnOnce(&mut Registry) -> T) -> T {
     f(&mut REGISTRY.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Registers op `name` of library `library` with its shape function and kernel name.
+pub fn register(library: String, name: String, kernel: String, shape: Function) {
+    with(|r| {
+        r.ops.push(OpDef {
+            library,
+            name,
+            kernel,
+            shape,
+        })
+    });
+}
+
+/// Binds kernel function `name`.
+pub fn bind(name: String, f: Function) {
+    with(|r| r.kernels.push((name, f)));
 }

@@ -11,77 +11,21 @@
 //! Exit status: 0 run (warnings allowed), [`EXIT_USAGE`] a call or input refused,
 //! [`EXIT_MISUSE`] a misuse error stopped the run, [`EXIT_CRASH`] a kernel crashed.
 
-use std::path::PathBuf;
-
-use crate::ffi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
-use crate::misuse::{Kind, Report, Severity};
+use crate::cabi::{Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
+use crate::limits::MAX_OPS;
 use crate::npy;
-use crate::registry::{self, Function, Param, MAX_OPS};
-use crate::state::{self, Meta, Phase};
-use crate::tensors::{self, MAX_CORES};
+use crate::options::{self, Options};
+use crate::registry::{self, Function, Param};
+use crate::state::{self, Phase};
+use crate::tensors;
 
-/// A call or an input refused: nothing ran, nothing written.
-pub const EXIT_USAGE: i32 = 1;
-/// A misuse error stopped the run.
-pub const EXIT_MISUSE: i32 = 2;
-/// A kernel crashed on a core.
-pub const EXIT_CRASH: i32 = 3;
+pub use crate::limits::within_limits;
+pub use crate::options::StatsFormat;
+pub use crate::report::{cross_core, print_reports};
+pub use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_USAGE};
+
 /// Byte the output is filled with before the kernel runs (floats read NaN, integers -1).
 pub const POISON: u8 = 0xFF;
-
-/// How `--stats` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatsFormat {
-    /// Lines for people.
-    Text,
-    /// One JSON document (docs/customop-host.md gives its schema).
-    Json,
-}
-
-/// The command line.
-#[derive(Debug, Default)]
-pub struct Options {
-    /// The op.
-    pub op: String,
-    /// Its arguments, as typed.
-    pub values: Vec<String>,
-    /// Where the output goes.
-    pub out: Option<PathBuf>,
-    /// Cores.
-    pub cores: u32,
-    /// `--stats`.
-    pub stats: Option<StatsFormat>,
-}
-
-fn parse_options(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        cores: 1,
-        ..Options::default()
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => o.out = Some(it.next().ok_or("--out needs a file")?.into()),
-            "--cores" => {
-                let n = it.next().ok_or("--cores needs a number")?;
-                o.cores = n
-                    .parse()
-                    .map_err(|_| format!("--cores {n}: not a number"))?;
-                if !(1..=MAX_CORES).contains(&o.cores) {
-                    return Err(format!("--cores {n}: from 1 to {MAX_CORES}"));
-                }
-            }
-            "--stats" => o.stats = Some(StatsFormat::Text),
-            "--stats=json" => o.stats = Some(StatsFormat::Json),
-            _ if o.op.is_empty() => o.op = a.clone(),
-            _ => o.values.push(a.clone()),
-        }
-    }
-    if o.op.is_empty() {
-        return Err("usage: OP [ARG...] [--out FILE.npy] [--cores N] [--stats[=json]]".into());
-    }
-    Ok(o)
-}
 
 /// The registered op `name` and its kernel, checked: at most ten ops, the kernel bound,
 /// the kernel's parameters the shape function's.
@@ -118,14 +62,6 @@ fn find_op(name: &str) -> Result<(Function, Function), String> {
         }
         Ok((op.shape.clone(), kernel))
     })
-}
-
-/// Whether a shape is within a tensor's limits: up to 8 dimensions of at most 65535, or
-/// up to 4 of at most 2^32 - 1.
-pub fn within_limits(shape: &[u64]) -> bool {
-    let small = shape.len() <= 8 && shape.iter().all(|d| *d <= 65535);
-    let large = shape.len() <= 4 && shape.iter().all(|d| *d <= u64::from(u32::MAX));
-    small || large
 }
 
 /// One argument from the command line, as parameter `p` takes it.
@@ -237,7 +173,7 @@ fn usage(m: String) -> i32 {
 
 /// Runs the call the command line describes: its output tensor.
 fn from_command_line(args: &[String]) -> Result<(Options, u32), i32> {
-    let o = parse_options(args).map_err(usage)?;
+    let o = options::parse(args).map_err(usage)?;
     let (shape, kernel) = find_op(&o.op).map_err(usage)?;
     if o.values.len() != kernel.params.len() {
         let kinds: Vec<&str> = kernel.params.iter().map(|p| p.name()).collect();
@@ -366,26 +302,5 @@ fn write_output(o: &Options, output: u32) -> i32 {
             eprintln!("error: cannot write {}: {e}", path.display());
             EXIT_USAGE
         }
-    }
-}
-
-/// Prints every report to stderr; whether one is an error.
-pub fn print_reports(reports: &[Report]) -> bool {
-    for r in reports {
-        eprintln!("{}", r.line());
-    }
-    reports.iter().any(|r| r.severity == Severity::Error)
-}
-
-/// A report found after the run, across cores (no one core made it).
-pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: String) -> Report {
-    Report {
-        kind,
-        severity: kind.severity(),
-        op: op.into(),
-        core: None,
-        tensor: Some(tensor.into()),
-        index: Some(index),
-        detail,
     }
 }

@@ -12,32 +12,7 @@ use crate::dtype::DType;
 use crate::misuse::{Kind, Report, Severity};
 use crate::tcm::Pool;
 
-/// Most dimensions.
-pub const MAX_DIMS: usize = 8;
-
-/// What the C++ side reads of a tensor without a call: its place, shape and type. Boxed
-/// by the runtime, so its address is stable while the tensor lives (the headers'
-/// `nt_customop_meta`).
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
-pub struct Meta {
-    /// SoC address of element 0 in the model's HBM (0 for a data-less tensor).
-    pub hbm_addr: u64,
-    /// Elements.
-    pub numel: u64,
-    /// Sizes of the first `ndim` dimensions.
-    pub sizes: [i64; MAX_DIMS],
-    /// Elements between neighbours in each dimension (C order).
-    pub strides: [i64; MAX_DIMS],
-    /// Dimensions.
-    pub ndim: u32,
-    /// `c10::ScalarType` code.
-    pub dtype: i32,
-    /// The handle the runtime knows it by.
-    pub handle: u32,
-    /// 1 for a shape function's input: a shape, no data.
-    pub data_less: u32,
-}
+pub use crate::cabi::{Meta, MAX_DIMS};
 
 /// Which accessors are open on a tensor's storage (coherence rules).
 #[derive(Debug, Clone, Copy, Default)]
@@ -182,8 +157,8 @@ pub struct Runtime {
     pub accesses: Vec<Access>,
     /// Every misuse so far.
     pub reports: Vec<Report>,
-    /// Window views whose page tables the core filled ([`crate::access::nt_customop_prefault`]).
-    pub populated: Vec<crate::access::Populated>,
+    /// Window views whose page tables the core filled ([`crate::access::prefault`]).
+    pub populated: Vec<crate::cabi::Populated>,
     /// The thread that fills them ahead of the copies ([`crate::filler`]).
     pub filler: Option<crate::filler::Filler>,
     /// What stops the process on an error (the runner's child writes its report first).
@@ -194,7 +169,7 @@ fn exit_on_error(rt: &Runtime) -> ! {
     for r in &rt.reports {
         eprintln!("{}", r.line());
     }
-    std::process::exit(crate::run::EXIT_MISUSE)
+    std::process::exit(crate::status::EXIT_MISUSE)
 }
 
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);

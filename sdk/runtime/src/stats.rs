@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::cores::CoreReport;
 use crate::misuse::{Report, Severity};
-use crate::run::{Options, StatsFormat};
+use crate::options::{Options, StatsFormat};
+use crate::report::CoreReport;
 
 /// The JSON document.
 #[derive(Serialize)]

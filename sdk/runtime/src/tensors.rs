@@ -16,8 +16,7 @@ pub const HBM_BASE: u64 = neuron_translate::model::defaults::HBM_BASE;
 pub const HOST_SHARE: u64 = 16 << 30;
 /// Each core's share (tensors a kernel creates).
 pub const CORE_SHARE: u64 = 5 << 30;
-/// Most cores a run has (a NeuronCore's GPSIMD engine has eight).
-pub const MAX_CORES: u32 = 8;
+pub use crate::limits::MAX_CORES;
 /// The whole HBM region: the shares and the pinned scratch window's 64 MiB at the top
 /// (below 64 GiB, where the default engine base puts SBUF).
 pub const HBM_SIZE: u64 = HOST_SHARE + CORE_SHARE * MAX_CORES as u64 + (64 << 20);
@@ -48,7 +47,7 @@ pub fn ensure_machine(rt: &mut Runtime) {
         Ok(m) => rt.machine = Some(m),
         Err(e) => {
             eprintln!("neuron_customop_host: cannot start the host model: {e}");
-            std::process::exit(crate::run::EXIT_USAGE)
+            std::process::exit(crate::status::EXIT_USAGE)
         }
     }
     neuron_translate::abi::_init_translate_ctx();
@@ -264,4 +263,31 @@ pub fn eye(rt: &mut Runtime, h: u32) {
         dtype.store(&mut data, i * cols + i, one);
     }
     write_all(rt, h, &data);
+}
+
+/// Tensor `h`'s coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET),
+/// set first to `set` when that is one of them.
+pub fn policy(rt: &mut Runtime, h: u32, set: i32) -> i32 {
+    let e = rt.entry(h);
+    if (0..=2).contains(&set) {
+        e.policy = set;
+    }
+    e.policy
+}
+
+/// `get_dst_tensor()`: the op's output (one more reference), or 0 after a reported misuse
+/// outside a kernel the runner runs.
+pub fn dst_tensor(rt: &mut Runtime) -> u32 {
+    match (rt.phase, rt.dst) {
+        (Phase::Kernel, Some(h)) => {
+            rt.dst_called = true;
+            retain(rt, h);
+            h
+        }
+        _ => {
+            let detail = "get_dst_tensor() outside a kernel the runner runs".into();
+            rt.misuse(Kind::OpFailed, None, None, detail);
+            0
+        }
+    }
 }

@@ -1,0 +1,125 @@
+//! The accessors' and the TCM's C ABI: each function takes the tensor's handle from its
+//! meta and forwards to [`crate::access`] on this core's runtime.
+
+use core::ffi::{c_int, c_void};
+
+use crate::access;
+use crate::cabi::{Meta, Populated};
+use crate::ffi::handle;
+use crate::state;
+
+/// Opens an accessor of `kind` with element type `dtype` (and `ndim` dimensions for a
+/// standard one) on tensor `m`: a stream gets its TCM buffer (null: a slow stream).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_open(
+    m: *const Meta,
+    kind: c_int,
+    dtype: c_int,
+    ndim: c_int,
+) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    state::with(|rt| access::open_checked(rt, h, kind, dtype, ndim))
+}
+
+/// Closes what [`nt_customop_open`] opened (a stream returns its buffer).
+///
+/// # Safety
+/// `m` is live; `buffer` is what the open returned.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_close(m: *const Meta, kind: c_int, buffer: *mut u8) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    state::with(|rt| access::close(rt, h, kind, buffer))
+}
+
+/// Reports an accessor index outside its dimension (and stops the core).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_bad_index(m: *const Meta, dim: c_int, index: i64, size: i64) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    state::with(|rt| access::bad_index(rt, h, dim, index, size))
+}
+
+/// Reports a stream used past its end (`closed` 0) or after `close()` (1).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_bad_stream(
+    m: *const Meta,
+    closed: c_int,
+    write: c_int,
+    index: u64,
+) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    state::with(|rt| access::bad_stream(rt, h, closed != 0, write != 0, index))
+}
+
+/// Counts bytes a stream moved between its tensor and TCM.
+#[no_mangle]
+pub extern "C" fn nt_customop_count_tcm(in_bytes: u64, out_bytes: u64) {
+    state::with(|rt| access::count_tcm(rt, in_bytes, out_bytes))
+}
+
+/// Checks and records a TCM copy of `count` elements of type `dtype` from element
+/// `offset` (`write`: TCM to tensor).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_tcm_copy(
+    m: *const Meta,
+    dtype: c_int,
+    offset: u64,
+    count: u64,
+    write: c_int,
+) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    state::with(|rt| access::tcm_copy(rt, h, dtype, offset, count, write != 0))
+}
+
+/// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null.
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_malloc(bytes: usize) -> *mut c_void {
+    state::with(|rt| access::tcm_malloc(rt, bytes))
+}
+
+/// `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is
+/// reported (and stops the core).
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_free(p: *mut c_void) {
+    if !p.is_null() {
+        state::with(|rt| access::tcm_free(rt, p))
+    }
+}
+
+/// Before a TCM or stream copy of the stretch at local `p` (tensor `m`'s element `first`):
+/// fills the page tables of that window view ahead ([`access::prefault`]); `*filled`
+/// becomes the view filled (or found filled), and is left alone outside the windows.
+///
+/// # Safety
+/// `m` is live; `filled` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_prefault(
+    m: *const Meta,
+    first: u64,
+    p: *const u8,
+    write: c_int,
+    filled: *mut Populated,
+) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    if let Some(r) = state::with(|rt| access::prefault(rt, h, first, p as u64, write != 0)) {
+        // SAFETY: the caller's contract.
+        unsafe { *filled = r };
+    }
+}

@@ -1,0 +1,60 @@
+//! What a run is asked to do: the op, its arguments as typed, the output file, the cores
+//! and the stats, as the runner's command line gives them.
+
+use std::path::PathBuf;
+
+use crate::limits::MAX_CORES;
+
+/// How `--stats` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatsFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON document (docs/customop-host.md gives its schema).
+    Json,
+}
+
+/// The command line.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The op.
+    pub op: String,
+    /// Its arguments, as typed.
+    pub values: Vec<String>,
+    /// Where the output goes.
+    pub out: Option<PathBuf>,
+    /// Cores.
+    pub cores: u32,
+    /// `--stats`.
+    pub stats: Option<StatsFormat>,
+}
+
+pub fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        cores: 1,
+        ..Options::default()
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => o.out = Some(it.next().ok_or("--out needs a file")?.into()),
+            "--cores" => {
+                let n = it.next().ok_or("--cores needs a number")?;
+                o.cores = n
+                    .parse()
+                    .map_err(|_| format!("--cores {n}: not a number"))?;
+                if !(1..=MAX_CORES).contains(&o.cores) {
+                    return Err(format!("--cores {n}: from 1 to {MAX_CORES}"));
+                }
+            }
+            "--stats" => o.stats = Some(StatsFormat::Text),
+            "--stats=json" => o.stats = Some(StatsFormat::Json),
+            _ if o.op.is_empty() => o.op = a.clone(),
+            _ => o.values.push(a.clone()),
+        }
+    }
+    if o.op.is_empty() {
+        return Err("usage: OP [ARG...] [--out FILE.npy] [--cores N] [--stats[=json]]".into());
+    }
+    Ok(o)
+}

@@ -1,0 +1,70 @@
+//! What a run reports: each core's report to the runner (what it counted, its TCM copies,
+//! its misuses, the tensor it returned), the reports made across cores, and how reports
+//! reach stderr.
+
+use serde::{Deserialize, Serialize};
+
+use crate::misuse::{Kind, Report, Severity};
+use crate::state::{Access, Counts};
+
+/// The tensor a kernel returned.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Returned {
+    /// Its element type's code.
+    pub dtype: i32,
+    /// Its sizes.
+    pub sizes: Vec<i64>,
+    /// Its HBM address.
+    pub hbm_addr: u64,
+    /// Its bytes.
+    pub bytes: u64,
+}
+
+/// What a core reports to the runner.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CoreReport {
+    /// The core.
+    pub core: u32,
+    /// Calls of neuron_translate (and _span).
+    pub translations: u64,
+    /// Hits by window slot.
+    pub hits: [u64; 5],
+    /// Refills by window slot.
+    pub refills: [u64; 5],
+    /// What the runtime counted.
+    pub counts: Counts,
+    /// The TCM pool's high-water mark in bytes.
+    pub pool_high_water: u64,
+    /// Whether it called get_dst_tensor().
+    pub dst_called: bool,
+    /// What the kernel returned (none if it stopped on an error).
+    pub returned: Option<Returned>,
+    /// Its TCM copies.
+    pub accesses: Vec<Access>,
+    /// Its misuses.
+    pub reports: Vec<Report>,
+    /// What it printed.
+    #[serde(skip)]
+    pub printed: String,
+}
+
+/// Prints every report to stderr; whether one is an error.
+pub fn print_reports(reports: &[Report]) -> bool {
+    for r in reports {
+        eprintln!("{}", r.line());
+    }
+    reports.iter().any(|r| r.severity == Severity::Error)
+}
+
+/// A report found after the run, across cores (no one core made it).
+pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: String) -> Report {
+    Report {
+        kind,
+        severity: kind.severity(),
+        op: op.into(),
+        core: None,
+        tensor: Some(tensor.into()),
+        index: Some(index),
+        detail,
+    }
+}
