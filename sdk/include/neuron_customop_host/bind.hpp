@@ -8,6 +8,7 @@
 
 #include <neuron_customop_host/tensor.hpp>
 
+#include <exception>
 #include <tuple>
 #include <type_traits>
 
@@ -67,7 +68,7 @@ at::Tensor call(at::Tensor (*f)(P...), const nt_customop_arg *args, indices<I...
 
 /// Calls f (a `at::Tensor (*)(P...)`) with the runtime's arguments; the result keeps one
 /// reference for the runtime.
-template <class... P> const nt_customop_meta *invoke(const void *fn, const nt_customop_arg *args)
+template <class... P> const nt_customop_meta *invoke_unguarded(const void *fn, const nt_customop_arg *args)
 {
     auto f = reinterpret_cast<at::Tensor (*)(P...)>(const_cast<void *>(fn));
     at::Tensor r = call(f, args, typename make_indices<sizeof...(P)>::type());
@@ -75,6 +76,24 @@ template <class... P> const nt_customop_meta *invoke(const void *fn, const nt_cu
     if (m)
         nt_customop_tensor_retain(m);
     return m;
+}
+
+/// The same, with a C++ exception that leaves the function reported (as a crash of the
+/// kernel or shape function, with its message) instead of terminating the runner.
+template <class... P> const nt_customop_meta *invoke(const void *fn, const nt_customop_arg *args)
+{
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {
+        return invoke_unguarded<P...>(fn, args);
+    } catch (const std::exception &e) {
+        nt_customop_thrown(e.what());
+    } catch (...) {
+        nt_customop_thrown(nullptr);
+    }
+    return nullptr;
+#else
+    return invoke_unguarded<P...>(fn, args);
+#endif
 }
 
 template <class... P> void bind(const char *name, at::Tensor (*f)(P...))

@@ -90,6 +90,8 @@ void nt_customop_register(const char *lib, const char *name, const char *kernel,
 void nt_customop_bind(const char *name, nt_customop_invoker invoker, const void *function, const int *params,
                       size_t n);
 int nt_customop_main(int argc, char **argv);
+/* A C++ exception left a kernel or shape function: what() (NULL: not a std::exception). */
+void nt_customop_thrown(const char *what);
 
 /* The runner API (runner.hpp). stats: 0 none, 1 text, 2 JSON. */
 int nt_customop_run(const char *op, const nt_customop_arg *args, size_t n, uint32_t cores, int stats,

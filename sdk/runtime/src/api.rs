@@ -47,7 +47,7 @@ pub unsafe extern "C" fn nt_customop_run(
         ..Options::default()
     };
     if !(1..=MAX_CORES).contains(&cores) {
-        eprintln!("error: {cores} cores: from 1 to {}", MAX_CORES);
+        eprintln!("error: --cores {cores}: give a number from 1 to {MAX_CORES}");
         return crate::status::EXIT_USAGE;
     }
     // SAFETY: the caller's contract.

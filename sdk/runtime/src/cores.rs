@@ -5,11 +5,9 @@
 //! does can block on the runner, and the runner reads the cores in order, so what it
 //! reports does not depend on how the cores were scheduled.
 
-use std::ffi::CString;
-use std::sync::atomic::{AtomicI32, Ordering};
-
 use crate::cabi::Arg;
 use crate::checks::{across_cores, take_result};
+use crate::child::{self, Child};
 use crate::misuse::{Kind, Report};
 use crate::options::Options;
 use crate::registry::Function;
@@ -17,28 +15,6 @@ use crate::report::{cross_core, print_reports, CoreReport, Returned};
 use crate::state::{self, Phase, Runtime};
 use crate::status::{EXIT_CRASH, EXIT_MISUSE};
 use crate::tensors;
-
-static REPORT_FD: AtomicI32 = AtomicI32::new(-1);
-
-fn memfd(name: &str) -> i32 {
-    let n = CString::new(name).expect("no NUL");
-    // SAFETY: a valid name.
-    let fd = unsafe { libc::memfd_create(n.as_ptr(), 0) };
-    assert!(fd >= 0, "memfd_create: {}", std::io::Error::last_os_error());
-    fd
-}
-
-fn read_fd(fd: i32) -> Vec<u8> {
-    use std::io::{Read, Seek};
-    // SAFETY: the runner owns fd; the File takes it over and closes it.
-    let mut f = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
-    let mut v = Vec::new();
-    let ok = f
-        .seek(std::io::SeekFrom::Start(0))
-        .and_then(|_| f.read_to_end(&mut v));
-    ok.expect("reading a core's memory file");
-    v
-}
 
 /// Ends a core: its report into the memory file, stdout flushed, `_exit(code)`.
 fn finish(rt: &Runtime, returned: Option<Returned>, code: i32) -> ! {
@@ -60,24 +36,18 @@ fn finish(rt: &Runtime, returned: Option<Returned>, code: i32) -> ! {
         reports: rt.reports.clone(),
         printed: String::new(),
     };
-    let text = serde_json::to_vec(&report).expect("a report serializes");
-    let fd = REPORT_FD.load(Ordering::Relaxed);
-    // SAFETY: fd is the core's report file; text is valid for its length.
-    unsafe {
-        libc::write(fd, text.as_ptr().cast(), text.len());
-        libc::fflush(core::ptr::null_mut());
-        libc::_exit(code)
-    }
+    child::exit_with(
+        &serde_json::to_vec(&report).expect("a report serializes"),
+        code,
+    )
 }
 
 fn on_core_error(rt: &Runtime) -> ! {
-    finish(rt, None, EXIT_MISUSE)
+    finish(rt, None, rt.exit_status())
 }
 
 /// A core's process: runs the kernel and never returns.
-fn core_main(core: u32, cores: u32, kernel: &Function, call: &[Arg], out_fd: i32) -> ! {
-    // SAFETY: the core's stdout becomes its memory file.
-    unsafe { libc::dup2(out_fd, 1) };
+fn core_main(core: u32, cores: u32, kernel: &Function, call: &[Arg]) -> ! {
     state::with(|rt| {
         rt.core = core;
         rt.cores = cores;
@@ -106,62 +76,52 @@ fn core_main(core: u32, cores: u32, kernel: &Function, call: &[Arg], out_fd: i32
     })
 }
 
-/// Forks the cores, waits for them in order and returns their reports, or the exit status
-/// of a crash.
-fn run_cores(o: &Options, kernel: &Function, call: &[Arg]) -> Result<Vec<CoreReport>, i32> {
-    let mut children = Vec::new();
-    for core in 0..o.cores {
-        let (rfd, ofd) = (memfd("core-report"), memfd("core-stdout"));
-        // Nothing buffered in stdio is written twice.
-        // SAFETY: flushing all streams.
-        unsafe { libc::fflush(core::ptr::null_mut()) };
-        // SAFETY: the runner is single-threaded; the child only runs core_main.
-        match unsafe { libc::fork() } {
-            0 => {
-                REPORT_FD.store(rfd, Ordering::Relaxed);
-                core_main(core, o.cores, kernel, call, ofd)
-            }
-            -1 => panic!("fork: {}", std::io::Error::last_os_error()),
-            pid => children.push((core, pid, rfd, ofd)),
-        }
-    }
+/// Forks the cores and waits for them in order: the reports of the cores that wrote one,
+/// and a crash report for each that died before it could.
+fn run_cores(o: &Options, kernel: &Function, call: &[Arg]) -> (Vec<CoreReport>, Vec<Report>) {
+    let children: Vec<(u32, Child)> = (0..o.cores)
+        .map(|core| {
+            let c = child::spawn(|| core_main(core, o.cores, kernel, call));
+            (core, c)
+        })
+        .collect();
     let mut reports = Vec::new();
-    let mut crashed = false;
-    for (core, pid, rfd, ofd) in children {
-        let mut status = 0;
-        // SAFETY: our child.
-        unsafe { libc::waitpid(pid, &mut status, 0) };
-        let text = read_fd(rfd);
-        let printed = String::from_utf8_lossy(&read_fd(ofd)).into_owned();
-        if libc::WIFSIGNALED(status) {
-            let sig = libc::WTERMSIG(status);
-            // SAFETY: strsignal returns a static string.
-            let name = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(sig)) }.to_string_lossy();
-            eprintln!("error[kernel-crashed] op {}, core {core}: the kernel died of signal {sig} ({name})", o.op);
-            print!("{printed}");
-            crashed = true;
-            continue;
+    let mut crashes = Vec::new();
+    for (core, c) in children {
+        let ended = child::wait(c);
+        match serde_json::from_slice::<CoreReport>(&ended.report) {
+            Ok(mut r) => {
+                r.printed = ended.printed;
+                reports.push(r);
+            }
+            Err(_) => {
+                crashes.push(ended.crash(&o.op, "kernel", Some(core)));
+                if core == 0 {
+                    print!("{}", ended.printed);
+                }
+            }
         }
-        let mut r: CoreReport = serde_json::from_slice(&text).map_err(|e| {
-            eprintln!("error: core {core} exited ({status:#x}) without its report: {e}");
-            EXIT_CRASH
-        })?;
-        r.printed = printed;
-        reports.push(r);
     }
-    if crashed {
-        return Err(EXIT_CRASH);
-    }
-    Ok(reports)
+    (reports, crashes)
 }
 
 /// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
 /// is in `output` when it is 0).
 pub fn run(o: &Options, kernel: &Function, call: &[Arg], output: u32) -> i32 {
-    let mut reports = match run_cores(o, kernel, call) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let (mut reports, crashes) = run_cores(o, kernel, call);
+    if !crashes.is_empty() {
+        print_output(&reports);
+        let all: Vec<Report> = reports
+            .iter()
+            .flat_map(|r| r.reports.iter().cloned())
+            .chain(crashes)
+            .collect();
+        print_reports(&all);
+        if let Some(f) = o.stats {
+            crate::stats::print(f, o, &reports, &all);
+        }
+        return EXIT_CRASH;
+    }
     let (addr, numel) = state::with(|rt| {
         let e = rt.entry(output);
         (e.meta.hbm_addr, e.meta.numel)
@@ -196,6 +156,9 @@ pub fn run(o: &Options, kernel: &Function, call: &[Arg], output: u32) -> i32 {
     let failed = print_reports(&all);
     if let Some(f) = o.stats {
         crate::stats::print(f, o, &reports, &all);
+    }
+    if all.iter().any(|r| r.kind == Kind::Crashed) {
+        return EXIT_CRASH;
     }
     if failed {
         return EXIT_MISUSE;

@@ -243,3 +243,20 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
         .collect();
     crate::run::main(&args)
 }
+
+/// A C++ exception left a kernel or a shape function (the invoker caught it): `what` is
+/// its message (null: not a `std::exception`). Reported as a crash of that phase, which
+/// ends there.
+///
+/// # Safety
+/// `what` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_thrown(what: *const c_char) {
+    // SAFETY: the caller's contract.
+    let what = (!what.is_null()).then(|| {
+        unsafe { CStr::from_ptr(what) }
+            .to_string_lossy()
+            .into_owned()
+    });
+    state::with(|rt| rt.thrown(what))
+}

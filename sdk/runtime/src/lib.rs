@@ -10,8 +10,9 @@
 //!    reports), [`status`] (exit statuses), [`limits`], [`filler`].
 //! 2. One core's state: [`state`], [`tensors`], [`access`] (the accessors' checks),
 //!    [`ops`], [`registry`].
-//! 3. Running an op: [`options`], [`report`], [`checks`] (across cores), [`stats`],
-//!    [`cores`] (a process per core), [`run`].
+//! 3. Running an op: [`child`] (a phase in a process of its own), [`options`],
+//!    [`outfile`], [`report`], [`checks`] (across cores), [`stats`], [`shape`] (the shape
+//!    function), [`cores`] (a process per core), [`run`].
 //! 4. The edges: [`ffi`] and [`ffi_access`] (the C ABI the headers call: converts and
 //!    forwards) and [`api`] (the runner API's C ABI).
 
@@ -19,6 +20,7 @@ pub mod access;
 pub mod api;
 pub mod cabi;
 pub mod checks;
+pub mod child;
 pub mod cores;
 pub mod dtype;
 pub mod ffi;
@@ -29,9 +31,11 @@ pub mod misuse;
 pub mod npy;
 pub mod ops;
 pub mod options;
+pub mod outfile;
 pub mod registry;
 pub mod report;
 pub mod run;
+pub mod shape;
 pub mod state;
 pub mod stats;
 pub mod status;

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// The kernel stops there; the run fails with [`crate::status::EXIT_MISUSE`].
+    /// The kernel stops there; the run fails with [`crate::status::EXIT_MISUSE`]
+    /// ([`crate::status::EXIT_CRASH`] for [`Kind::Crashed`]).
     Error,
     /// Reported (stderr and `--stats`); the run goes on.
     Warning,
@@ -71,6 +72,22 @@ kinds! {
         "a core other than 0 printed: the device drops it (shown here after the run)";
     OpFailed = "operation-error", Error,
         "a tensor operation or factory refused its arguments (shape, dtype, size)";
+    Crashed = "kernel-crashed", Error,
+        "a kernel or shape function died (a signal, a C++ exception, exit() before returning)";
+}
+
+/// How a kernel or shape function ended when it did not return: where it ran, and the
+/// signal or exit status (or the C++ exception) that ended it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Crash {
+    /// `kernel` or `shape function`.
+    pub phase: String,
+    /// The signal that killed it.
+    pub signal: Option<i32>,
+    /// The exit status it called `exit` with before returning.
+    pub exit_code: Option<i32>,
+    /// The message of the C++ exception it threw (`what()`).
+    pub exception: Option<String>,
 }
 
 /// One misuse, as reported.
@@ -90,6 +107,9 @@ pub struct Report {
     pub index: Option<String>,
     /// The rest, in words.
     pub detail: String,
+    /// How it died, for [`Kind::Crashed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<Crash>,
 }
 
 impl Report {
@@ -100,6 +120,9 @@ impl Report {
             Severity::Warning => "warning",
         };
         let mut where_ = format!("op {}", self.op);
+        if let Some(c) = &self.crash {
+            where_ += &format!(", {}", c.phase);
+        }
         if let Some(c) = self.core {
             where_ += &format!(", core {c}");
         }

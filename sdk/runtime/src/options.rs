@@ -42,10 +42,9 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 let n = it.next().ok_or("--cores needs a number")?;
                 o.cores = n
                     .parse()
-                    .map_err(|_| format!("--cores {n}: not a number"))?;
-                if !(1..=MAX_CORES).contains(&o.cores) {
-                    return Err(format!("--cores {n}: from 1 to {MAX_CORES}"));
-                }
+                    .ok()
+                    .filter(|c| (1..=MAX_CORES).contains(c))
+                    .ok_or_else(|| format!("--cores {n}: give a number from 1 to {MAX_CORES}"))?;
             }
             "--stats" => o.stats = Some(StatsFormat::Text),
             "--stats=json" => o.stats = Some(StatsFormat::Json),

@@ -66,5 +66,6 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
         tensor: Some(tensor.into()),
         index: Some(index),
         detail,
+        crash: None,
     }
 }

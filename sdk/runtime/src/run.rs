@@ -15,8 +15,9 @@ use crate::cabi::{Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_I
 use crate::limits::MAX_OPS;
 use crate::npy;
 use crate::options::{self, Options};
+use crate::outfile::Reserved;
 use crate::registry::{self, Function, Param};
-use crate::state::{self, Phase};
+use crate::state;
 use crate::tensors;
 
 pub use crate::limits::within_limits;
@@ -37,7 +38,27 @@ fn find_op(name: &str) -> Result<(Function, Function), String> {
                 r.ops.len()
             ));
         }
+        let mut libraries: Vec<&str> = r.ops.iter().map(|o| o.library.as_str()).collect();
+        libraries.sort_unstable();
+        libraries.dedup();
+        if libraries.len() > 1 {
+            return Err(format!(
+                "{} NEURON_LIBRARY blocks ({}): a program registers one library",
+                libraries.len(),
+                libraries.join(", ")
+            ));
+        }
         let known: Vec<&str> = r.ops.iter().map(|o| o.name.as_str()).collect();
+        if let Some(d) = known
+            .iter()
+            .enumerate()
+            .find(|(k, n)| known[..*k].contains(n))
+        {
+            return Err(format!(
+                "op '{}' is registered twice in library '{}': each m.def names an op once",
+                d.1, libraries[0]
+            ));
+        }
         let op = r.ops.iter().find(|o| o.name == name).ok_or_else(|| {
             format!(
                 "no op '{name}' is registered (registered: {})",
@@ -76,7 +97,12 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
     };
     match p {
         Param::Tensor => {
-            let bytes = std::fs::read(text).map_err(|e| format!("argument {k} ({text}): {e}"))?;
+            let bytes = std::fs::read(text).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => format!(
+                    "argument {k} is a tensor: '{text}' is no file (give the path of a .npy file)"
+                ),
+                _ => format!("argument {k} ({text}): {e}"),
+            })?;
             let a = npy::parse(&bytes).map_err(|e| format!("argument {k} ({text}): {e}"))?;
             if !within_limits(&a.shape) {
                 return Err(format!("argument {k} ({text}): shape {:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)", a.shape));
@@ -115,53 +141,10 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
     }
 }
 
-/// The shape function's output: dtype code and sizes, from data-less copies of the inputs.
-fn run_shape(shape: &Function, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
-    let shape_args: Vec<Arg> = state::with(|rt| {
-        rt.phase = Phase::Shape;
-        args.iter()
-            .map(|a| {
-                if a.kind != ARG_TENSOR {
-                    return *a;
-                }
-                // SAFETY: the runtime made it, and it lives.
-                let m = unsafe { *a.meta };
-                let sizes = &m.sizes[..m.ndim as usize];
-                let d = crate::dtype::DType::from_code(m.dtype).expect("a tensor's own type");
-                let h = tensors::create(rt, d, sizes, true);
-                let e = rt.entry(h);
-                e.label = format!("shape input {}", e.label);
-                Arg {
-                    meta: &*e.meta,
-                    ..*a
-                }
-            })
-            .collect()
-    });
-    // SAFETY: the invoker and function were registered together; the arguments match the
-    // parameters (checked by the caller).
-    let out = unsafe { (shape.invoker)(shape.function, shape_args.as_ptr()) };
-    state::with(|rt| {
-        rt.phase = Phase::Host;
-        if out.is_null() {
-            eprintln!("the shape function returned no tensor");
-            return Err(EXIT_USAGE);
-        }
-        // SAFETY: the invoker returns a live tensor.
-        let m = unsafe { *out };
-        for a in shape_args.iter().filter(|a| a.kind == ARG_TENSOR) {
-            // SAFETY: made above.
-            tensors::release(rt, unsafe { (*a.meta).handle });
-        }
-        tensors::release(rt, m.handle);
-        Ok((m.dtype, m.sizes[..m.ndim as usize].to_vec()))
-    })
-}
-
 /// The runner: see the module's documentation. Returns the exit status.
 pub fn main(args: &[String]) -> i32 {
     match from_command_line(args) {
-        Ok((o, out)) => write_output(&o, out),
+        Ok((out, place)) => write_output(out, place),
         Err(code) => code,
     }
 }
@@ -172,9 +155,15 @@ fn usage(m: String) -> i32 {
 }
 
 /// Runs the call the command line describes: its output tensor.
-fn from_command_line(args: &[String]) -> Result<(Options, u32), i32> {
+fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
     let o = options::parse(args).map_err(usage)?;
     let (shape, kernel) = find_op(&o.op).map_err(usage)?;
+    let place = o
+        .out
+        .as_deref()
+        .map(Reserved::new)
+        .transpose()
+        .map_err(usage)?;
     if o.values.len() != kernel.params.len() {
         let kinds: Vec<&str> = kernel.params.iter().map(|p| p.name()).collect();
         return Err(usage(format!(
@@ -191,7 +180,7 @@ fn from_command_line(args: &[String]) -> Result<(Options, u32), i32> {
         call.push(argument(*p, k, v).map_err(usage)?);
     }
     let out = run_op(&o, &shape, &kernel, &call)?;
-    Ok((o, out))
+    Ok((out, place))
 }
 
 /// Calls op `o.op` with arguments already made (the C++ API's `nt_customop::run`): the
@@ -257,7 +246,7 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
             }
         }
     });
-    let (dtype, sizes) = run_shape(shape, call)?;
+    let (dtype, sizes) = crate::shape::run(o, shape, call)?;
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
@@ -286,20 +275,21 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
     }
 }
 
-/// Writes the output to `--out` (if given) and lets it go: the exit status.
-fn write_output(o: &Options, output: u32) -> i32 {
+/// Writes the output to its reserved place (if `--out` gave one) and lets it go: the exit
+/// status.
+fn write_output(output: u32, place: Option<Reserved>) -> i32 {
     let array = state::with(|rt| {
-        let a = o.out.as_ref().map(|_| tensors::to_array(rt, output));
+        let a = place.as_ref().map(|_| tensors::to_array(rt, output));
         tensors::release(rt, output);
         a
     });
-    let (Some(path), Some(array)) = (&o.out, array) else {
+    let (Some(place), Some(array)) = (place, array) else {
         return 0;
     };
-    match std::fs::write(path, npy::to_bytes(&array)) {
+    match place.commit(&npy::to_bytes(&array)) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
+            eprintln!("error: {e}");
             EXIT_USAGE
         }
     }

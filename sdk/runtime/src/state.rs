@@ -169,7 +169,7 @@ fn exit_on_error(rt: &Runtime) -> ! {
     for r in &rt.reports {
         eprintln!("{}", r.line());
     }
-    std::process::exit(crate::status::EXIT_MISUSE)
+    std::process::exit(rt.exit_status())
 }
 
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -215,6 +215,45 @@ impl Runtime {
         }
     }
 
+    /// The exit status the reports so far call for: a crash's, else a misuse error's.
+    pub fn exit_status(&self) -> i32 {
+        if self.reports.iter().any(|r| r.kind == Kind::Crashed) {
+            crate::status::EXIT_CRASH
+        } else {
+            crate::status::EXIT_MISUSE
+        }
+    }
+
+    /// A C++ exception left a kernel or shape function: reported as a crash of its phase,
+    /// with the exception's message, and the phase stops here (through `on_error`).
+    pub fn thrown(&mut self, what: Option<String>) -> ! {
+        let phase = if self.phase == Phase::Shape {
+            "shape function"
+        } else {
+            "kernel"
+        };
+        let detail = match &what {
+            Some(w) => format!("the {phase} threw a C++ exception: {w}"),
+            None => format!("the {phase} threw a C++ exception that is no std::exception"),
+        };
+        self.reports.push(Report {
+            kind: Kind::Crashed,
+            severity: Severity::Error,
+            op: self.op.clone(),
+            core: (self.phase == Phase::Kernel).then_some(self.core),
+            tensor: None,
+            index: None,
+            detail,
+            crash: Some(crate::misuse::Crash {
+                phase: phase.into(),
+                signal: None,
+                exit_code: None,
+                exception: what,
+            }),
+        });
+        (self.on_error)(self)
+    }
+
     /// Records a misuse; an error stops the core here (through `on_error`).
     pub fn misuse(
         &mut self,
@@ -232,6 +271,7 @@ impl Runtime {
             tensor,
             index,
             detail,
+            crash: None,
         });
         if kind.severity() == Severity::Error {
             (self.on_error)(self)

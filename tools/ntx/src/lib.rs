@@ -6,6 +6,7 @@ pub mod archive;
 pub mod diff;
 pub mod error;
 pub mod finding;
+pub mod guard;
 pub mod manifest;
 pub mod model;
 pub mod op;

@@ -13,18 +13,25 @@ use ntx::finding::Class;
 use ntx::suppress::Suppressions;
 use ntx::{diff, load, report, tables};
 
+mod op_cli;
 mod relink;
+use op_cli::{op_run, OpCommand};
 use relink::{relink, Relink};
 
 /// The exit codes, stated once (`ntx --help`, `ntx abi-diff --help`, `ntx relink --help`).
 const EXIT_STATUS: &str = "Exit status:
   0  success: abi-diff found nothing at or above --fail-on (suppressed findings aside);
-     relink wrote the archive
+     relink wrote the archive; simulate replayed the trace; explain, translate and build
+     did their work; op run ran the op (warnings allowed)
   1  abi-diff found a finding at or above --fail-on; relink refused an object with a
-     break (or, with --force, wrote one); simulate reached a call the device traps on
-  2  bad input: a usage error, an unreadable or malformed file, a bad suppression file,
-     or two objects that cannot be compared (under --format json, sarif or junit the
-     error is reported in that format on stdout)";
+     break (or, with --force, wrote one); simulate reached a call the device traps on;
+     op run refused the call before anything ran (a usage error, an argument or input,
+     the build)
+  2  abi-diff, relink, simulate, explain, translate, build: bad input (a usage error, an
+     unreadable or malformed file, a bad suppression file, or two objects that cannot be
+     compared; under --format json, sarif or junit the error is reported in that format
+     on stdout); op run: a misuse error stopped the run
+  3  op run: a kernel or shape function crashed";
 
 #[derive(Parser, Debug)]
 #[command(name = "ntx", version, about = "neuron-translate ABI tools", after_help = EXIT_STATUS)]
@@ -254,90 +261,6 @@ fn pretty(v: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
-#[derive(Subcommand, Debug)]
-enum OpCommand {
-    /// Build the sources (as custom_op.load does) and run OP on each core: its tensors
-    /// from .npy files, its int64_t, double and Scalar arguments as typed. Exit status:
-    /// the runner's (0 run, 1 refused, 2 a misuse error, 3 a kernel crashed).
-    Run(OpRun),
-}
-
-#[derive(Args, Debug)]
-struct OpRun {
-    /// Compute sources (the kernels).
-    #[arg(long, required = true)]
-    compute: Vec<PathBuf>,
-    /// Shape sources (shape functions and NEURON_LIBRARY).
-    #[arg(long, required = true)]
-    shape: Vec<PathBuf>,
-    /// Cores the kernel runs on (1 to 8), as multicore=True.
-    #[arg(long, default_value_t = 1)]
-    cores: u32,
-    /// The C++ standard the sources compile as.
-    #[arg(long = "std", default_value = "c++14")]
-    standard: String,
-    /// A compiler flag (extra_cflags), repeatable: --cflag=-DN=4.
-    #[arg(long = "cflag", allow_hyphen_values = true)]
-    cflags: Vec<String>,
-    /// Where the objects and the program go (default: a fresh temporary folder).
-    #[arg(long)]
-    build_dir: Option<PathBuf>,
-    /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
-    #[arg(long)]
-    name: Option<String>,
-    /// Where the output tensor goes (.npy).
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Per core: translations, refills per window, bytes through TCM, the TCM pool's
-    /// high-water mark and every warning; --stats=json as one JSON document.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
-    stats: Option<Format>,
-    /// The op (its registered name).
-    op: String,
-    /// Its arguments, in order.
-    #[arg(allow_negative_numbers = true)]
-    args: Vec<String>,
-}
-
-/// `ntx op run`: the runner's exit status.
-fn op_run(r: OpRun) -> Result<u8, Failure> {
-    if r.name.as_deref() == Some("builtin") {
-        return Err(Failure::Refused(
-            "a library may not be named `builtin`".into(),
-        ));
-    }
-    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
-    let dir = r.build_dir.clone().unwrap_or_else(|| temp.clone());
-    let build = ntx::op::Build {
-        compute: r.compute,
-        shape: r.shape,
-        std: r.standard,
-        cflags: r.cflags,
-        dir,
-    };
-    let exe = ntx::op::build(&build);
-    let status = exe.map_err(Failure::Refused).and_then(|exe| {
-        let mut cmd = std::process::Command::new(exe);
-        cmd.arg(&r.op)
-            .args(&r.args)
-            .args(["--cores", &r.cores.to_string()]);
-        if let Some(out) = &r.out {
-            cmd.arg("--out").arg(out);
-        }
-        match r.stats {
-            Some(Format::Json) => cmd.arg("--stats=json"),
-            Some(Format::Text) => cmd.arg("--stats"),
-            None => &mut cmd,
-        };
-        cmd.status()
-            .map_err(|e| Failure::Refused(format!("cannot run the op: {e}")))
-    });
-    if r.build_dir.is_none() {
-        let _ = std::fs::remove_dir_all(&temp);
-    }
-    Ok(status?.code().map_or(3, |c| c as u8))
-}
-
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = match Cli::try_parse_from(&args) {
@@ -366,7 +289,7 @@ fn main() -> ExitCode {
                     f.report(&Error::new(ErrorKind::Usage, "command line", message));
                 }
             }
-            return ExitCode::from(2);
+            return ExitCode::from(usage_status(&args));
         }
     };
     let errors = ErrorFormat::of(&cli.command);
@@ -396,6 +319,22 @@ impl Policy {
             report.suppress(&rules);
         }
         Ok(())
+    }
+}
+
+/// The exit status of a usage error: `op run`'s "refused" (1), every other command's
+/// "bad input" (2).
+fn usage_status(args: &[std::ffi::OsString]) -> u8 {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .take(2)
+        .collect();
+    if words == ["op", "run"] {
+        1
+    } else {
+        2
     }
 }
 

@@ -7,7 +7,7 @@
 //! name every function that could be a kernel (global, taking tensors, `int64_t`,
 //! `double` and `Scalar`), and a generated `main` binds them by name; the registration
 //! picks the one it names. The program it links is the runner (sdk/runtime's `run`),
-//! started with the op's arguments.
+//! started with the op's arguments. Every command runs under [`crate::guard`].
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -80,16 +80,15 @@ pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
 }
 
 fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
-    let out = Command::new(cxx)
-        .arg(format!("-std={}", b.std))
+    let mut cmd = Command::new(cxx);
+    cmd.arg(format!("-std={}", b.std))
         .args(cflags)
         .args(&b.cflags)
         .arg("-c")
         .arg(src)
         .arg("-o")
-        .arg(obj)
-        .output()
-        .map_err(|e| format!("cannot run {cxx}: {e}"))?;
+        .arg(obj);
+    let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "{} does not compile:\n{}",
@@ -189,13 +188,9 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
     compile(&cxx, b, &cflags, &main, &main_obj)?;
     objects.push(main_obj);
     let exe = b.dir.join("op");
-    let out = Command::new(&cxx)
-        .args(&objects)
-        .args(&libs)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .map_err(|e| format!("cannot run {cxx}: {e}"))?;
+    let mut cmd = Command::new(&cxx);
+    cmd.args(&objects).args(&libs).arg("-o").arg(&exe);
+    let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "the op does not link:\n{}",

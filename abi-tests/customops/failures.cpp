@@ -1,0 +1,30 @@
+// Kernels that fail in the ways a runner must report in its documented form: one that never
+// returns (on every core, for the signal and timeout tests), one that calls exit(0), one that
+// throws; their shape functions, in failures_shape.cpp, throw, crash or exit in turn.
+#include <stdexcept>
+#include <stdlib.h>
+#include <torch/torch.h>
+#include <neuron/neuron-utils.hpp>
+
+torch::Tensor spin(const torch::Tensor &input)
+{
+    torch::Tensor out = get_dst_tensor();
+    volatile unsigned long n = 0;
+    for (;;)
+        n = n + 1;
+    return out;
+}
+
+torch::Tensor kernel_exits(const torch::Tensor &input)
+{
+    (void)input;
+    exit(0);
+}
+
+torch::Tensor kernel_throws(const torch::Tensor &input)
+{
+    (void)input;
+    throw std::runtime_error("the kernel gave up");
+}
+
+torch::Tensor passes(const torch::Tensor &input) { return input; }

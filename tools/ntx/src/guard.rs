@@ -1,0 +1,186 @@
+//! The processes `ntx op run` starts, held to it, so that none outlives it and its build
+//! folder goes with it, however it ends:
+//!
+//! * each command (a compiler, the op's program and so its cores) runs in a process group
+//!   of its own and is killed when ntx dies (`PR_SET_PDEATHSIG`);
+//! * SIGINT, SIGTERM and SIGHUP kill that group at once; ntx then removes its build folder
+//!   and dies of the same signal;
+//! * a watchdog, a process in a session of its own (so a signal to ntx's process group
+//!   does not reach it), waits for ntx to end by any means, SIGKILL included: it then kills
+//!   the group still running, removes the build folder, and exits.
+//!
+//! Without [`Guard::start`], [`output`] and [`status`] still give each command its group
+//! and its death signal.
+
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The process group of the command running now (0: none).
+static GROUP: AtomicI32 = AtomicI32::new(0);
+/// The signal caught (0: none).
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+/// The watchdog's pipe (-1: no watchdog).
+static WATCHDOG: AtomicI32 = AtomicI32::new(-1);
+
+const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+extern "C" fn on_signal(sig: i32) {
+    CAUGHT.store(sig, Ordering::SeqCst);
+    let group = GROUP.load(Ordering::SeqCst);
+    if group > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+}
+
+/// Tells the watchdog which group runs now.
+fn tell_watchdog(group: i32) {
+    let fd = WATCHDOG.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let b = group.to_ne_bytes();
+        // SAFETY: a valid buffer; a failed write leaves the watchdog with the last group.
+        unsafe { libc::write(fd, b.as_ptr().cast(), b.len()) };
+    }
+}
+
+/// The watchdog's process: reads the group running until the pipe ends (ntx is gone),
+/// then kills that group and removes `dir`.
+fn watchdog(read_fd: i32, dir: Option<&Path>) -> ! {
+    // SAFETY: plain system calls on this process's own state.
+    unsafe {
+        libc::setsid();
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        for fd in 0..3 {
+            libc::dup2(null, fd);
+        }
+    }
+    let mut group = 0i32;
+    let mut b = [0u8; 4];
+    // SAFETY: reading into a buffer of its length.
+    while unsafe { libc::read(read_fd, b.as_mut_ptr().cast(), 4) } == 4 {
+        group = i32::from_ne_bytes(b);
+    }
+    if group > 0 {
+        // SAFETY: a process group this ntx started.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+    if let Some(d) = dir {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    // SAFETY: ending the watchdog.
+    unsafe { libc::_exit(0) }
+}
+
+/// What [`Guard::start`] set up.
+#[derive(Debug)]
+pub struct Guard {
+    dir: Option<PathBuf>,
+}
+
+impl Guard {
+    /// Catches SIGINT, SIGTERM and SIGHUP and starts the watchdog, which removes `dir`
+    /// (a temporary build folder, if any) when ntx ends. Call it while ntx has one thread.
+    pub fn start(dir: Option<&Path>) -> Guard {
+        let mut fds = [0i32; 2];
+        // SAFETY: a valid array of two.
+        let piped = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0;
+        if piped {
+            // SAFETY: ntx has one thread; the child only runs the watchdog.
+            match unsafe { libc::fork() } {
+                0 => {
+                    // SAFETY: the child's copy of the write end.
+                    unsafe { libc::close(fds[1]) };
+                    watchdog(fds[0], dir)
+                }
+                -1 => {}
+                _ => {
+                    // SAFETY: the parent's copy of the read end.
+                    unsafe { libc::close(fds[0]) };
+                    WATCHDOG.store(fds[1], Ordering::SeqCst);
+                }
+            }
+        }
+        for sig in SIGNALS {
+            // SAFETY: the handler only stores atomics and calls kill.
+            unsafe { libc::signal(sig, on_signal as extern "C" fn(i32) as libc::sighandler_t) };
+        }
+        Guard {
+            dir: dir.map(Path::to_path_buf),
+        }
+    }
+
+    /// Ends the run: removes the build folder; when a signal was caught, ntx dies of it
+    /// here, as it would have without the guard.
+    pub fn finish(self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        let sig = CAUGHT.load(Ordering::SeqCst);
+        if sig != 0 {
+            // SAFETY: restoring the default action and raising the signal caught.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+    }
+}
+
+/// Whether SIGINT, SIGTERM or SIGHUP arrived: the run stops.
+pub fn interrupted() -> bool {
+    CAUGHT.load(Ordering::SeqCst) != 0
+}
+
+fn interrupted_error() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "interrupted by a signal")
+}
+
+/// Runs `cmd` to its end in a process group of its own, which dies with ntx: what
+/// `f` (`Child::wait_with_output` or `Child::wait`) gives.
+fn guarded<T>(
+    cmd: &mut Command,
+    f: impl FnOnce(std::process::Child) -> io::Result<T>,
+) -> io::Result<T> {
+    if interrupted() {
+        return Err(interrupted_error());
+    }
+    cmd.process_group(0);
+    // SAFETY: prctl is async-signal-safe; it changes only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn()?;
+    let group = child.id() as i32;
+    GROUP.store(group, Ordering::SeqCst);
+    tell_watchdog(group);
+    if interrupted() {
+        // The signal came between the spawn and the store: the handler missed the group.
+        // SAFETY: the group just started.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+    let result = f(child);
+    GROUP.store(0, Ordering::SeqCst);
+    tell_watchdog(0);
+    if interrupted() {
+        return Err(interrupted_error());
+    }
+    result
+}
+
+/// [`Command::output`], guarded.
+pub fn output(cmd: &mut Command) -> io::Result<Output> {
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    guarded(cmd, std::process::Child::wait_with_output)
+}
+
+/// [`Command::status`], guarded.
+pub fn status(cmd: &mut Command) -> io::Result<ExitStatus> {
+    guarded(cmd, |mut c| c.wait())
+}

@@ -1,0 +1,129 @@
+//! `ntx op run`'s command line: the call checked before anything is built (the library's
+//! name, the cores, the output's folder), the build and the run held by the process guard
+//! (`ntx::guard`: nothing outlives ntx, the temporary build folder goes with it), and the
+//! runner's exit status passed on.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use ntx::guard::{self, Guard};
+
+use super::{Failure, Format};
+
+/// Most cores a run has (the runner checks the same).
+const MAX_CORES: u32 = 8;
+
+#[derive(Subcommand, Debug)]
+pub enum OpCommand {
+    /// Build the sources (as custom_op.load does) and run OP on each core: its tensors
+    /// from .npy files, its int64_t, double and Scalar arguments as typed. Exit status:
+    /// 0 ran, 1 refused before anything ran, 2 a misuse error, 3 a kernel or shape
+    /// function crashed.
+    Run(OpRun),
+}
+
+fn cores_arg(s: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .ok()
+        .filter(|c| (1..=MAX_CORES).contains(c))
+        .ok_or_else(|| format!("--cores {s}: give a number from 1 to {MAX_CORES}"))
+}
+
+#[derive(Args, Debug)]
+pub struct OpRun {
+    /// Compute sources (the kernels).
+    #[arg(long, required = true)]
+    compute: Vec<PathBuf>,
+    /// Shape sources (shape functions and NEURON_LIBRARY).
+    #[arg(long, required = true)]
+    shape: Vec<PathBuf>,
+    /// Cores the kernel runs on (1 to 8), as multicore=True.
+    #[arg(long, default_value = "1", value_parser = cores_arg, allow_hyphen_values = true)]
+    cores: u32,
+    /// The C++ standard the sources compile as.
+    #[arg(long = "std", default_value = "c++14")]
+    standard: String,
+    /// A compiler flag (extra_cflags), repeatable: --cflag=-DN=4.
+    #[arg(long = "cflag", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+    /// Where the objects and the program go (default: a fresh temporary folder, removed
+    /// when ntx ends).
+    #[arg(long)]
+    build_dir: Option<PathBuf>,
+    /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
+    #[arg(long)]
+    name: Option<String>,
+    /// Where the output tensor goes (.npy); its folder must exist and be writable.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Per core: translations, refills per window, bytes through TCM, the TCM pool's
+    /// high-water mark and every warning; --stats=json as one JSON document.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    stats: Option<Format>,
+    /// The op (its registered name).
+    op: String,
+    /// Its arguments, in order.
+    #[arg(allow_negative_numbers = true)]
+    args: Vec<String>,
+}
+
+/// Whether a file can be written at `out`: the reason it cannot.
+fn check_out(out: &Path) -> Result<(), String> {
+    if out.is_dir() {
+        return Err(format!("--out {}: is a folder", out.display()));
+    }
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let probe = dir.join(format!(".ntx-out-check-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| format!("--out {}: cannot write there: {e}", out.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// `ntx op run`: the runner's exit status.
+pub fn op_run(r: OpRun) -> Result<u8, Failure> {
+    if r.name.as_deref() == Some("builtin") {
+        return Err(Failure::Refused(
+            "a library may not be named `builtin`".into(),
+        ));
+    }
+    if let Some(out) = &r.out {
+        check_out(out).map_err(Failure::Refused)?;
+    }
+    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
+    let guard = Guard::start(r.build_dir.is_none().then_some(temp.as_path()));
+    let build = ntx::op::Build {
+        compute: r.compute.clone(),
+        shape: r.shape.clone(),
+        std: r.standard.clone(),
+        cflags: r.cflags.clone(),
+        dir: r.build_dir.clone().unwrap_or_else(|| temp.clone()),
+    };
+    let status = ntx::op::build(&build).and_then(|exe| run_program(&exe, &r));
+    guard.finish();
+    let status = status.map_err(Failure::Refused)?;
+    Ok(status.code().map_or(3, |c| c as u8))
+}
+
+/// Runs the op's program, guarded: its exit status.
+fn run_program(exe: &Path, r: &OpRun) -> Result<std::process::ExitStatus, String> {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg(&r.op)
+        .args(&r.args)
+        .args(["--cores", &r.cores.to_string()]);
+    if let Some(out) = &r.out {
+        cmd.arg("--out").arg(out);
+    }
+    match r.stats {
+        Some(Format::Json) => cmd.arg("--stats=json"),
+        Some(Format::Text) => cmd.arg("--stats"),
+        None => &mut cmd,
+    };
+    guard::status(&mut cmd).map_err(|e| format!("cannot run the op: {e}"))
+}
