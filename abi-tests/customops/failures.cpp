@@ -8,6 +8,7 @@
 
 torch::Tensor spin(const torch::Tensor &input)
 {
+    (void)input;
     torch::Tensor out = get_dst_tensor();
     volatile unsigned long n = 0;
     for (;;)

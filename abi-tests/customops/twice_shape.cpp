@@ -4,7 +4,7 @@
 #include "torchneuron/register.h"
 
 torch::Tensor same_shape(const torch::Tensor &input) { return torch::zeros(input.sizes(), torch::kFloat); }
-torch::Tensor other_shape(const torch::Tensor &input) { return torch::zeros({1}, torch::kFloat); }
+torch::Tensor other_shape(const torch::Tensor &) { return torch::zeros({1}, torch::kFloat); }
 
 NEURON_LIBRARY(twice, m)
 {

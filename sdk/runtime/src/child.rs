@@ -5,6 +5,9 @@
 //! it before it wrote one.
 
 use std::ffi::CString;
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::misuse::{Crash, Kind, Report};
@@ -16,8 +19,8 @@ static REPORT_FD: AtomicI32 = AtomicI32::new(-1);
 #[derive(Debug)]
 pub struct Child {
     pid: i32,
-    report: i32,
-    stdout: i32,
+    report: File,
+    stdout: File,
 }
 
 /// How a child ended.
@@ -32,6 +35,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A child that is still running and finished a job: its report and what it printed.
+    pub fn answered(report: Vec<u8>, printed: String) -> Outcome {
+        Outcome {
+            status: 0,
+            report,
+            printed,
+        }
+    }
+
     /// The signal that killed it.
     pub fn signal(&self) -> Option<i32> {
         libc::WIFSIGNALED(self.status).then(|| libc::WTERMSIG(self.status))
@@ -76,24 +88,50 @@ pub fn signal_name(sig: i32) -> String {
         .into_owned()
 }
 
-fn memfd(name: &str) -> i32 {
+fn memfd(name: &str) -> File {
     let n = CString::new(name).expect("no NUL");
     // SAFETY: a valid name.
     let fd = unsafe { libc::memfd_create(n.as_ptr(), libc::MFD_CLOEXEC) };
     assert!(fd >= 0, "memfd_create: {}", std::io::Error::last_os_error());
-    fd
+    // SAFETY: a new descriptor, owned by the File from here on.
+    unsafe { File::from_raw_fd(fd) }
 }
 
-fn read_fd(fd: i32) -> Vec<u8> {
-    use std::io::{Read, Seek};
-    // SAFETY: the runner owns fd; the File takes it over and closes it.
-    let mut f = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+/// All of a memory file, read without moving its offset.
+fn contents(f: &File) -> Vec<u8> {
     let mut v = Vec::new();
-    let ok = f
-        .seek(std::io::SeekFrom::Start(0))
-        .and_then(|_| f.read_to_end(&mut v));
-    ok.expect("reading a child's memory file");
-    v
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match f.read_at(&mut buf, v.len() as u64) {
+            Ok(0) => return v,
+            Ok(n) => v.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => panic!("reading a child's memory file: {e}"),
+        }
+    }
+}
+
+impl Child {
+    /// Its process id.
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// What it reported and printed so far.
+    pub fn collect(&self) -> (Vec<u8>, String) {
+        let printed = String::from_utf8_lossy(&contents(&self.stdout)).into_owned();
+        (contents(&self.report), printed)
+    }
+
+    /// Empties its report and stdout files, for its next job (their offsets, which the
+    /// child shares, back at 0).
+    pub fn clear(&self) {
+        for f in [&self.report, &self.stdout] {
+            let _ = f.set_len(0);
+            // SAFETY: a descriptor this File owns.
+            unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_SET) };
+        }
+    }
 }
 
 /// Forks a child that runs `body` (which ends the child with [`exit_with`]; one that
@@ -116,9 +154,9 @@ pub fn spawn(body: impl FnOnce()) -> Child {
                 if libc::getppid() != parent {
                     libc::_exit(libc::EXIT_FAILURE);
                 }
-                libc::dup2(stdout, 1);
+                libc::dup2(stdout.as_raw_fd(), 1);
             }
-            REPORT_FD.store(report, Ordering::Relaxed);
+            REPORT_FD.store(report.as_raw_fd(), Ordering::Relaxed);
             body();
             // SAFETY: ending the child.
             unsafe { libc::_exit(libc::EXIT_FAILURE) }
@@ -139,20 +177,33 @@ pub fn wait(c: Child) -> Outcome {
     while unsafe { libc::waitpid(c.pid, &mut status, 0) } == -1
         && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
     {}
+    let (report, printed) = c.collect();
     Outcome {
         status,
-        report: read_fd(c.report),
-        printed: String::from_utf8_lossy(&read_fd(c.stdout)).into_owned(),
+        report,
+        printed,
+    }
+}
+
+/// In a child: `report` into its report file, stdout flushed.
+pub fn put_report(report: &[u8]) {
+    let fd = REPORT_FD.load(Ordering::Relaxed);
+    // SAFETY: flushing every stdio stream.
+    unsafe { libc::fflush(core::ptr::null_mut()) };
+    let mut at = 0;
+    while at < report.len() {
+        // SAFETY: fd is the child's report file; the bytes are valid for their length.
+        let n = unsafe { libc::write(fd, report[at..].as_ptr().cast(), report.len() - at) };
+        if n <= 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return;
+        }
+        at += n.max(0) as usize;
     }
 }
 
 /// Ends a child: `report` into its report file, stdout flushed, `_exit(code)`.
 pub fn exit_with(report: &[u8], code: i32) -> ! {
-    let fd = REPORT_FD.load(Ordering::Relaxed);
-    // SAFETY: fd is the child's report file; the bytes are valid for their length.
-    unsafe {
-        libc::write(fd, report.as_ptr().cast(), report.len());
-        libc::fflush(core::ptr::null_mut());
-        libc::_exit(code)
-    }
+    put_report(report);
+    // SAFETY: ending the child.
+    unsafe { libc::_exit(code) }
 }

@@ -1,29 +1,30 @@
-//! The kernel on each core: a forked process per core over the model's shared HBM, with
-//! its own globals, translation context, TCM pool and share of HBM. A core writes its
-//! report (what it counted, its TCM copies, its misuses, the tensor it returned) to a
-//! memory file the runner reads after it exits, and its stdout to another; nothing a core
-//! does can block on the runner, and the runner reads the cores in order, so what it
+//! The kernel on each core: a job on the core's worker ([`crate::worker`]), a process kept
+//! over the model's shared HBM, with its own globals, translation context (made anew for
+//! each job), TCM pool and share of HBM. A core writes its report (what it counted, its TCM
+//! copies, its misuses, the tensor it returned) to a memory file the runner reads when it
+//! answers, and its stdout to another; the runner reads the cores in order, so what it
 //! reports does not depend on how the cores were scheduled.
 
 use crate::cabi::Arg;
 use crate::checks::{across_cores, take_result};
-use crate::child::{self, Child};
+use crate::child;
 use crate::misuse::{Kind, Report};
 use crate::options::Options;
-use crate::registry::Function;
+use crate::registry;
 use crate::report::{cross_core, print_reports, CoreReport, Returned};
 use crate::state::{self, Phase, Runtime};
 use crate::status::{EXIT_CRASH, EXIT_MISUSE};
 use crate::tensors;
+use crate::worker::{self, Job, JobArg};
 
-/// Ends a core: its report into the memory file, stdout flushed, `_exit(code)`.
-fn finish(rt: &Runtime, returned: Option<Returned>, code: i32) -> ! {
+/// What a core reports of the job it ran.
+fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
     let c = rt
         .machine
         .as_ref()
         .map(|m| m.counters())
         .unwrap_or_default();
-    let report = CoreReport {
+    CoreReport {
         core: rt.core,
         translations: c.translates,
         hits: c.hits,
@@ -35,29 +36,40 @@ fn finish(rt: &Runtime, returned: Option<Returned>, code: i32) -> ! {
         accesses: rt.accesses.clone(),
         reports: rt.reports.clone(),
         printed: String::new(),
-    };
-    child::exit_with(
-        &serde_json::to_vec(&report).expect("a report serializes"),
-        code,
-    )
+    }
+}
+
+fn to_json(r: &CoreReport) -> Vec<u8> {
+    serde_json::to_vec(r).expect("a report serializes")
 }
 
 fn on_core_error(rt: &Runtime) -> ! {
-    finish(rt, None, rt.exit_status())
+    child::exit_with(&to_json(&core_report(rt, None)), rt.exit_status())
 }
 
-/// A core's process: runs the kernel and never returns.
-fn core_main(core: u32, cores: u32, kernel: &Function, call: &[Arg]) -> ! {
-    state::with(|rt| {
-        rt.core = core;
-        rt.cores = cores;
-        rt.phase = Phase::Kernel;
+/// A kernel job, on its core's worker: the call's tensors adopted, the kernel run, the
+/// report written, the tensors let go.
+fn kernel_job(job: &Job) {
+    let (_, kernel) = registry::lookup(&job.op).expect("the runner checked the op");
+    let call = state::with(|rt| {
+        rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel);
         rt.on_error = on_core_error;
-        tensors::use_core_share(rt, core);
+        if rt.share != Some(job.core) {
+            tensors::use_core_share(rt, job.core);
+            rt.share = Some(job.core);
+        }
+        let (call, mut held) = worker::adopt_args(rt, &job.args, false);
+        if let Some(out) = &job.output {
+            let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
+            rt.dst = h.first().copied();
+            held.extend(h);
+        }
         if let Some(m) = &rt.machine {
             m.reset_counters();
         }
+        (call, held)
     });
+    let (call, held) = call;
     neuron_translate::abi::_init_translate_ctx();
     // SAFETY: registered together; arguments checked against the parameters.
     let out = unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) };
@@ -72,23 +84,48 @@ fn core_main(core: u32, cores: u32, kernel: &Function, call: &[Arg]) -> ! {
                 bytes: rt.entry(m.handle).bytes,
             }
         });
-        finish(rt, returned, 0)
+        child::put_report(&to_json(&core_report(rt, returned)));
+        if !out.is_null() {
+            // SAFETY: as above; the invoker's reference.
+            tensors::release(rt, unsafe { (*out).handle });
+        }
+        for h in held {
+            tensors::release(rt, h);
+        }
+        rt.dst = None;
     })
 }
 
-/// Forks the cores and waits for them in order: the reports of the cores that wrote one,
-/// and a crash report for each that died before it could.
-fn run_cores(o: &Options, kernel: &Function, call: &[Arg]) -> (Vec<CoreReport>, Vec<Report>) {
-    let children: Vec<(u32, Child)> = (0..o.cores)
-        .map(|core| {
-            let c = child::spawn(|| core_main(core, o.cores, kernel, call));
-            (core, c)
-        })
-        .collect();
+/// The output as a job argument.
+fn output_arg(output: u32) -> JobArg {
+    state::with(|rt| {
+        let e = rt.entry(output);
+        let sizes = e.meta.sizes[..e.meta.ndim as usize].to_vec();
+        JobArg::Tensor(e.meta.dtype, sizes, e.meta.hbm_addr, e.label.clone())
+    })
+}
+
+/// Gives each core its job and waits for them in order: the reports of the cores that
+/// wrote one, and a crash report for each that died before it could.
+fn run_cores(o: &Options, call: &[Arg], output: u32) -> (Vec<CoreReport>, Vec<Report>) {
+    let job = Job {
+        op: o.op.clone(),
+        core: 0,
+        cores: o.cores,
+        args: worker::job_args(call),
+        output: Some(output_arg(output)),
+    };
+    for core in 0..o.cores {
+        let j = Job {
+            core,
+            ..job.clone()
+        };
+        worker::start(core as usize, &j, kernel_job);
+    }
     let mut reports = Vec::new();
     let mut crashes = Vec::new();
-    for (core, c) in children {
-        let ended = child::wait(c);
+    for core in 0..o.cores {
+        let ended = worker::finish(core as usize);
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
@@ -107,8 +144,8 @@ fn run_cores(o: &Options, kernel: &Function, call: &[Arg]) -> (Vec<CoreReport>, 
 
 /// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
 /// is in `output` when it is 0).
-pub fn run(o: &Options, kernel: &Function, call: &[Arg], output: u32) -> i32 {
-    let (mut reports, crashes) = run_cores(o, kernel, call);
+pub fn run(o: &Options, call: &[Arg], output: u32) -> i32 {
+    let (mut reports, crashes) = run_cores(o, call, output);
     if !crashes.is_empty() {
         print_output(&reports);
         let all: Vec<Report> = reports

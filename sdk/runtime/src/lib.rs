@@ -10,7 +10,8 @@
 //!    reports), [`status`] (exit statuses), [`limits`], [`filler`].
 //! 2. One core's state: [`state`], [`tensors`], [`access`] (the accessors' checks),
 //!    [`ops`], [`registry`].
-//! 3. Running an op: [`child`] (a phase in a process of its own), [`options`],
+//! 3. Running an op: [`child`] (a phase in a process of its own), [`worker`] (the
+//!    processes kept between calls), [`options`],
 //!    [`outfile`], [`report`], [`checks`] (across cores), [`stats`], [`shape`] (the shape
 //!    function), [`cores`] (a process per core), [`run`].
 //! 4. The edges: [`ffi`] and [`ffi_access`] (the C ABI the headers call: converts and
@@ -41,3 +42,4 @@ pub mod stats;
 pub mod status;
 pub mod tcm;
 pub mod tensors;
+pub mod worker;

@@ -267,7 +267,9 @@ pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Op
         rt.misuse(Kind::OpFailed, None, None, detail);
         return 0;
     };
-    let h = tensors::create(rt, d, sizes, false);
+    // A shape function's tensors are shapes: no storage, nothing to fill.
+    let data_less = rt.phase == crate::state::Phase::Shape;
+    let h = tensors::create(rt, d, sizes, data_less);
     match (fill, value) {
         (1, _) => tensors::fill(rt, h, Num::Int(0)),
         (2, _) => tensors::fill(rt, h, Num::Int(1)),

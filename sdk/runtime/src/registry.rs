@@ -109,3 +109,12 @@ pub fn register(library: String, name: String, kernel: String, shape: Function) 
 pub fn bind(name: String, f: Function) {
     with(|r| r.kernels.push((name, f)));
 }
+
+/// Op `op`'s shape function and kernel, as registered (the runner checked them).
+pub fn lookup(op: &str) -> Option<(Function, Function)> {
+    with(|r| {
+        let def = r.ops.iter().find(|o| o.name == op)?;
+        let kernel = r.kernels.iter().find(|k| k.0 == def.kernel)?;
+        Some((def.shape.clone(), kernel.1.clone()))
+    })
+}

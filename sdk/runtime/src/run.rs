@@ -28,9 +28,9 @@ pub use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_USAGE};
 /// Byte the output is filled with before the kernel runs (floats read NaN, integers -1).
 pub const POISON: u8 = 0xFF;
 
-/// The registered op `name` and its kernel, checked: at most ten ops, the kernel bound,
+/// The registered op `name`'s kernel, checked: at most ten ops, the kernel bound,
 /// the kernel's parameters the shape function's.
-fn find_op(name: &str) -> Result<(Function, Function), String> {
+fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
     registry::with(|r| {
         if r.ops.len() > MAX_OPS {
             return Err(format!(
@@ -41,7 +41,7 @@ fn find_op(name: &str) -> Result<(Function, Function), String> {
         let mut libraries: Vec<&str> = r.ops.iter().map(|o| o.library.as_str()).collect();
         libraries.sort_unstable();
         libraries.dedup();
-        if libraries.len() > 1 {
+        if one_library && libraries.len() > 1 {
             return Err(format!(
                 "{} NEURON_LIBRARY blocks ({}): a program registers one library",
                 libraries.len(),
@@ -55,8 +55,9 @@ fn find_op(name: &str) -> Result<(Function, Function), String> {
             .find(|(k, n)| known[..*k].contains(n))
         {
             return Err(format!(
-                "op '{}' is registered twice in library '{}': each m.def names an op once",
-                d.1, libraries[0]
+                "op '{}' is registered twice (library {}): each m.def names an op once",
+                d.1,
+                libraries.join(", ")
             ));
         }
         let op = r.ops.iter().find(|o| o.name == name).ok_or_else(|| {
@@ -81,7 +82,7 @@ fn find_op(name: &str) -> Result<(Function, Function), String> {
                 show(&op.shape.params)
             ));
         }
-        Ok((op.shape.clone(), kernel))
+        Ok(kernel)
     })
 }
 
@@ -157,7 +158,7 @@ fn usage(m: String) -> i32 {
 /// Runs the call the command line describes: its output tensor.
 fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
     let o = options::parse(args).map_err(usage)?;
-    let (shape, kernel) = find_op(&o.op).map_err(usage)?;
+    let kernel = find_op(&o.op, true).map_err(usage)?;
     let place = o
         .out
         .as_deref()
@@ -179,14 +180,14 @@ fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
     for (k, (p, v)) in kernel.params.iter().zip(&o.values).enumerate() {
         call.push(argument(*p, k, v).map_err(usage)?);
     }
-    let out = run_op(&o, &shape, &kernel, &call)?;
+    let out = run_op(&o, &call)?;
     Ok((out, place))
 }
 
 /// Calls op `o.op` with arguments already made (the C++ API's `nt_customop::run`): the
 /// output tensor (one reference), or the exit status the runner would give.
 pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
-    let (shape, kernel) = find_op(&o.op).map_err(usage)?;
+    let kernel = find_op(&o.op, false).map_err(usage)?;
     let converted: Option<Vec<Arg>> = (args.len() == kernel.params.len())
         .then(|| {
             kernel
@@ -205,7 +206,7 @@ pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
             want.join(", ")
         )));
     };
-    run_op(o, &shape, &kernel, &args)
+    run_op(o, &args)
 }
 
 /// An argument of the C++ API as parameter `p` takes it: a number converts to a `Scalar`,
@@ -230,7 +231,7 @@ fn convert(p: Param, a: &Arg) -> Option<Arg> {
 }
 
 /// The shape function, the output, the cores: the output tensor, or the exit status.
-fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Result<u32, i32> {
+fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
     state::with(|rt| {
         tensors::ensure_machine(rt);
         rt.op = o.op.clone();
@@ -246,7 +247,7 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
             }
         }
     });
-    let (dtype, sizes) = crate::shape::run(o, shape, call)?;
+    let (dtype, sizes) = crate::shape::run(o, call)?;
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
@@ -261,7 +262,7 @@ fn run_op(o: &Options, shape: &Function, kernel: &Function, call: &[Arg]) -> Res
         rt.dst = Some(h);
         h
     });
-    let status = crate::cores::run(o, kernel, call, output);
+    let status = crate::cores::run(o, call, output);
     state::with(|rt| {
         rt.dst = None;
         if status != 0 {

@@ -1,18 +1,19 @@
-//! The shape function, in a process of its own ([`crate::child`]) on data-less copies of
+//! The shape function, on a worker of its own ([`crate::worker`]), on data-less copies of
 //! the inputs: the output's element type and sizes, or how it failed (a misuse error, a
 //! crash, an exception, an `exit`), reported in the runner's form with `--stats` printed.
 
 use serde::{Deserialize, Serialize};
 
-use crate::cabi::{Arg, ARG_TENSOR};
+use crate::cabi::Arg;
 use crate::child;
 use crate::misuse::{Kind, Report};
 use crate::options::Options;
-use crate::registry::Function;
+use crate::registry;
 use crate::report::print_reports;
 use crate::state::{self, Phase, Runtime};
 use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_USAGE};
 use crate::tensors;
+use crate::worker::{self, Job, SHAPE_WORKER};
 
 /// What the shape function's process reports.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -37,50 +38,56 @@ fn on_shape_error(rt: &Runtime) -> ! {
     end(&r, rt.exit_status())
 }
 
-/// The shape function's process: data-less copies of the tensor arguments, the call, the
-/// result.
-fn shape_main(shape: &Function, args: &[Arg]) -> ! {
-    let shape_args: Vec<Arg> = state::with(|rt| {
-        rt.phase = Phase::Shape;
+/// A shape job, on the shape function's worker: data-less copies of the tensor
+/// arguments, the call, the result.
+fn shape_job(job: &Job) {
+    let (shape, _) = registry::lookup(&job.op).expect("the runner checked the op");
+    let (args, held) = state::with(|rt| {
+        rt.begin_job(&job.op, 0, job.cores, Phase::Shape);
         rt.on_error = on_shape_error;
-        args.iter()
-            .map(|a| {
-                if a.kind != ARG_TENSOR {
-                    return *a;
-                }
-                // SAFETY: the runtime made it, and it lives.
-                let m = unsafe { *a.meta };
-                let sizes = &m.sizes[..m.ndim as usize];
-                let d = crate::dtype::DType::from_code(m.dtype).expect("a tensor's own type");
-                let h = tensors::create(rt, d, sizes, true);
-                let e = rt.entry(h);
-                e.label = format!("shape input {}", e.label);
-                Arg {
-                    meta: &*e.meta,
-                    ..*a
-                }
-            })
-            .collect()
+        let (args, held) = worker::adopt_args(rt, &job.args, true);
+        for &h in &held {
+            let e = rt.entry(h);
+            e.label = format!("shape {}", e.label);
+        }
+        (args, held)
     });
     // SAFETY: the invoker and function were registered together; the arguments match the
-    // parameters (checked by the caller).
-    let out = unsafe { (shape.invoker)(shape.function, shape_args.as_ptr()) };
+    // parameters (checked by the runner).
+    let out = unsafe { (shape.invoker)(shape.function, args.as_ptr()) };
     let mut r = ShapeReport::default();
     if out.is_null() {
         r.refused = Some("the shape function returned no tensor".into());
-        end(&r, EXIT_USAGE)
+    } else {
+        // SAFETY: the invoker returns a live tensor.
+        let m = unsafe { *out };
+        r.result = Some((m.dtype, m.sizes[..m.ndim as usize].to_vec()));
     }
-    // SAFETY: the invoker returns a live tensor.
-    let m = unsafe { *out };
-    r.result = Some((m.dtype, m.sizes[..m.ndim as usize].to_vec()));
-    r.reports = state::with(|rt| rt.reports.clone());
-    end(&r, 0)
+    state::with(|rt| {
+        r.reports = rt.reports.clone();
+        child::put_report(&serde_json::to_vec(&r).expect("a report serializes"));
+        if !out.is_null() {
+            // SAFETY: as above; the invoker's reference.
+            tensors::release(rt, unsafe { (*out).handle });
+        }
+        for h in held {
+            tensors::release(rt, h);
+        }
+    });
 }
 
 /// Runs the shape function of op `o.op`: the output's element type code and sizes, or the
 /// exit status after its failure was reported.
-pub fn run(o: &Options, shape: &Function, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
-    let ended = child::wait(child::spawn(|| shape_main(shape, args)));
+pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
+    let job = Job {
+        op: o.op.clone(),
+        core: 0,
+        cores: o.cores,
+        args: worker::job_args(args),
+        output: None,
+    };
+    worker::start(SHAPE_WORKER, &job, shape_job);
+    let ended = worker::finish(SHAPE_WORKER);
     print!("{}", ended.printed);
     let r = serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
         reports: vec![ended.crash(&o.op, "shape function", None)],

@@ -42,6 +42,8 @@ pub struct Entry {
     pub open: Open,
     /// Bytes allocated in HBM.
     pub bytes: u64,
+    /// Whether this process allocated them (and frees them with the last reference).
+    pub owned: bool,
 }
 
 /// Where a run is.
@@ -163,6 +165,8 @@ pub struct Runtime {
     pub filler: Option<crate::filler::Filler>,
     /// What stops the process on an error (the runner's child writes its report first).
     pub on_error: fn(&Runtime) -> !,
+    /// The core whose share of HBM this process allocates from (a worker's, once set).
+    pub share: Option<u32>,
 }
 
 fn exit_on_error(rt: &Runtime) -> ! {
@@ -200,6 +204,7 @@ impl Runtime {
             populated: Vec::new(),
             filler: None,
             on_error: exit_on_error,
+            share: None,
         }
     }
 
@@ -213,6 +218,23 @@ impl Runtime {
             Some(Some(e)) => e,
             _ => panic!("neuron_customop_host: tensor handle {h} is not live"),
         }
+    }
+
+    /// Starts a job on a worker: `phase` of op `op` on `core` of `cores`, with nothing
+    /// counted, copied or reported yet and a fresh TCM pool. The window views' page tables
+    /// the worker filled stay filled (the point of keeping it).
+    pub fn begin_job(&mut self, op: &str, core: u32, cores: u32, phase: Phase) {
+        self.op = op.into();
+        self.core = core;
+        self.cores = cores;
+        self.phase = phase;
+        self.dst = None;
+        self.dst_called = false;
+        self.pool = Pool::default();
+        self.fast_streams_open = 0;
+        self.counts = Counts::default();
+        self.accesses.clear();
+        self.reports.clear();
     }
 
     /// The exit status the reports so far call for: a crash's, else a misuse error's.

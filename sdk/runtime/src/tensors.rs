@@ -127,8 +127,27 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
         policy: 0,
         open: Open::default(),
         bytes: if data_less { 0 } else { bytes },
+        owned: true,
     });
     meta.handle
+}
+
+/// A tensor over HBM another process allocated (`hbm_addr`, 0 for a data-less one): a
+/// kernel's input or output on a worker, which the worker never frees. Refcount 1.
+pub fn adopt(rt: &mut Runtime, dtype: DType, sizes: &[i64], hbm_addr: u64, label: &str) -> u32 {
+    let h = create(rt, dtype, sizes, true);
+    if h == 0 {
+        return 0;
+    }
+    let e = rt.entry(h);
+    e.label = label.into();
+    e.owned = false;
+    if hbm_addr != 0 {
+        e.meta.hbm_addr = hbm_addr;
+        e.meta.data_less = 0;
+        e.bytes = e.meta.numel * dtype.size() as u64;
+    }
+    h
 }
 
 /// One more holder of `h`.
@@ -142,7 +161,7 @@ pub fn release(rt: &mut Runtime, h: u32) {
     e.refs -= 1;
     if e.refs == 0 {
         let (addr, bytes) = (e.meta.hbm_addr, e.bytes);
-        if bytes > 0 {
+        if bytes > 0 && e.owned {
             rt.arena.free(addr, bytes);
         }
         rt.tensors[h as usize - 1] = None;
@@ -249,10 +268,18 @@ pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
 
 /// The 2-D identity: ones where row == column.
 pub fn eye(rt: &mut Runtime, h: u32) {
-    let (dtype, rows, cols) = {
+    let (dtype, rows, cols, bytes) = {
         let e = rt.entry(h);
-        (e.dtype, e.meta.sizes[0] as usize, e.meta.sizes[1] as usize)
+        (
+            e.dtype,
+            e.meta.sizes[0] as usize,
+            e.meta.sizes[1] as usize,
+            e.bytes,
+        )
     };
+    if bytes == 0 {
+        return;
+    }
     let mut data = vec![0u8; rows * cols * dtype.size()];
     let one = if dtype.is_integral() {
         Num::Int(1)

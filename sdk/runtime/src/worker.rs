@@ -1,0 +1,190 @@
+//! The processes that run an op's phases, kept between calls: a worker per core (0 to 7)
+//! and one for shape functions, each forked from the runner on first use and used again
+//! by every later call while it lives. A misuse error or a crash ends a worker (its
+//! report said why); the next call forks it anew. A worker takes a job over its socket,
+//! runs it with the call's tensors adopted over the same HBM (nothing copied), writes its
+//! report to its memory file and answers one byte; a worker whose runner is gone exits
+//! (the socket ends, and `PR_SET_PDEATHSIG`).
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cabi::{Arg, ARG_TENSOR};
+use crate::child::{self, Child, Outcome};
+use crate::limits::MAX_CORES;
+
+/// The shape function's worker.
+pub const SHAPE_WORKER: usize = MAX_CORES as usize;
+
+/// An argument of a job: a tensor by its place in HBM, or a value as the C ABI holds it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum JobArg {
+    /// A tensor: element type code, sizes, HBM address (0: data-less), name in reports.
+    Tensor(i32, Vec<i64>, u64, String),
+    /// A value: its `ARG_*` kind, integer and double.
+    Value(i32, i64, f64),
+}
+
+/// What a worker runs: op `op`'s shape function (no `output`) or its kernel on `core`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    /// The op.
+    pub op: String,
+    /// The core (a kernel's).
+    pub core: u32,
+    /// Cores running the op.
+    pub cores: u32,
+    /// Its arguments.
+    pub args: Vec<JobArg>,
+    /// The op's output (a kernel's `get_dst_tensor()`).
+    pub output: Option<JobArg>,
+}
+
+/// The job arguments of a call whose tensors this process made.
+pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
+    call.iter()
+        .map(|a| {
+            if a.kind != ARG_TENSOR {
+                return JobArg::Value(a.kind, a.i, a.f);
+            }
+            // SAFETY: a live tensor the caller holds.
+            let m = unsafe { *a.meta };
+            let label = crate::state::with(|rt| rt.entry(m.handle).label.clone());
+            JobArg::Tensor(
+                m.dtype,
+                m.sizes[..m.ndim as usize].to_vec(),
+                m.hbm_addr,
+                label,
+            )
+        })
+        .collect()
+}
+
+/// In a worker: a job's arguments as this process's tensors (adopted over the same HBM;
+/// data-less for a shape function) and values: the call's arguments, and the handles to
+/// release after it.
+pub fn adopt_args(
+    rt: &mut crate::state::Runtime,
+    args: &[JobArg],
+    data_less: bool,
+) -> (Vec<Arg>, Vec<u32>) {
+    let mut held = Vec::new();
+    let call = args
+        .iter()
+        .map(|a| match a {
+            JobArg::Value(kind, i, f) => Arg {
+                kind: *kind,
+                meta: core::ptr::null(),
+                i: *i,
+                f: *f,
+            },
+            JobArg::Tensor(dtype, sizes, addr, label) => {
+                let d = crate::dtype::DType::from_code(*dtype).expect("a tensor's own type");
+                let addr = if data_less { 0 } else { *addr };
+                let h = crate::tensors::adopt(rt, d, sizes, addr, label);
+                held.push(h);
+                Arg {
+                    kind: ARG_TENSOR,
+                    meta: &*rt.entry(h).meta,
+                    i: 0,
+                    f: 0.0,
+                }
+            }
+        })
+        .collect();
+    (call, held)
+}
+
+struct Worker {
+    child: Child,
+    sock: UnixStream,
+}
+
+/// The workers of this process, by index.
+static POOL: Mutex<Vec<Option<Worker>>> = Mutex::new(Vec::new());
+
+fn send(sock: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
+    sock.write_all(&(bytes.len() as u32).to_le_bytes())?;
+    sock.write_all(bytes)
+}
+
+fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
+    let mut len = [0u8; 4];
+    sock.read_exact(&mut len)?;
+    let mut v = vec![0u8; u32::from_le_bytes(len) as usize];
+    sock.read_exact(&mut v)?;
+    Ok(v)
+}
+
+/// A worker's process: each job through `body` (which writes the report), then one byte.
+fn serve_jobs(mut sock: UnixStream, body: fn(&Job)) -> ! {
+    loop {
+        let Ok(job) = receive(&mut sock).map(|b| serde_json::from_slice::<Job>(&b)) else {
+            // SAFETY: the runner is gone: end.
+            unsafe { libc::_exit(0) }
+        };
+        match job {
+            Ok(job) => body(&job),
+            // SAFETY: a job this runner did not write: end.
+            Err(_) => unsafe { libc::_exit(libc::EXIT_FAILURE) },
+        }
+        if sock.write_all(&[1]).is_err() {
+            // SAFETY: the runner is gone: end.
+            unsafe { libc::_exit(0) }
+        }
+    }
+}
+
+/// Gives worker `index` its job (forking it first if it is not running); `body` is what
+/// a new worker runs each job with.
+pub fn start(index: usize, job: &Job, body: fn(&Job)) {
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if pool.len() <= index {
+        pool.resize_with(index + 1, || None);
+    }
+    let bytes = serde_json::to_vec(job).expect("a job serializes");
+    for _ in 0..2 {
+        let w = pool[index].get_or_insert_with(|| {
+            let (mine, theirs) = UnixStream::pair().expect("socketpair");
+            let mine_fd = std::os::fd::AsRawFd::as_raw_fd(&mine);
+            let child = child::spawn(move || {
+                // SAFETY: the runner's end, in the child's copy of the descriptors.
+                unsafe { libc::close(mine_fd) };
+                serve_jobs(theirs, body)
+            });
+            Worker { child, sock: mine }
+        });
+        w.child.clear();
+        if send(&mut w.sock, &bytes).is_ok() {
+            return;
+        }
+        // It died after its last answer: reap it and fork another.
+        if let Some(dead) = pool[index].take() {
+            child::wait(dead.child);
+        }
+    }
+    panic!("worker {index} cannot take a job");
+}
+
+/// Waits for worker `index`'s answer to the job [`start`] gave it: its report and what it
+/// printed, or how it ended (it is then gone, and the next job forks another).
+pub fn finish(index: usize) -> Outcome {
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let w = pool[index].as_mut().expect("a worker with a job");
+    let mut done = [0u8; 1];
+    if w.sock.read_exact(&mut done).is_ok() {
+        let (report, printed) = w.child.collect();
+        return Outcome::answered(report, printed);
+    }
+    let dead = pool[index].take().expect("checked above");
+    child::wait(dead.child)
+}
+
+/// Whether worker `index` runs now.
+pub fn running(index: usize) -> Option<i32> {
+    let pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    pool.get(index)?.as_ref().map(|w| w.child.pid())
+}
