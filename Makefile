@@ -354,7 +354,7 @@ prove-lint: $(PROVE_STAMP)
 # The custom-op SDK's checks (abi-tests/customops/*.py) compare with NumPy, pinned in
 # sdk/requirements.txt and installed into target/sdk-venv once (a stamp, as the
 # validator's environment).
-SDK_CHECKS := $(sort $(wildcard abi-tests/customops/*.py))
+SDK_CHECKS := $(sort $(wildcard abi-tests/customops/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py))
 SDK_VENV := target/sdk-venv
 SDK_STAMP := $(SDK_VENV)/installed-python-$(PYTHON_VERSION)
 ifneq ($(wildcard $(SDK_STAMP)),)

@@ -408,6 +408,13 @@ impl Machine {
         self.with(|s| s.soc.sbuf())
     }
 
+    /// The memory file behind the simulated HBM (offset 0 is the configuration's
+    /// `hbm_base`), for another process to map the same memory: a descriptor the machine
+    /// owns, valid while it runs.
+    pub fn hbm_fd(&self) -> i32 {
+        self.with(|s| s.soc.hbm_fd())
+    }
+
     /// Allocates `size` bytes of HBM aligned to `align` (a power of two, at least 1); the
     /// memory reads as zeros.
     pub fn alloc(&self, size: u64, align: u64) -> Result<u64, SimError> {

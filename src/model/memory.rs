@@ -63,6 +63,11 @@ impl Soc {
         self.regions[0].base
     }
 
+    /// The HBM region's memfd (offset 0 is the region's first SoC address).
+    pub(super) fn hbm_fd(&self) -> i32 {
+        std::os::fd::AsRawFd::as_raw_fd(&self.regions[1].file)
+    }
+
     /// Points `w` at the SoC range from `soc`: the parts regions back as shared views of
     /// their memfd, the rest inaccessible. One `mmap` when one region backs it all (a
     /// refill's usual case: each such call costs microseconds, docs/host-model.md).

@@ -227,7 +227,9 @@ pub extern "C" fn nt_customop_ctx(handle: u32) -> *mut c_void {
     }
 }
 
-/// The runner's entry point (the glue's `main`).
+/// The runner's entry point (the glue's `main`): a run ([`crate::run`]), or with
+/// `--describe` or `--serve FD` the op's program for the Python front end
+/// ([`crate::serve`]).
 ///
 /// # Safety
 /// `argv` holds `argc` NUL-terminated strings.
@@ -241,7 +243,17 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
                 .into_owned()
         })
         .collect();
-    crate::run::main(&args)
+    match args.first().map(String::as_str) {
+        Some("--describe") => {
+            println!("{:#}", crate::serve::describe());
+            0
+        }
+        Some("--serve") => match args.get(1).and_then(|f| f.parse::<i32>().ok()) {
+            Some(fd) => crate::serve::main(fd),
+            None => crate::report::refuse("--serve needs the socket's descriptor".into()),
+        },
+        _ => crate::run::main(&args),
+    }
 }
 
 /// A C++ exception left a kernel or a shape function (the invoker caught it): `what` is

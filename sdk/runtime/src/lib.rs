@@ -15,7 +15,8 @@
 //!    [`outfile`], [`report`], [`checks`] (across cores), [`stats`], [`shape`] (the shape
 //!    function), [`cores`] (a process per core), [`run`].
 //! 4. The edges: [`ffi`] and [`ffi_access`] (the C ABI the headers call: converts and
-//!    forwards) and [`api`] (the runner API's C ABI).
+//!    forwards), [`api`] (the runner API's C ABI) and [`serve`] (the op's program as a
+//!    server for the Python front end).
 
 pub mod access;
 pub mod api;
@@ -36,6 +37,7 @@ pub mod outfile;
 pub mod registry;
 pub mod report;
 pub mod run;
+pub mod serve;
 pub mod shape;
 pub mod state;
 pub mod stats;

@@ -71,7 +71,7 @@ fn dtype_of(descr: &str) -> Result<DType, NpyError> {
 }
 
 /// The descr a type is written with.
-fn descr_of(d: DType) -> &'static str {
+pub fn descr_of(d: DType) -> &'static str {
     match d {
         DType::Byte => "|u1",
         DType::Char => "|i1",

@@ -12,6 +12,8 @@ pub enum StatsFormat {
     Text,
     /// One JSON document (docs/customop-host.md gives its schema).
     Json,
+    /// The same document, kept for the caller instead of printed ([`crate::stats::take`]).
+    Keep,
 }
 
 /// The command line.

@@ -2,6 +2,9 @@
 //! its misuses, the tensor it returned), the reports made across cores, and how reports
 //! reach stderr.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
 use serde::{Deserialize, Serialize};
 
 use crate::misuse::{Kind, Report, Severity};
@@ -48,12 +51,39 @@ pub struct CoreReport {
     pub printed: String,
 }
 
-/// Prints every report to stderr; whether one is an error.
+/// Whether reports and refusals are kept from stderr (a caller that takes them whole:
+/// the Python front end's server).
+static QUIET: AtomicBool = AtomicBool::new(false);
+/// The last refusal's reason.
+static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
+
+/// Keeps reports and refusals from stderr from now on.
+pub fn quiet() {
+    QUIET.store(true, Ordering::Relaxed);
+}
+
+/// Prints every report to stderr (unless [`quiet`]); whether one is an error.
 pub fn print_reports(reports: &[Report]) -> bool {
-    for r in reports {
-        eprintln!("{}", r.line());
+    if !QUIET.load(Ordering::Relaxed) {
+        for r in reports {
+            eprintln!("{}", r.line());
+        }
     }
     reports.iter().any(|r| r.severity == Severity::Error)
+}
+
+/// A call refused, for reason `m`: printed (unless [`quiet`]) and kept; the exit status.
+pub fn refuse(m: String) -> i32 {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("error: {m}");
+    }
+    *REFUSAL.lock().unwrap_or_else(|e| e.into_inner()) = Some(m);
+    crate::status::EXIT_USAGE
+}
+
+/// The last refusal's reason, taken.
+pub fn take_refusal() -> Option<String> {
+    REFUSAL.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
 /// A report found after the run, across cores (no one core made it).

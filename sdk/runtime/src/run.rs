@@ -151,8 +151,7 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 fn usage(m: String) -> i32 {
-    eprintln!("error: {m}");
-    EXIT_USAGE
+    crate::report::refuse(m)
 }
 
 /// Runs the call the command line describes: its output tensor.

@@ -11,7 +11,7 @@ use crate::options::Options;
 use crate::registry;
 use crate::report::print_reports;
 use crate::state::{self, Phase, Runtime};
-use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_USAGE};
+use crate::status::{EXIT_CRASH, EXIT_MISUSE};
 use crate::tensors;
 use crate::worker::{self, Job, SHAPE_WORKER};
 
@@ -93,9 +93,8 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
         reports: vec![ended.crash(&o.op, "shape function", None)],
         ..ShapeReport::default()
     });
-    if let Some(m) = &r.refused {
-        eprintln!("error: {m}");
-        return Err(EXIT_USAGE);
+    if let Some(m) = r.refused {
+        return Err(crate::report::refuse(m));
     }
     let failed = print_reports(&r.reports);
     match r.result {

@@ -2,11 +2,21 @@
 //! bytes through TCM, the pool's high-water mark, accessors) and every warning; as lines,
 //! or as one JSON document (`--stats=json`, schema in docs/customop-host.md).
 
+use std::sync::Mutex;
+
 use serde::Serialize;
 
 use crate::misuse::{Report, Severity};
 use crate::options::{Options, StatsFormat};
 use crate::report::CoreReport;
+
+/// The last document kept ([`StatsFormat::Keep`]).
+static KEPT: Mutex<Option<String>> = Mutex::new(None);
+
+/// The document the last run kept, taken.
+pub fn take() -> Option<String> {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -20,7 +30,7 @@ struct Document<'a> {
 
 /// Prints the stats to stdout.
 pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[Report]) {
-    if format == StatsFormat::Json {
+    if format != StatsFormat::Text {
         let doc = Document {
             schema: "neuron-customop-host-stats/1",
             op: &o.op,
@@ -28,10 +38,12 @@ pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[
             per_core: cores,
             reports,
         };
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).expect("stats serialize")
-        );
+        let text = serde_json::to_string_pretty(&doc).expect("stats serialize");
+        if format == StatsFormat::Keep {
+            *KEPT.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+        } else {
+            println!("{text}");
+        }
         return;
     }
     for r in cores {

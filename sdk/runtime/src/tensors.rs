@@ -251,7 +251,7 @@ pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes)
     };
-    let chunk_len = (1 << 20) / pattern.len() * pattern.len();
+    let chunk_len = (bytes.min(1 << 20) as usize).div_ceil(pattern.len()) * pattern.len();
     let chunk: Vec<u8> = pattern.iter().copied().cycle().take(chunk_len).collect();
     let m = rt
         .machine

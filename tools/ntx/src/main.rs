@@ -15,7 +15,7 @@ use ntx::{diff, load, report, tables};
 
 mod op_cli;
 mod relink;
-use op_cli::{op_run, OpCommand};
+use op_cli::{op_build, op_run, OpCommand};
 use relink::{relink, Relink};
 
 /// The exit codes, stated once (`ntx --help`, `ntx abi-diff --help`, `ntx relink --help`).
@@ -31,7 +31,8 @@ const EXIT_STATUS: &str = "Exit status:
      unreadable or malformed file, a bad suppression file, or two objects that cannot be
      compared; under --format json, sarif or junit the error is reported in that format
      on stdout); op run: a misuse error stopped the run
-  3  op run: a kernel or shape function crashed";
+  3  op run: a kernel or shape function crashed
+op build: 0 built, 1 refused (as op run's 1).";
 
 #[derive(Parser, Debug)]
 #[command(name = "ntx", version, about = "neuron-translate ABI tools", after_help = EXIT_STATUS)]
@@ -379,6 +380,7 @@ fn run(command: Command) -> Result<u8, Failure> {
         } => simulate(&trace, &table, (engine_base, hbm_scratch), keep, format),
         Command::Build { spec, out } => build(&spec, &out),
         Command::Op(OpCommand::Run(r)) => op_run(r),
+        Command::Op(OpCommand::Build(b)) => op_build(b),
     }
 }
 

@@ -20,6 +20,31 @@ pub enum OpCommand {
     /// 0 ran, 1 refused before anything ran, 2 a misuse error, 3 a kernel or shape
     /// function crashed.
     Run(OpRun),
+    /// Build the sources into the op's program, OUT (as custom_op.load writes
+    /// lib<name>.so; the Python front end runs it): exit 0 built, 1 refused.
+    Build(OpBuild),
+}
+
+#[derive(Args, Debug)]
+pub struct OpBuild {
+    /// Compute sources (the kernels).
+    #[arg(long, required = true)]
+    compute: Vec<PathBuf>,
+    /// Shape sources (shape functions and NEURON_LIBRARY).
+    #[arg(long, required = true)]
+    shape: Vec<PathBuf>,
+    /// The C++ standard the sources compile as.
+    #[arg(long = "std", default_value = "c++14")]
+    standard: String,
+    /// A compiler flag (extra_cflags), repeatable: --cflag=-DN=4.
+    #[arg(long = "cflag", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+    /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
+    #[arg(long)]
+    name: Option<String>,
+    /// The program to write (replaced whole once it is built).
+    #[arg(long, required = true)]
+    out: PathBuf,
 }
 
 fn cores_arg(s: &str) -> Result<u32, String> {
@@ -84,6 +109,41 @@ fn check_out(out: &Path) -> Result<(), String> {
         .map_err(|e| format!("--out {}: cannot write there: {e}", out.display()))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
+}
+
+/// `ntx op build`: 0 when the program is at `--out`.
+pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
+    if b.name.as_deref() == Some("builtin") {
+        return Err(Failure::Refused(
+            "a library may not be named `builtin`".into(),
+        ));
+    }
+    check_out(&b.out).map_err(Failure::Refused)?;
+    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
+    let guard = Guard::start(Some(temp.as_path()));
+    let build = ntx::op::Build {
+        compute: b.compute,
+        shape: b.shape,
+        std: b.standard,
+        cflags: b.cflags,
+        dir: temp.clone(),
+    };
+    let placed = ntx::op::build(&build).and_then(|exe| {
+        let name = b.out.file_name().map(|n| n.to_string_lossy().into_owned());
+        let tmp = b.out.with_file_name(format!(
+            ".{}.ntx-{}",
+            name.unwrap_or_default(),
+            std::process::id()
+        ));
+        let copied = std::fs::copy(&exe, &tmp).and_then(|_| std::fs::rename(&tmp, &b.out));
+        copied.map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("cannot write {}: {e}", b.out.display())
+        })
+    });
+    guard.finish();
+    placed.map_err(Failure::Refused)?;
+    Ok(0)
 }
 
 /// `ntx op run`: the runner's exit status.

@@ -1,0 +1,27 @@
+"""Neuron custom C++ operators on a workstation, from Python (docs/customop-python.md):
+
+    from neuron_customop_host import custom_op
+    lib = custom_op.load(name="relu", compute_srcs=["relu.cpp"], shape_srcs=["shape.cpp"])
+    y = lib.relu_forward(x)              # x a NumPy array; y one too
+    y = torch.ops.relu_ops.relu_forward(t)  # when PyTorch is installed
+
+Errors: TypeError/ValueError before anything runs; MisuseError, KernelCrashError after;
+warnings as NeuronCustomOpWarning.
+"""
+
+from . import custom_op
+from .custom_op import load, load_library
+from .errors import KernelCrashError, MisuseError, NeuronCustomOpWarning
+from .library import Library, Op
+
+__all__ = [
+    "KernelCrashError",
+    "Library",
+    "MisuseError",
+    "NeuronCustomOpWarning",
+    "Op",
+    "custom_op",
+    "load",
+    "load_library",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,246 @@
+"""A loaded op library: its ops as methods taking NumPy arrays and numbers, the cores they
+run on, and the server that keeps those cores up between calls (started by the first
+call, ended by `close()`, the `with` block's end, garbage collection or the interpreter's
+exit)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import warnings
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._server import Server, ServerGone
+from .errors import KernelCrashError, MisuseError, NeuronCustomOpWarning
+
+try:  # bfloat16 as NumPy knows it, when ml_dtypes is installed.
+    import ml_dtypes
+
+    BFLOAT16: np.dtype | None = np.dtype(ml_dtypes.bfloat16)
+except ImportError:
+    BFLOAT16 = None
+
+MAX_DIM_SMALL, MAX_DIM_LARGE = 65535, 2**32 - 1
+
+
+def within_limits(shape: tuple[int, ...]) -> bool:
+    """A tensor's limits: 8 dimensions of at most 65535, or 4 of at most 2^32 - 1."""
+    small = len(shape) <= 8 and all(d <= MAX_DIM_SMALL for d in shape)
+    return small or (len(shape) <= 4 and all(d <= MAX_DIM_LARGE for d in shape))
+
+
+class Op:
+    """One op of a library: call it with its arguments, in order."""
+
+    def __init__(self, library: Library, spec: dict[str, Any]):
+        self.library = library
+        self.name: str = spec["name"]
+        self.params: list[str] = spec["params"]
+        self.__doc__ = f"{self.name}({', '.join(self.params)}) -> numpy.ndarray"
+
+    def __call__(self, *args: Any) -> np.ndarray:
+        return self.library.call(self.name, self.params, args)
+
+    def __repr__(self) -> str:
+        return f"<op {self.library.name}.{self.name}({', '.join(self.params)})>"
+
+
+def _number(param: str, k: int, value: Any) -> dict[str, Any]:
+    """A number argument as the server takes it."""
+    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    is_float = isinstance(value, (float, np.floating))
+    if param == "int" and is_int:
+        return {"Int": int(value)}
+    if param == "double" and (is_int or is_float):
+        return {"Double": float(value)}
+    if param == "scalar" and is_int:
+        return {"ScalarInt": int(value)}
+    if param == "scalar" and is_float:
+        return {"ScalarFloat": float(value)}
+    want = {"int": "an int", "double": "a float", "scalar": "an int or a float"}[param]
+    raise TypeError(f"argument {k} takes {want} (the kernel's {param}), not {type(value).__name__}")
+
+
+class Library:
+    """The ops of one op program (what `custom_op.load` built as lib<name>.so)."""
+
+    def __init__(self, path: str | Path, multicore: bool = False, cores: int | None = None):
+        self.path = str(Path(path).resolve())
+        n = cores if cores is not None else (8 if multicore else 1)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
+            raise ValueError(f"cores={cores!r}: give a number from 1 to 8")
+        self.cores = n
+        try:
+            out = subprocess.run([self.path, "--describe"], capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise ValueError(f"{path} is not an op library custom_op.load built: {e}") from e
+        self.description: dict[str, Any] = json.loads(out)
+        libraries = self.description["libraries"]
+        if len(libraries) != 1:
+            raise ValueError(f"{path} registers {len(libraries)} libraries ({', '.join(libraries)}): it must register one")
+        self.name: str = libraries[0]
+        self.ops: dict[str, Op] = {spec["name"]: Op(self, spec) for spec in self.description["ops"]}
+        self._dtypes = {d["code"]: d for d in self.description["dtypes"]}
+        self.last_stats: dict[str, Any] | None = None
+        self._server: Server | None = None
+        self._lock = threading.RLock()
+        self._empties: dict[int, tuple[int, int]] = {}  # offset -> (handle, bytes)
+        self._to_free: list[int] = []
+        self._finalizer = weakref.finalize(self, Library._end, [None])
+
+    def __getattr__(self, name: str) -> Op:
+        ops = self.__dict__.get("ops", {})
+        if name in ops:
+            return ops[name]
+        raise AttributeError(f"library {self.__dict__.get('name')} has no op {name!r} (ops: {', '.join(ops)})")
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *self.ops]
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def _end(holder: list[Server | None]) -> None:
+        if holder[0] is not None:
+            holder[0].close()
+            holder[0] = None
+
+    def close(self) -> None:
+        """Ends the server and its core processes (a later call starts them again)."""
+        with self._lock:
+            if self._server is not None:
+                self._server.close()
+            self._server = None
+            self._empties.clear()
+            self._to_free.clear()
+            self._finalizer.detach()
+            self._finalizer = weakref.finalize(self, Library._end, [None])
+
+    def server_pids(self) -> list[int]:
+        """The server's process id, if it runs (its workers are its children)."""
+        return [self._server.process.pid] if self._server is not None else []
+
+    def _serve(self) -> Server:
+        if self._server is None or self._server.process.poll() is not None:
+            if self._server is not None:
+                self._server.close()
+            self._server = Server(self.path)
+            self._empties.clear()
+            self._finalizer.detach()
+            self._finalizer = weakref.finalize(self, Library._end, [self._server])
+        return self._server
+
+    def _dtype(self, a: np.ndarray, k: int) -> int:
+        """The element type code of array `a` (argument `k`)."""
+        if BFLOAT16 is not None and a.dtype == BFLOAT16:
+            return 15
+        for code, d in self._dtypes.items():
+            if np.dtype(d["descr"]) == a.dtype.newbyteorder("<") and a.dtype.byteorder in "<=|":
+                return code
+        names = ", ".join(sorted(str(np.dtype(d["descr"])) for d in self._dtypes.values()))
+        raise TypeError(f"argument {k}: arrays of {a.dtype} are not an API type ({names}; uint16 means bfloat16 bits)")
+
+    def _numpy_dtype(self, code: int) -> np.dtype:
+        if code == 15 and BFLOAT16 is not None:
+            return BFLOAT16
+        return np.dtype(self._dtypes[code]["descr"])
+
+    def empty(self, shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+        """An array in the op library's memory: passed to an op, it is not copied."""
+        shape = tuple(int(s) for s in shape)
+        probe = np.empty(0, dtype=dtype)
+        code = self._dtype(probe, 0)
+        with self._lock:
+            server = self._serve()
+            answer = server.request({"Alloc": {"dtype": code, "shape": shape}})
+            if "error" in answer:
+                raise ValueError(answer["error"])
+            a = server.view(answer["offset"], probe.dtype, shape)
+            self._empties[answer["offset"]] = (answer["handle"], a.nbytes)
+            weakref.finalize(a, self._forget, server, answer["offset"], answer["handle"])
+            return a
+
+    def _forget(self, server: Server, offset: int, handle: int) -> None:
+        # Called at any point by the garbage collector: only noted, freed before the next request.
+        if self._server is server and self._empties.pop(offset, None) is not None:
+            self._to_free.append(handle)
+
+    def call(self, op: str, params: list[str], args: Sequence[Any]) -> np.ndarray:
+        """Op `op` on `args`: its output. See the package's documentation for the errors."""
+        if len(args) != len(params):
+            raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
+        prepared = [self._prepare(p, k, a) for k, (p, a) in enumerate(zip(params, args, strict=True))]
+        with self._lock:
+            try:
+                return self._call_locked(op, prepared)
+            except KeyboardInterrupt:
+                self.close()
+                raise
+
+    def _prepare(self, param: str, k: int, value: Any) -> Any:
+        if param != "tensor":
+            return _number(param, k, value)
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"argument {k} is a tensor: give a NumPy array, not {type(value).__name__}")
+        if not within_limits(value.shape):
+            limits = "8 dimensions of at most 65535, or 4 of at most 2^32 - 1"
+            raise ValueError(f"argument {k}: shape {value.shape} is past a tensor's limits ({limits})")
+        return (self._dtype(value, k), value)
+
+    def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> int:
+        """Tensor `a` in HBM: its handle (a new one, holding a copy, unless it is already there)."""
+        offset = server.offset_of(a) if a.flags.c_contiguous else None
+        if offset is not None and offset in self._empties and self._empties[offset][1] == a.nbytes:
+            return self._empties[offset][0]
+        answer = server.request({"Alloc": {"dtype": code, "shape": list(a.shape)}})
+        if "error" in answer:
+            raise ValueError(answer["error"])
+        held.append(answer["handle"])
+        np.copyto(server.view(answer["offset"], a.dtype, a.shape), a, casting="no")
+        return answer["handle"]
+
+    def _call_locked(self, op: str, prepared: list[Any]) -> np.ndarray:
+        server = self._serve()
+        held: list[int] = []
+        try:
+            while self._to_free:
+                server.request({"Free": {"handle": self._to_free.pop()}})
+            args = [{"Tensor": self._place(server, *p, held)} if isinstance(p, tuple) else p for p in prepared]
+            answer = server.request({"Call": {"op": op, "args": args, "cores": self.cores}})
+            self.last_stats = answer.get("stats")
+            out = answer.get("output")
+            result = None
+            if out is not None:
+                held.append(out["handle"])
+                view = server.view(out["offset"], self._numpy_dtype(out["dtype"]), tuple(out["shape"]))
+                result = view.copy()
+            for h in held:
+                server.request({"Free": {"handle": h}})
+        except ServerGone:
+            self._server = None
+            raise
+        return self._conclude(op, answer, result)
+
+    def _conclude(self, op: str, answer: dict[str, Any], result: np.ndarray | None) -> np.ndarray:
+        reports = (self.last_stats or {}).get("reports", [])
+        for r in reports:
+            if r["severity"] == "warning":
+                warnings.warn(f"op {op}: {r['kind']}: {r['detail']}", NeuronCustomOpWarning, stacklevel=4)
+        status = answer["status"]
+        if status == 0 and result is not None:
+            return result
+        if status == 3:
+            raise KernelCrashError(op, reports)
+        if status == 2:
+            raise MisuseError(op, reports)
+        raise ValueError(f"{self.name}.{op}: {answer.get('error') or 'refused'}")

@@ -1,0 +1,44 @@
+"""Fixtures: our kernels (abi-tests/customops) built once per session by custom_op.load into
+a temporary folder, with the installed SDK's ntx ($NEURON_CUSTOMOP_HOST_NTX or PATH)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from neuron_customop_host import custom_op
+
+# The checkout (its kernels, its Cargo.toml): $NT_ROOT, else the one these tests are in.
+ROOT = Path(os.environ.get("NT_ROOT") or Path(__file__).resolve().parents[3])
+KERNELS = ROOT / "abi-tests" / "customops"
+
+# name: (compute sources, shape sources)
+LIBRARIES = {
+    "relu": (["relu.cpp"], ["relu_shape.cpp"]),
+    "relu_tcm": (["relu_tcm.cpp"], ["relu_tcm_shape.cpp"]),
+    "misc": (["misc.cpp"], ["misc_shape.cpp"]),
+    "misuse": (["misuse.cpp"], ["misuse_shape.cpp"]),
+    "ops": (["ops.cpp"], ["ops_shape.cpp"]),
+    "failures": (["failures.cpp"], ["failures_shape.cpp"]),
+}
+
+
+@pytest.fixture(scope="session")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("build")
+
+
+@pytest.fixture(scope="session")
+def built(build_dir: Path):
+    """A function: the library `name` (built on first use), loaded with `cores`."""
+    loaded = {}
+
+    def get(name: str, **kwargs):
+        if name not in loaded:
+            compute, shape = LIBRARIES[name]
+            custom_op.load(name, [KERNELS / c for c in compute], [KERNELS / s for s in shape], build_dir).close()
+            loaded[name] = build_dir / f"lib{name}.so"
+        return custom_op.load_library(loaded[name], **kwargs)
+
+    return get

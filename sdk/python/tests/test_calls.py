@@ -1,0 +1,127 @@
+"""Ops called from Python on NumPy arrays: results against NumPy, every element type in and
+out, the argument kinds, cores, and what is refused before anything runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from neuron_customop_host import custom_op
+from neuron_customop_host.library import BFLOAT16
+
+# c10::ScalarType codes of the API's element types.
+CODES = {"uint8": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "float16": 5, "float32": 6, "bfloat16": 15}
+
+
+def test_relu_forward_and_backward_match_numpy(built) -> None:
+    with built("relu") as lib:
+        x = (np.arange(3000, dtype=np.float32) - 1493.5).reshape(60, 50)
+        g = np.linspace(-1, 1, 3000, dtype=np.float32).reshape(60, 50)
+        np.testing.assert_array_equal(lib.relu_forward(x), np.maximum(x, 0))
+        np.testing.assert_array_equal(lib.relu_backward(g, x), np.where(x > 0, g, 0))
+        assert lib.last_stats["per_core"][0]["translations"] > 0
+
+
+def test_non_contiguous_inputs_are_made_contiguous(built) -> None:
+    with built("relu") as lib:
+        x = (np.arange(60 * 50, dtype=np.float32) - 1500).reshape(60, 50)
+        for view in (x.T, x[::2, ::3], np.asfortranarray(x)):
+            np.testing.assert_array_equal(lib.relu_forward(view), np.maximum(view, 0))
+
+
+@pytest.mark.parametrize("name", CODES)
+def test_every_element_type_goes_in_and_comes_out(built, name: str) -> None:
+    with built("ops") as lib:
+        values = (np.arange(24) % 50 - 20).reshape(4, 6)
+        if name == "bfloat16":  # bfloat16 travels as its bit patterns (uint16)
+            a = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+            b = np.full_like(a, 0x3F80)  # 1.0
+        else:
+            a = values.astype(name) if name != "uint8" else (values + 20).astype(name)
+            b = np.ones_like(a)
+        # op 19: mul(a, b), in the input's type, returned in it.
+        out = lib.elementwise(a, b, 0, 0, 19, 0, CODES[name])
+        if name != "bfloat16":
+            assert out.dtype == a.dtype and out.shape == a.shape
+            np.testing.assert_array_equal(out, a * b)
+            return
+        # ml_dtypes' bfloat16 when it is installed, else the bit patterns.
+        assert out.dtype == (BFLOAT16 if BFLOAT16 is not None else np.uint16) and out.shape == a.shape
+        np.testing.assert_array_equal(out.view(np.uint16), a)
+        if BFLOAT16 is not None:
+            again = lib.elementwise(a.view(BFLOAT16), b.view(BFLOAT16), 0, 0, 19, 0, CODES[name])
+            np.testing.assert_array_equal(again.view(np.uint16), a)
+
+
+def test_without_ml_dtypes_bfloat16_comes_back_as_its_bits(built, build_dir) -> None:
+    built("ops").close()
+    script = (
+        "import sys, numpy as np\n"
+        "sys.modules['ml_dtypes'] = None\n"
+        "from neuron_customop_host import load_library\n"
+        "a = np.array([[0x3F80, 0xC000]], np.uint16)\n"
+        "out = load_library(sys.argv[1]).elementwise(a, a, 0, 0, 19, 0, 15)\n"
+        "print(out.dtype, out.tolist())\n"
+    )
+    p = subprocess.run([sys.executable, "-c", script, str(build_dir / "libops.so")], capture_output=True, text=True)
+    assert p.stdout == "uint16 [[16256, 16512]]\n", p.stderr
+
+
+def test_int_double_and_scalar_arguments(built) -> None:
+    with built("misc") as lib:
+        x = np.linspace(-3, 3, 3000, dtype=np.float32).reshape(60, 50)
+        np.testing.assert_array_equal(lib.scale(60, 50, x, 0.5), x * np.float32(0.5))
+        np.testing.assert_array_equal(lib.scale(np.int64(60), 50, x, 2), x * np.float32(2))
+        with pytest.raises(TypeError, match="argument 0 takes an int"):
+            lib.scale(60.0, 50, x, 0.5)
+        with pytest.raises(TypeError, match="argument 3 takes a float"):
+            lib.scale(60, 50, x, "0.5")
+        with pytest.raises(TypeError, match="not bool"):
+            lib.scale(True, 50, x, 0.5)
+    with built("ops") as lib:
+        a = np.arange(-6, 6, dtype=np.int32).reshape(3, 4)
+        # op 16: add(a, s, alpha t): an integral Scalar, then a float one on a float tensor.
+        np.testing.assert_array_equal(lib.elementwise(a, a, 3, 2, 16, 0, CODES["int32"]), a + 6)
+        f = a.astype(np.float32)
+        np.testing.assert_array_equal(lib.elementwise(f, f, 0.5, 2, 16, 0, CODES["float32"]), f + 1)
+
+
+@pytest.mark.parametrize("cores", [1, 2, 8])
+def test_multicore_on_1_2_and_8_cores(built, cores: int) -> None:
+    x = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
+    with built("relu_tcm", cores=cores) as lib:
+        np.testing.assert_array_equal(lib.relu_multicore(x), np.maximum(x, 0))
+        assert lib.last_stats["cores"] == cores and len(lib.last_stats["per_core"]) == cores
+    with built("relu_tcm", multicore=True) as lib:
+        assert lib.cores == 8
+
+
+def test_arrays_in_the_librarys_memory_are_used_in_place(built) -> None:
+    with built("relu") as lib:
+        e = lib.empty((60, 50), np.float32)
+        e[:] = np.linspace(-1, 1, 3000, dtype=np.float32).reshape(60, 50)
+        np.testing.assert_array_equal(lib.relu_forward(e), np.maximum(e, 0))
+        e[0, 0] = 5.0  # written in place: the next call sees it
+        assert lib.relu_forward(e)[0, 0] == 5.0
+
+
+def test_what_is_refused_before_anything_runs(built, build_dir) -> None:
+    with built("relu") as lib:
+        x = np.ones((2, 3), np.float32)
+        with pytest.raises(TypeError, match="takes 1 arguments"):
+            lib.relu_forward(x, x)
+        with pytest.raises(TypeError, match="give a NumPy array, not list"):
+            lib.relu_forward([1.0, 2.0])
+        with pytest.raises(TypeError, match="float64 are not an API type"):
+            lib.relu_forward(np.ones(3))
+        with pytest.raises(ValueError, match="past a tensor's limits"):
+            lib.relu_forward(np.ones((1,) * 9, np.float32))
+        with pytest.raises(AttributeError, match="no op 'relu_sideways'"):
+            lib.relu_sideways(x)
+        assert lib.server_pids() == [], "nothing ran, so no server started"
+    with pytest.raises(ValueError, match="cores=9"):
+        custom_op.load_library(build_dir / "librelu.so", cores=9)
+    with pytest.raises(ValueError, match="'builtin'"):
+        custom_op.load("builtin", ["a.cpp"], ["b.cpp"])

@@ -1,0 +1,58 @@
+"""custom_op.load writes lib<name>.so and compiles nothing when nothing changed;
+load_library loads what it built; the package's version is the workspace's."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import neuron_customop_host
+import numpy as np
+from neuron_customop_host import custom_op
+
+from .conftest import KERNELS, ROOT
+
+
+def test_load_builds_once_and_again_only_after_a_change(tmp_path: Path, capsys) -> None:
+    src = tmp_path / "relu.cpp"
+    shutil.copy(KERNELS / "relu.cpp", src)
+    shape = KERNELS / "relu_shape.cpp"
+    with custom_op.load("relu", [src], [shape], tmp_path, verbose=True) as lib:
+        np.testing.assert_array_equal(lib.relu_forward(np.array([[-1.0, 2.0]], np.float32)), [[0.0, 2.0]])
+    built = tmp_path / "librelu.so"
+    first = built.stat().st_mtime_ns
+    assert "building" in capsys.readouterr().err
+    custom_op.load("relu", [src], [shape], tmp_path, verbose=True).close()
+    assert "up to date" in capsys.readouterr().err and built.stat().st_mtime_ns == first
+    custom_op.load("relu", [src], [shape], tmp_path, extra_cflags=["-DUNUSED=1"]).close()
+    assert built.stat().st_mtime_ns != first, "new flags build again"
+    second = built.stat().st_mtime_ns
+    src.write_text(src.read_text() + "\n// changed\n")
+    custom_op.load("relu", [src], [shape], tmp_path).close()
+    assert built.stat().st_mtime_ns != second, "a changed source builds again"
+
+
+def test_load_library_loads_what_load_built(built, build_dir: Path) -> None:
+    built("relu").close()
+    lib = custom_op.load_library(str(build_dir / "librelu.so"))
+    assert lib.name == "relu_ops" and sorted(lib.ops) == ["relu_backward", "relu_forward"]
+    np.testing.assert_array_equal(lib.relu_forward(np.array([[-3.0]], np.float32)), [[0.0]])
+    lib.close()
+
+
+def test_a_build_failure_says_why(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.cpp"
+    bad.write_text("this is not C++\n")
+    try:
+        custom_op.load("bad", [bad], [KERNELS / "relu_shape.cpp"], tmp_path)
+    except RuntimeError as e:
+        assert "does not compile" in str(e)
+    else:
+        raise AssertionError("a source that does not compile was loaded")
+
+
+def test_the_version_is_the_workspaces() -> None:
+    cargo = (ROOT / "Cargo.toml").read_text()
+    workspace = re.search(r'\[workspace\.package\]\nversion = "([^"]+)"', cargo).group(1)
+    assert neuron_customop_host.__version__ == workspace

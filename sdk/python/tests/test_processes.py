@@ -1,0 +1,140 @@
+"""What the processes do: misuse errors and warnings, a crash and the call after it, the same
+workers across calls, none left after the caller is killed, and the same outputs and
+reports as the op's program run the way `ntx op run` runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from neuron_customop_host import KernelCrashError, MisuseError, NeuronCustomOpWarning
+
+
+def children(pid: int) -> set[int]:
+    """The processes `pid` forked (its workers)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+def test_misuse_errors_raise_and_warnings_warn(built) -> None:
+    x = np.zeros((60, 50), np.float32)
+    with built("misuse") as lib:
+        with pytest.raises(MisuseError, match="index-out-of-range") as e:
+            lib.misuse(x, 1)
+        assert [r["kind"] for r in e.value.reports] == ["index-out-of-range"]
+        assert isinstance(e.value, RuntimeError)
+        with pytest.warns(NeuronCustomOpWarning, match="incoherent-accessors-allowed"):
+            lib.misuse(x, 4)
+    with built("misuse", cores=2) as lib, pytest.raises(MisuseError, match="output-unwritten"):
+        lib.misuse(x, 15)
+
+
+def test_a_crash_raises_and_the_next_call_works(built) -> None:
+    x = np.ones((60, 50), np.float32)
+    with built("misuse") as lib:
+        with pytest.raises(KernelCrashError) as e:
+            lib.misuse(x, 18)
+        assert (e.value.core, e.value.signal, e.value.phase) == (0, signal.SIGSEGV, "kernel")
+        np.testing.assert_array_equal(lib.misuse(x, 99), np.zeros_like(x))
+    with built("failures") as lib:
+        with pytest.raises(KernelCrashError, match="no shape for this input") as e:
+            lib.shape_throws(x)
+        assert e.value.core is None and e.value.phase == "shape function"
+        np.testing.assert_array_equal(lib.passes(x), x)
+
+
+def test_the_same_workers_serve_every_call(built) -> None:
+    x = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
+    with built("relu_tcm", cores=8) as lib:
+        lib.relu_multicore(x)
+        [server] = lib.server_pids()
+        workers = children(server)
+        assert len(workers) == 9  # eight cores and the shape function's worker
+        for _ in range(3):
+            np.testing.assert_array_equal(lib.relu_multicore(x), np.maximum(x, 0))
+        assert lib.server_pids() == [server] and children(server) == workers
+    assert not Path(f"/proc/{server}").exists() or Path(f"/proc/{server}/stat").read_text().split()[2] == "Z"
+
+
+def test_no_process_outlives_a_killed_caller(built, build_dir: Path) -> None:
+    built("relu_tcm").close()
+    script = (
+        "import sys, time, numpy as np\n"
+        "from neuron_customop_host import load_library\n"
+        "lib = load_library(sys.argv[1], cores=8)\n"
+        "lib.relu_multicore(np.ones((1, 4096), np.float32))\n"
+        "print(lib.server_pids()[0], flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script, str(build_dir / "librelu_tcm.so")], stdout=subprocess.PIPE, text=True)
+    server = int(p.stdout.readline())
+    family = {server} | children(server)
+    assert len(family) == 10
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{q}").exists() for q in family):
+        time.sleep(0.05)
+    left = [q for q in family if Path(f"/proc/{q}").exists()]
+    assert not left, f"left running: {left}"
+
+
+# (library, op, arguments (arrays by name, numbers as they are), cores)
+SAME = [
+    ("relu", "relu_forward", ["x"], 1),
+    ("relu", "relu_backward", ["g", "x"], 1),
+    ("relu_tcm", "relu_tcm", ["x"], 1),
+    ("relu_tcm", "relu_multicore", ["x"], 2),
+    ("misc", "scale", [60, 50, "x", 0.5], 1),
+    ("misc", "stream_add", ["i", "i"], 1),
+    ("misc", "negate", ["x"], 1),
+    ("misc", "factories", ["x"], 1),
+    ("misc", "window_move", ["x"], 1),
+    ("misuse", "misuse", ["x", 1], 1),
+    ("misuse", "misuse", ["x", 4], 1),
+    ("misuse", "misuse", ["x", 13], 2),
+    ("failures", "kernel_throws", ["x"], 1),
+]
+
+
+@pytest.mark.filterwarnings("ignore::neuron_customop_host.NeuronCustomOpWarning")
+@pytest.mark.parametrize(("name", "op", "args", "cores"), SAME)
+def test_outputs_and_reports_are_the_runners(built, build_dir: Path, tmp_path: Path, name, op, args, cores) -> None:
+    arrays = {
+        "x": (np.arange(3000, dtype=np.float32) - 1493.5).reshape(60, 50),
+        "g": np.linspace(-1, 1, 3000, dtype=np.float32).reshape(60, 50),
+        "i": np.arange(-5000, 5000, dtype=np.int32).reshape(100, 100),
+    }
+    for k, a in arrays.items():
+        np.save(tmp_path / f"{k}.npy", a)
+    built(name).close()
+    program = [str(build_dir / f"lib{name}.so"), op, *[f"{a}.npy" if isinstance(a, str) else str(a) for a in args]]
+    ran = subprocess.run(
+        [*program, "--cores", str(cores), "--out", "y.npy", "--stats=json"], cwd=tmp_path, capture_output=True, text=True
+    )
+    # The runner names an input by its file too ("input 0 (x.npy)"); a call has no file.
+    text = re.sub(r"(input \d+) \([^)]*\.npy\)", r"\1", ran.stdout[ran.stdout.index("{") :])
+    want = json.loads(text)
+    with built(name, cores=cores) as lib:
+        try:
+            got = lib.ops[op](*[arrays[a] if isinstance(a, str) else a for a in args])
+            status = 0
+        except MisuseError:
+            got, status = None, 2
+        except KernelCrashError:
+            got, status = None, 3
+        assert status == ran.returncode, ran.stderr
+        assert lib.last_stats == want
+    if status == 0:
+        y = np.load(tmp_path / "y.npy")
+        assert got.dtype == y.dtype and got.tobytes() == y.tobytes()

@@ -1,0 +1,296 @@
+//! The op's program as a server, for the Python front end (sdk/python): `PROGRAM --serve FD`
+//! takes requests on the Unix socket FD and keeps its model, its HBM and its workers
+//! ([`crate::worker`]) between calls. `PROGRAM --describe` prints what the program registers.
+//!
+//! Messages both ways are JSON, each after its length (4 bytes, little-endian). The server
+//! speaks first: the description ([`describe`]) with the HBM's memory file attached
+//! (`SCM_RIGHTS`), which the caller maps to read and write tensors in place. Then, per
+//! request, one answer:
+//!
+//! * `{"Alloc": {"dtype": CODE, "shape": [...]}}`: a tensor in HBM, `{"handle", "offset"}`
+//!   (its bytes at that offset of the memory file), or `{"error"}`;
+//! * `{"Free": {"handle": H}}`: `{}`;
+//! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": F} | {"ScalarInt": I}
+//!   | {"ScalarFloat": F}], "cores": N}}`: `{"status", "output"?: {"handle", "offset",
+//!   "dtype", "shape"}, "error"?, "stats"?}`, `stats` being the `--stats=json` document.
+//!
+//! The server ends when the caller's end of the socket closes, however the caller ended (a
+//! thread watches for it and kills the server's process group, workers included, even in
+//! the middle of a call).
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::net::UnixStream;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::cabi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
+use crate::dtype::{DType, ALL};
+use crate::limits::{within_limits, MAX_CORES};
+use crate::options::{Options, StatsFormat};
+use crate::registry::{self, Param};
+use crate::state;
+use crate::tensors::{self, HBM_BASE, HOST_SHARE};
+
+/// A request.
+#[derive(Debug, Deserialize)]
+enum Request {
+    Alloc {
+        dtype: i32,
+        shape: Vec<i64>,
+    },
+    Free {
+        handle: u32,
+    },
+    Call {
+        op: String,
+        args: Vec<ArgIn>,
+        cores: u32,
+    },
+}
+
+/// An argument of a call.
+#[derive(Debug, Deserialize)]
+enum ArgIn {
+    Tensor(u32),
+    Int(i64),
+    Double(f64),
+    ScalarInt(i64),
+    ScalarFloat(f64),
+}
+
+fn param_name(p: Param) -> &'static str {
+    match p {
+        Param::Tensor => "tensor",
+        Param::Int => "int",
+        Param::Double => "double",
+        Param::Scalar => "scalar",
+    }
+}
+
+/// What the program registers and how its HBM is laid out: the libraries, each op with its
+/// parameters' kinds, the element types (code, `.npy` descr, size), the HBM's first SoC
+/// address and the size of the share tensors are allocated in.
+pub fn describe() -> Value {
+    let (libraries, ops) = registry::with(|r| {
+        let mut libs: Vec<String> = r.ops.iter().map(|o| o.library.clone()).collect();
+        libs.sort();
+        libs.dedup();
+        let ops: Vec<Value> = r
+            .ops
+            .iter()
+            .map(|o| {
+                let params: Vec<&str> = o.shape.params.iter().map(|p| param_name(*p)).collect();
+                json!({"name": o.name, "library": o.library, "kernel": o.kernel, "params": params})
+            })
+            .collect();
+        (libs, ops)
+    });
+    let dtypes: Vec<Value> = ALL
+        .iter()
+        .map(|d| json!({"code": *d as i32, "name": d.name(), "descr": crate::npy::descr_of(*d), "size": d.size()}))
+        .collect();
+    json!({
+        "protocol": 1,
+        "libraries": libraries,
+        "ops": ops,
+        "dtypes": dtypes,
+        "hbm_base": HBM_BASE,
+        "host_share": HOST_SHARE,
+        "max_cores": MAX_CORES,
+    })
+}
+
+fn send(sock: &mut UnixStream, v: &Value) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(v).expect("a value serializes");
+    sock.write_all(&(bytes.len() as u32).to_le_bytes())?;
+    sock.write_all(&bytes)
+}
+
+fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
+    let mut len = [0u8; 4];
+    sock.read_exact(&mut len)?;
+    let mut v = vec![0u8; u32::from_le_bytes(len) as usize];
+    sock.read_exact(&mut v)?;
+    Ok(v)
+}
+
+/// Sends `v` with descriptor `fd` attached.
+fn send_with_fd(sock: &UnixStream, v: &Value, fd: i32) -> std::io::Result<()> {
+    let body = serde_json::to_vec(v).expect("a value serializes");
+    let mut bytes = (body.len() as u32).to_le_bytes().to_vec();
+    bytes.extend(body);
+    let mut iov = libc::iovec {
+        iov_base: bytes.as_mut_ptr().cast(),
+        iov_len: bytes.len(),
+    };
+    // SAFETY: CMSG_SPACE is a size computation.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<i32>() as u32) } as usize;
+    let mut control = vec![0u8; space];
+    // SAFETY: a zeroed msghdr is valid; every pointer set below outlives the call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = space as _;
+    // SAFETY: the control buffer holds one header and one descriptor.
+    unsafe {
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        (*c).cmsg_level = libc::SOL_SOCKET;
+        (*c).cmsg_type = libc::SCM_RIGHTS;
+        (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<i32>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(c).cast::<i32>(), fd);
+    }
+    // SAFETY: msg is valid for the call.
+    let n = unsafe { libc::sendmsg(sock.as_raw_fd(), &msg, 0) };
+    if n as usize != bytes.len() {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A thread that kills this server's process group (workers included) once the caller's
+/// end of `fd` closes.
+fn watch_caller(fd: i32) {
+    std::thread::spawn(move || loop {
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLRDHUP,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut p, 1, -1) };
+        if n > 0 && p.revents & (libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR) != 0 {
+            // SAFETY: this server's own process group.
+            unsafe { libc::kill(0, libc::SIGKILL) };
+        }
+    });
+}
+
+fn alloc(dtype: i32, shape: &[i64]) -> Value {
+    let Some(d) = DType::from_code(dtype) else {
+        return json!({"error": format!("no element type has code {dtype}")});
+    };
+    let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
+    if !dims.is_some_and(|d| within_limits(&d)) {
+        return json!({"error": format!("shape {shape:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)")});
+    }
+    state::with(|rt| {
+        let h = tensors::create(rt, d, shape, false);
+        let e = rt.entry(h);
+        e.label = format!("tensor {h}");
+        json!({"handle": h, "offset": e.meta.hbm_addr - HBM_BASE})
+    })
+}
+
+fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
+    let value = |kind, i, f| Arg {
+        kind,
+        meta: core::ptr::null(),
+        i,
+        f,
+    };
+    Ok(match *a {
+        ArgIn::Int(i) => value(ARG_INT, i, 0.0),
+        ArgIn::Double(f) => value(ARG_DOUBLE, 0, f),
+        ArgIn::ScalarInt(i) => value(ARG_SCALAR_INT, i, 0.0),
+        ArgIn::ScalarFloat(f) => value(ARG_SCALAR_FLOAT, 0, f),
+        ArgIn::Tensor(h) => state::with(|rt| {
+            let live = (h as usize)
+                .checked_sub(1)
+                .and_then(|k| rt.tensors.get(k))
+                .is_some_and(Option::is_some);
+            if !live {
+                return Err(format!("argument {k}: tensor {h} is not live"));
+            }
+            let e = rt.entry(h);
+            e.label = format!("input {k}");
+            Ok(Arg {
+                kind: ARG_TENSOR,
+                meta: &*e.meta,
+                i: 0,
+                f: 0.0,
+            })
+        })?,
+    })
+}
+
+fn call(op: String, args: &[ArgIn], cores: u32) -> Value {
+    let o = Options {
+        op,
+        cores,
+        stats: Some(StatsFormat::Keep),
+        ..Options::default()
+    };
+    if !(1..=MAX_CORES).contains(&cores) {
+        let m = format!("cores={cores}: give a number from 1 to {MAX_CORES}");
+        return json!({"status": crate::status::EXIT_USAGE, "error": m});
+    }
+    let converted: Result<Vec<Arg>, String> = args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| argument(a, k))
+        .collect();
+    let call = match converted {
+        Ok(c) => c,
+        Err(m) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
+    };
+    let result = crate::run::call(&o, &call);
+    let stats: Option<Value> = crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
+    match result {
+        Ok(h) => state::with(|rt| {
+            let e = rt.entry(h);
+            let shape = &e.meta.sizes[..e.meta.ndim as usize];
+            let output = json!({"handle": h, "offset": e.meta.hbm_addr - HBM_BASE, "dtype": e.meta.dtype, "shape": shape});
+            json!({"status": 0, "output": output, "stats": stats})
+        }),
+        Err(code) => {
+            json!({"status": code, "error": crate::report::take_refusal(), "stats": stats})
+        }
+    }
+}
+
+fn answer(request: &[u8]) -> Value {
+    match serde_json::from_slice::<Request>(request) {
+        Err(e) => json!({"error": format!("a request the server does not know: {e}")}),
+        Ok(Request::Alloc { dtype, shape }) => alloc(dtype, &shape),
+        Ok(Request::Free { handle }) => {
+            state::with(|rt| {
+                let live = (handle as usize)
+                    .checked_sub(1)
+                    .and_then(|k| rt.tensors.get(k))
+                    .is_some_and(Option::is_some);
+                if live {
+                    tensors::release(rt, handle);
+                }
+            });
+            json!({})
+        }
+        Ok(Request::Call { op, args, cores }) => call(op, &args, cores),
+    }
+}
+
+/// Serves on socket `fd` until the caller's end closes: the exit status.
+pub fn main(fd: i32) -> i32 {
+    // SAFETY: the caller passed this descriptor for the server's use alone.
+    let mut sock = unsafe { UnixStream::from_raw_fd(fd) };
+    // A group of its own, which the watch thread kills whole; and no report on stderr.
+    // SAFETY: plain system calls on this process.
+    unsafe { libc::setpgid(0, 0) };
+    watch_caller(fd);
+    crate::report::quiet();
+    let hbm = state::with(|rt| {
+        tensors::ensure_machine(rt);
+        rt.machine.as_ref().expect("started").hbm_fd()
+    });
+    if send_with_fd(&sock, &describe(), hbm).is_err() {
+        return 1;
+    }
+    while let Ok(request) = receive(&mut sock) {
+        if send(&mut sock, &answer(&request)).is_err() {
+            break;
+        }
+    }
+    0
+}
