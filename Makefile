@@ -73,7 +73,7 @@ NATIVE_LIBS := $(HOST_OUT)/native-static-libs
 # which install into an include directory of their own.
 SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
 SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
-SDK_HEADERS := $(sort $(shell find sdk/include -type f))
+SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
 SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
@@ -183,6 +183,7 @@ bench: bootstrap all
 	  $$(cat $(SDK_NATIVE_LIBS)) -o target/bench/relu_bench
 	rm -f target/bench/relu_bench.times
 	RELU_BENCH_TIMES=target/bench/relu_bench.times target/bench/relu_bench | tee target/bench/customop.txt
+	$(MAKE) --no-print-directory python-bench
 	$(CARGO) bench --locked -q -p nt-bench --bench host
 # The counts against bench/budget.toml (part of make test).
 bench-check: bootstrap all
@@ -354,7 +355,8 @@ prove-lint: $(PROVE_STAMP)
 # The custom-op SDK's checks (abi-tests/customops/*.py) compare with NumPy, pinned in
 # sdk/requirements.txt and installed into target/sdk-venv once (a stamp, as the
 # validator's environment).
-SDK_CHECKS := $(sort $(wildcard abi-tests/customops/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py))
+SDK_CHECKS := $(sort $(wildcard abi-tests/customops/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py \
+  sdk/python/torch_tests/*.py bench/customop/*.py))
 SDK_VENV := target/sdk-venv
 SDK_STAMP := $(SDK_VENV)/installed-python-$(PYTHON_VERSION)
 ifneq ($(wildcard $(SDK_STAMP)),)
@@ -378,6 +380,43 @@ $(SDK_STAMP): sdk/requirements.txt
 	$(PYTHON) -m venv $(SDK_VENV)
 	$(SDK_VENV)/bin/pip install --quiet --disable-pip-version-check -r sdk/requirements.txt
 	touch $@
+
+# The Python front end's rows (bench/customop/python_bench.py): an installed tree and the
+# package in the SDK checks' environment, relu through TCM against NumPy.
+BENCH_PREFIX := target/bench/prefix
+.PHONY: python-bench python-package
+python-bench: python-package
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BENCH_PREFIX)) > /dev/null
+	$(SDK_VENV)/bin/python bench/customop/python_bench.py $(abspath $(BENCH_PREFIX))/bin/ntx \
+	  abi-tests/customops target/bench/python-build | tee target/bench/python.txt
+# The package installed into the SDK checks' environment, from a copy (a build writes into
+# the folder it builds).
+python-package: $(SDK_STAMP)
+	rm -rf target/python-package && mkdir -p target && cp -r sdk/python target/python-package
+	$(SDK_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
+	  --force-reinstall ./target/python-package
+
+# Opt-in, not in make test: PyTorch (CPU; PyPI's Linux wheel brings the CUDA libraries, a
+# few GB) in an environment of its own under target/, once, then the package's tests and
+# its torch tests (torch.ops, autograd, the MLP whose losses must be bit-identical).
+TORCH_VENV := target/torch-venv
+TORCH_STAMP := $(TORCH_VENV)/installed-python-$(PYTHON_VERSION)
+TORCH_PREFIX := target/torch-prefix
+.PHONY: torch-check
+$(TORCH_STAMP): sdk/python/torch-requirements.txt sdk/requirements.txt
+	rm -rf $(TORCH_VENV)
+	$(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r sdk/requirements.txt \
+	  -r sdk/python/torch-requirements.txt
+	touch $@
+torch-check: $(TORCH_STAMP)
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TORCH_PREFIX)) > /dev/null
+	rm -rf target/torch-package && cp -r sdk/python target/torch-package
+	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
+	  --force-reinstall ./target/torch-package
+	NEURON_CUSTOMOP_HOST_NTX=$(abspath $(TORCH_PREFIX))/bin/ntx NT_ROOT=$(CURDIR) PYTHONDONTWRITEBYTECODE=1 \
+	  $(TORCH_VENV)/bin/python -m pytest -q -p no:cacheprovider target/torch-package/torch_tests \
+	  target/torch-package/tests
 
 .PHONY: clippy
 clippy:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from neuron_customop_host import custom_op
 
 # The checkout (its kernels, its Cargo.toml): $NT_ROOT, else the one these tests are in.

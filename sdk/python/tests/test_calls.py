@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+
 from neuron_customop_host import custom_op
 from neuron_customop_host.library import BFLOAT16
 

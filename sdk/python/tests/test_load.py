@@ -7,8 +7,9 @@ import re
 import shutil
 from pathlib import Path
 
-import neuron_customop_host
 import numpy as np
+
+import neuron_customop_host
 from neuron_customop_host import custom_op
 
 from .conftest import KERNELS, ROOT

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from neuron_customop_host import KernelCrashError, MisuseError, NeuronCustomOpWarning
 
 
