@@ -135,6 +135,11 @@ def misuses(ntx, src, work):
     if "incoherent" in p.stderr or m.run("misuse", "x.npy", 99).stderr:
         sys.exit(f"INCOHERENT_QUIET reported: {p.stderr!r}")
     print("ok INCOHERENT_QUIET allows it silently")
+    spin = Runner(ntx, src, work, "failures", "failures.cpp", "failures_shape.cpp")
+    p = spin.run("spin", "x.npy", "--timeout", "1", cores=2, code=4)
+    if "error[timeout] op spin, core 1:" not in p.stderr or (work / "out.npy").exists():
+        sys.exit(f"spin past --timeout: {p.stderr!r}")
+    print("ok timeout reported (exit 4)")
     eleven = Runner(ntx, src, work, "eleven", "misc.cpp", "eleven_shape.cpp")
     p = eleven.run("scale", 1, 1, "x.npy", 1.0, code=1)
     if "at most 10" not in p.stderr:

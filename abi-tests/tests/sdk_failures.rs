@@ -322,3 +322,53 @@ fn what_can_be_checked_first_is_refused_before_anything_runs() {
         assert!(help.contains(line), "--help lacks {line:?}:\n{help}");
     }
 }
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_kernel_past_its_timeout_is_ended_and_reported_where_it_was() {
+    let (dir, ntx) = setup("sdk_timeout");
+    let args = [
+        "spin",
+        "x.npy",
+        "--cores",
+        "8",
+        "--timeout",
+        "1",
+        "--out",
+        "y.npy",
+    ];
+    let started = Instant::now();
+    let out = ntx_op(&ntx, &dir, "failures_shape.cpp", &args)
+        .arg("--stats=json")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    // The build, one second of running, and the reports: never the 60 s default.
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let timeouts: Vec<&serde_json::Value> = doc["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "timeout")
+        .collect();
+    assert_eq!(timeouts.len(), 8, "{stdout}");
+    for (core, r) in timeouts.iter().enumerate() {
+        assert_eq!(r["core"].as_u64(), Some(core as u64));
+        let detail = r["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("still ran after 1 s, at spin(") && detail.contains("failures.cpp:"),
+            "{detail}"
+        );
+    }
+    assert!(
+        stderr.contains("error[timeout] op spin, core 0:"),
+        "{stderr}"
+    );
+    assert!(!dir.join("y.npy").exists());
+}

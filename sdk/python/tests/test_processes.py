@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neuron_customop_host import KernelCrashError, MisuseError, NeuronCustomOpWarning
+from neuron_customop_host import KernelCrashError, KernelTimeoutError, MisuseError, NeuronCustomOpWarning
 
 
 def children(pid: int) -> set[int]:
@@ -139,3 +139,14 @@ def test_outputs_and_reports_are_the_runners(built, build_dir: Path, tmp_path: P
     if status == 0:
         y = np.load(tmp_path / "y.npy")
         assert got.dtype == y.dtype and got.tobytes() == y.tobytes()
+
+
+def test_a_kernel_past_the_timeout_raises_and_the_next_call_works(built) -> None:
+    x = np.ones((2, 4), np.float32)
+    with built("failures", timeout=0.5) as lib:
+        started = time.monotonic()
+        with pytest.raises(KernelTimeoutError, match="still ran after 0.5 s, at spin") as e:
+            lib.spin(x)
+        assert time.monotonic() - started < 10 and e.value.core == 0
+        assert [r["core"] for r in e.value.reports if r["kind"] == "timeout"] == [0]
+        np.testing.assert_array_equal(lib.passes(x), x)

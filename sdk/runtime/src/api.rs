@@ -39,6 +39,7 @@ pub unsafe extern "C" fn nt_customop_run(
         // SAFETY: the caller's contract.
         op: unsafe { text(op) },
         cores,
+        timeout: Some(crate::limits::DEFAULT_TIMEOUT),
         stats: match stats {
             1 => Some(StatsFormat::Text),
             2 => Some(StatsFormat::Json),

@@ -32,6 +32,8 @@ pub struct Outcome {
     pub report: Vec<u8>,
     /// What it printed.
     pub printed: String,
+    /// Whether it was ended for running past its deadline.
+    pub timed_out: bool,
 }
 
 impl Outcome {
@@ -41,6 +43,7 @@ impl Outcome {
             status: 0,
             report,
             printed,
+            timed_out: false,
         }
     }
 
@@ -52,6 +55,36 @@ impl Outcome {
     /// Its exit status, when it exited.
     pub fn exit_code(&self) -> Option<i32> {
         libc::WIFEXITED(self.status).then(|| libc::WEXITSTATUS(self.status))
+    }
+
+    /// Where a child that ran out of time was, if it did.
+    pub fn timed_out_at(&self) -> Option<u64> {
+        let rest = self.report.strip_prefix(TIMED_OUT)?;
+        u64::from_str_radix(std::str::from_utf8(rest).ok()?.trim(), 16).ok()
+    }
+
+    /// The report of a child that ran out of time after `limit`.
+    pub fn timeout(
+        &self,
+        op: &str,
+        phase: &str,
+        core: Option<u32>,
+        limit: std::time::Duration,
+    ) -> Report {
+        let at = self
+            .timed_out_at()
+            .map_or_else(|| "where is not known".into(), place);
+        let who = core.map_or(String::new(), |c| format!(" on core {c}"));
+        let detail = format!(
+            "the {phase}{who} still ran after {} s, at {at}",
+            limit.as_secs_f64()
+        );
+        Report {
+            kind: Kind::Timeout,
+            detail,
+            crash: None,
+            ..self.crash(op, phase, core)
+        }
     }
 
     /// The report of a child that died without writing its own: `phase` of op `op` (on
@@ -77,6 +110,86 @@ impl Outcome {
                 exception: None,
             }),
         }
+    }
+}
+
+/// What a child that ran out of time writes to its report file, before its program counter.
+const TIMED_OUT: &[u8] = b"TIMEOUT ";
+
+/// The signal the runner sends a child that ran out of time.
+pub const TIMEOUT_SIGNAL: i32 = libc::SIGUSR2;
+
+extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    // SAFETY: the kernel passes the interrupted context; only async-signal-safe calls follow.
+    let pc = unsafe { program_counter(context.cast()) };
+    let mut line = [0u8; 24];
+    line[..8].copy_from_slice(TIMED_OUT);
+    for (k, b) in line[8..].iter_mut().enumerate() {
+        *b = b"0123456789abcdef"[((pc >> (60 - 4 * k)) & 15) as usize];
+    }
+    let fd = REPORT_FD.load(Ordering::Relaxed);
+    // SAFETY: write and _exit are async-signal-safe.
+    unsafe {
+        libc::write(fd, line.as_ptr().cast(), line.len());
+        libc::_exit(crate::status::EXIT_TIMEOUT)
+    }
+}
+
+/// The program counter of an interrupted context.
+///
+/// # Safety
+/// `c` is the context a signal handler was given.
+unsafe fn program_counter(c: *const libc::ucontext_t) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract.
+    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RIP as usize] as u64 };
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: the caller's contract.
+    return unsafe { (*c).uc_mcontext.pc };
+}
+
+/// In a child: on [`TIMEOUT_SIGNAL`], write where it was and end.
+pub fn catch_timeout() {
+    // SAFETY: a zeroed sigaction with a valid handler and flags.
+    unsafe {
+        let mut a: libc::sigaction = std::mem::zeroed();
+        a.sa_sigaction = on_timeout as *const () as usize;
+        a.sa_flags = libc::SA_SIGINFO;
+        libc::sigaction(TIMEOUT_SIGNAL, &a, core::ptr::null_mut());
+    }
+}
+
+/// `pc` as a place in this program: `function (file:line)` from addr2line when the
+/// program has debug information, else the nearest symbol, else the address. The runner
+/// and its children share the program's mapping, so the runner can place a child's address.
+pub fn place(pc: u64) -> String {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let found = maps.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let (lo, hi) = f.first()?.split_once('-')?;
+        let (lo, hi) = (
+            u64::from_str_radix(lo, 16).ok()?,
+            u64::from_str_radix(hi, 16).ok()?,
+        );
+        let offset = u64::from_str_radix(f.get(2)?, 16).ok()?;
+        (lo..hi)
+            .contains(&pc)
+            .then(|| (pc - lo + offset, f.get(5).map(|p| p.to_string())))
+    });
+    let Some((address, Some(path))) = found else {
+        return format!("pc {pc:#x}");
+    };
+    let out = std::process::Command::new("addr2line")
+        .args(["-f", "-C", "-e", &path, &format!("{address:#x}")])
+        .output();
+    let text = out
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let mut lines = text.lines();
+    match (lines.next(), lines.next()) {
+        (Some(f), Some(at)) if f != "??" && !at.starts_with("??") => format!("{f} ({at})"),
+        (Some(f), _) if f != "??" => format!("{f} (pc {pc:#x}; no line: build with -g)"),
+        _ => format!("pc {pc:#x} in {path}"),
     }
 }
 
@@ -182,6 +295,7 @@ pub fn wait(c: Child) -> Outcome {
         status,
         report,
         printed,
+        timed_out: false,
     }
 }
 

@@ -13,7 +13,6 @@ use crate::options::Options;
 use crate::registry;
 use crate::report::{cross_core, print_reports, CoreReport, Returned};
 use crate::state::{self, Phase, Runtime};
-use crate::status::{EXIT_CRASH, EXIT_MISUSE};
 use crate::tensors;
 use crate::worker::{self, Job, JobArg};
 
@@ -124,12 +123,17 @@ fn run_cores(o: &Options, call: &[Arg], output: u32) -> (Vec<CoreReport>, Vec<Re
     }
     let mut reports = Vec::new();
     let mut crashes = Vec::new();
+    let deadline = o.deadline();
     for core in 0..o.cores {
-        let ended = worker::finish(core as usize);
+        let ended = worker::finish(core as usize, deadline);
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
                 reports.push(r);
+            }
+            Err(_) if ended.timed_out => {
+                let limit = o.timeout.unwrap_or_default();
+                crashes.push(ended.timeout(&o.op, "kernel", Some(core), limit));
             }
             Err(_) => {
                 crashes.push(ended.crash(&o.op, "kernel", Some(core)));
@@ -157,7 +161,7 @@ pub fn run(o: &Options, call: &[Arg], output: u32) -> i32 {
         if let Some(f) = o.stats {
             crate::stats::print(f, o, &reports, &all);
         }
-        return EXIT_CRASH;
+        return crate::status::of_errors(&all);
     }
     let (addr, numel) = state::with(|rt| {
         let e = rt.entry(output);
@@ -194,11 +198,8 @@ pub fn run(o: &Options, call: &[Arg], output: u32) -> i32 {
     if let Some(f) = o.stats {
         crate::stats::print(f, o, &reports, &all);
     }
-    if all.iter().any(|r| r.kind == Kind::Crashed) {
-        return EXIT_CRASH;
-    }
     if failed {
-        return EXIT_MISUSE;
+        return crate::status::of_errors(&all);
     }
     0
 }

@@ -14,3 +14,7 @@ pub fn within_limits(shape: &[u64]) -> bool {
     let large = shape.len() <= 4 && shape.iter().all(|d| *d <= u64::from(u32::MAX));
     small || large
 }
+
+/// How long a call's kernels (and its shape function) may run, unless `--timeout` says
+/// otherwise: far past any honest test kernel.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);

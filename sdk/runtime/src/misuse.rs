@@ -74,6 +74,8 @@ kinds! {
         "a tensor operation or factory refused its arguments (shape, dtype, size)";
     Crashed = "kernel-crashed", Error,
         "a kernel or shape function died (a signal, a C++ exception, exit() before returning)";
+    Timeout = "timeout", Error,
+        "a kernel or shape function still ran when --timeout ran out (every core is ended)";
 }
 
 /// How a kernel or shape function ended when it did not return: where it ran, and the

@@ -29,11 +29,30 @@ pub struct Options {
     pub cores: u32,
     /// `--stats`.
     pub stats: Option<StatsFormat>,
+    /// `--timeout`: how long the kernels (and the shape function) may run (none: forever).
+    pub timeout: Option<std::time::Duration>,
+}
+
+impl Options {
+    /// When a phase started now must end.
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        self.timeout.map(|t| std::time::Instant::now() + t)
+    }
+}
+
+/// `--timeout`'s value: seconds (0: no limit).
+pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
+    match text.parse::<f64>() {
+        Ok(0.0) => Ok(None),
+        Ok(s) if s > 0.0 && s.is_finite() => Ok(Some(std::time::Duration::from_secs_f64(s))),
+        _ => Err(format!("--timeout {text}: give seconds, 0 for no limit")),
+    }
 }
 
 pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         cores: 1,
+        timeout: Some(crate::limits::DEFAULT_TIMEOUT),
         ..Options::default()
     };
     let mut it = args.iter();
@@ -48,6 +67,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                     .filter(|c| (1..=MAX_CORES).contains(c))
                     .ok_or_else(|| format!("--cores {n}: give a number from 1 to {MAX_CORES}"))?;
             }
+            "--timeout" => o.timeout = timeout_of(it.next().ok_or("--timeout needs seconds")?)?,
             "--stats" => o.stats = Some(StatsFormat::Text),
             "--stats=json" => o.stats = Some(StatsFormat::Json),
             _ if o.op.is_empty() => o.op = a.clone(),
@@ -55,7 +75,10 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         }
     }
     if o.op.is_empty() {
-        return Err("usage: OP [ARG...] [--out FILE.npy] [--cores N] [--stats[=json]]".into());
+        return Err(
+            "usage: OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats[=json]]"
+                .into(),
+        );
     }
     Ok(o)
 }

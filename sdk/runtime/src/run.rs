@@ -5,11 +5,12 @@
 //! written. Usage, as `ntx op run` passes it on:
 //!
 //! ```text
-//! OP [ARG...] [--out FILE.npy] [--cores N] [--stats | --stats=json]
+//! OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats | --stats=json]
 //! ```
 //!
 //! Exit status: 0 run (warnings allowed), [`EXIT_USAGE`] a call or input refused,
-//! [`EXIT_MISUSE`] a misuse error stopped the run, [`EXIT_CRASH`] a kernel crashed.
+//! [`EXIT_MISUSE`] a misuse error stopped the run, [`EXIT_CRASH`] a kernel crashed,
+//! [`EXIT_TIMEOUT`] a kernel ran past `--timeout` (default 60 s).
 
 use crate::cabi::{Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
 use crate::limits::MAX_OPS;
@@ -23,7 +24,7 @@ use crate::tensors;
 pub use crate::limits::within_limits;
 pub use crate::options::StatsFormat;
 pub use crate::report::{cross_core, print_reports};
-pub use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_USAGE};
+pub use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_TIMEOUT, EXIT_USAGE};
 
 /// Byte the output is filled with before the kernel runs (floats read NaN, integers -1).
 pub const POISON: u8 = 0xFF;

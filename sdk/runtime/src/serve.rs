@@ -11,7 +11,7 @@
 //!   (its bytes at that offset of the memory file), or `{"error"}`;
 //! * `{"Free": {"handle": H}}`: `{}`;
 //! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": F} | {"ScalarInt": I}
-//!   | {"ScalarFloat": F}], "cores": N}}`: `{"status", "output"?: {"handle", "offset",
+//!   | {"ScalarFloat": F}], "cores": N, "timeout"?: SECONDS}}`: `{"status", "output"?: {"handle", "offset",
 //!   "dtype", "shape"}, "error"?, "stats"?}`, `stats` being the `--stats=json` document.
 //!
 //! The server ends when the caller's end of the socket closes, however the caller ended (a
@@ -47,6 +47,9 @@ enum Request {
         op: String,
         args: Vec<ArgIn>,
         cores: u32,
+        /// Seconds the kernels may run (0: no limit; none: the default).
+        #[serde(default)]
+        timeout: Option<f64>,
     },
 }
 
@@ -216,10 +219,16 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
     })
 }
 
-fn call(op: String, args: &[ArgIn], cores: u32) -> Value {
+fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>) -> Value {
+    let timeout = match timeout.map(|t| crate::options::timeout_of(&t.to_string())) {
+        None => Some(crate::limits::DEFAULT_TIMEOUT),
+        Some(Ok(t)) => t,
+        Some(Err(m)) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
+    };
     let o = Options {
         op,
         cores,
+        timeout,
         stats: Some(StatsFormat::Keep),
         ..Options::default()
     };
@@ -267,7 +276,12 @@ fn answer(request: &[u8]) -> Value {
             });
             json!({})
         }
-        Ok(Request::Call { op, args, cores }) => call(op, &args, cores),
+        Ok(Request::Call {
+            op,
+            args,
+            cores,
+            timeout,
+        }) => call(op, &args, cores, timeout),
     }
 }
 

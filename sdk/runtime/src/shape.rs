@@ -6,12 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::cabi::Arg;
 use crate::child;
-use crate::misuse::{Kind, Report};
+use crate::misuse::Report;
 use crate::options::Options;
 use crate::registry;
 use crate::report::print_reports;
 use crate::state::{self, Phase, Runtime};
-use crate::status::{EXIT_CRASH, EXIT_MISUSE};
 use crate::tensors;
 use crate::worker::{self, Job, SHAPE_WORKER};
 
@@ -87,10 +86,14 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
         output: None,
     };
     worker::start(SHAPE_WORKER, &job, shape_job);
-    let ended = worker::finish(SHAPE_WORKER);
+    let ended = worker::finish(SHAPE_WORKER, o.deadline());
     print!("{}", ended.printed);
     let r = serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
-        reports: vec![ended.crash(&o.op, "shape function", None)],
+        reports: vec![if ended.timed_out {
+            ended.timeout(&o.op, "shape function", None, o.timeout.unwrap_or_default())
+        } else {
+            ended.crash(&o.op, "shape function", None)
+        }],
         ..ShapeReport::default()
     });
     if let Some(m) = r.refused {
@@ -103,8 +106,7 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
             if let Some(f) = o.stats {
                 crate::stats::print(f, o, &[], &r.reports);
             }
-            let crashed = r.reports.iter().any(|r| r.kind == Kind::Crashed);
-            Err(if crashed { EXIT_CRASH } else { EXIT_MISUSE })
+            Err(crate::status::of_errors(&r.reports))
         }
     }
 }

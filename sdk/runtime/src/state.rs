@@ -239,11 +239,7 @@ impl Runtime {
 
     /// The exit status the reports so far call for: a crash's, else a misuse error's.
     pub fn exit_status(&self) -> i32 {
-        if self.reports.iter().any(|r| r.kind == Kind::Crashed) {
-            crate::status::EXIT_CRASH
-        } else {
-            crate::status::EXIT_MISUSE
-        }
+        crate::status::of_errors(&self.reports)
     }
 
     /// A C++ exception left a kernel or shape function: reported as a crash of its phase,

@@ -9,6 +9,7 @@
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -153,6 +154,7 @@ pub fn start(index: usize, job: &Job, body: fn(&Job)) {
             let child = child::spawn(move || {
                 // SAFETY: the runner's end, in the child's copy of the descriptors.
                 unsafe { libc::close(mine_fd) };
+                child::catch_timeout();
                 serve_jobs(theirs, body)
             });
             Worker { child, sock: mine }
@@ -169,18 +171,54 @@ pub fn start(index: usize, job: &Job, body: fn(&Job)) {
     panic!("worker {index} cannot take a job");
 }
 
-/// Waits for worker `index`'s answer to the job [`start`] gave it: its report and what it
-/// printed, or how it ended (it is then gone, and the next job forks another).
-pub fn finish(index: usize) -> Outcome {
+/// Waits for worker `index`'s answer to the job [`start`] gave it, until `deadline`: its
+/// report and what it printed, or how it ended (it is then gone, and the next job forks
+/// another). A worker still running at the deadline is sent [`child::TIMEOUT_SIGNAL`]
+/// (it writes where it was and ends), then killed if it does not end within two seconds.
+pub fn finish(index: usize, deadline: Option<Instant>) -> Outcome {
     let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
     let w = pool[index].as_mut().expect("a worker with a job");
+    let late = !readable(&w.sock, deadline);
+    if late {
+        let pid = w.child.pid();
+        // SAFETY: signals to our own child.
+        unsafe { libc::kill(pid, child::TIMEOUT_SIGNAL) };
+        if !readable(&w.sock, Some(Instant::now() + Duration::from_secs(2))) {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
     let mut done = [0u8; 1];
     if w.sock.read_exact(&mut done).is_ok() {
         let (report, printed) = w.child.collect();
         return Outcome::answered(report, printed);
     }
     let dead = pool[index].take().expect("checked above");
-    child::wait(dead.child)
+    let mut ended = child::wait(dead.child);
+    ended.timed_out = late;
+    ended
+}
+
+/// Whether `sock` has something to read (or has ended) before `deadline` (none: ever).
+fn readable(sock: &UnixStream, deadline: Option<Instant>) -> bool {
+    loop {
+        let wait = deadline.map_or(-1, |d| {
+            let left = d.saturating_duration_since(Instant::now());
+            i32::try_from(left.as_millis().div_ceil(1)).unwrap_or(i32::MAX)
+        });
+        let mut p = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(sock),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        match unsafe { libc::poll(&mut p, 1, wait) } {
+            0 => return false,
+            n if n > 0 => return true,
+            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return true,
+        }
+    }
 }
 
 /// Whether worker `index` runs now.

@@ -32,6 +32,7 @@ const EXIT_STATUS: &str = "Exit status:
      compared; under --format json, sarif or junit the error is reported in that format
      on stdout); op run: a misuse error stopped the run
   3  op run: a kernel or shape function crashed
+  4  op run: a kernel or shape function still ran after --timeout (every core ended)
 op build: 0 built, 1 refused (as op run's 1).";
 
 #[derive(Parser, Debug)]

@@ -81,7 +81,9 @@ pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
 
 fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
     let mut cmd = Command::new(cxx);
+    // Debug information, so that a report can name the kernel's source line.
     cmd.arg(format!("-std={}", b.std))
+        .arg("-g")
         .args(cflags)
         .args(&b.cflags)
         .arg("-c")

@@ -18,7 +18,7 @@ pub enum OpCommand {
     /// Build the sources (as custom_op.load does) and run OP on each core: its tensors
     /// from .npy files, its int64_t, double and Scalar arguments as typed. Exit status:
     /// 0 ran, 1 refused before anything ran, 2 a misuse error, 3 a kernel or shape
-    /// function crashed.
+    /// function crashed, 4 one ran past --timeout.
     Run(OpRun),
     /// Build the sources into the op's program, OUT (as custom_op.load writes
     /// lib<name>.so; the Python front end runs it): exit 0 built, 1 refused.
@@ -45,6 +45,13 @@ pub struct OpBuild {
     /// The program to write (replaced whole once it is built).
     #[arg(long, required = true)]
     out: PathBuf,
+}
+
+fn timeout_arg(s: &str) -> Result<String, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t >= 0.0 && t.is_finite() => Ok(s.to_string()),
+        _ => Err(format!("--timeout {s}: give seconds, 0 for no limit")),
+    }
 }
 
 fn cores_arg(s: &str) -> Result<u32, String> {
@@ -81,6 +88,10 @@ pub struct OpRun {
     /// Where the output tensor goes (.npy); its folder must exist and be writable.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Seconds the kernels (and the shape function) may run before every core is ended
+    /// and the run fails with exit status 4 (0: no limit).
+    #[arg(long, default_value = "60", value_parser = timeout_arg)]
+    timeout: String,
     /// Per core: translations, refills per window, bytes through TCM, the TCM pool's
     /// high-water mark and every warning; --stats=json as one JSON document.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
@@ -176,7 +187,8 @@ fn run_program(exe: &Path, r: &OpRun) -> Result<std::process::ExitStatus, String
     let mut cmd = std::process::Command::new(exe);
     cmd.arg(&r.op)
         .args(&r.args)
-        .args(["--cores", &r.cores.to_string()]);
+        .args(["--cores", &r.cores.to_string()])
+        .args(["--timeout", &r.timeout]);
     if let Some(out) = &r.out {
         cmd.arg("--out").arg(out);
     }

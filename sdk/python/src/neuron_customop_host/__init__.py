@@ -11,11 +11,12 @@ warnings as NeuronCustomOpWarning.
 
 from . import custom_op
 from .custom_op import load, load_library
-from .errors import KernelCrashError, MisuseError, NeuronCustomOpWarning
+from .errors import KernelCrashError, KernelTimeoutError, MisuseError, NeuronCustomOpWarning
 from .library import Library, Op
 
 __all__ = [
     "KernelCrashError",
+    "KernelTimeoutError",
     "Library",
     "MisuseError",
     "NeuronCustomOpWarning",

@@ -45,3 +45,16 @@ class KernelCrashError(RuntimeError):
         self.signal: int | None = info.get("signal")
         self.phase: str | None = info.get("phase")
         super().__init__(f"op {op}: {describe([crash]) if crash.get('kind') else 'crashed'}")
+
+
+class KernelTimeoutError(RuntimeError):
+    """A kernel or shape function still ran when the library's `timeout` ran out: every core
+    was ended. `.core` (None for the shape function), `.reports` (where each core was). The
+    next call works."""
+
+    def __init__(self, op: str, reports: list[Report]):
+        self.op = op
+        self.reports = reports
+        first = next((r for r in reports if r["kind"] == "timeout"), {})
+        self.core: int | None = first.get("core")
+        super().__init__(f"op {op}: {describe([r for r in reports if r['kind'] == 'timeout'])}")

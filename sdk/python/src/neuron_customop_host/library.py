@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._server import Server, ServerGone
-from .errors import KernelCrashError, MisuseError, NeuronCustomOpWarning
+from .errors import KernelCrashError, KernelTimeoutError, MisuseError, NeuronCustomOpWarning
 
 try:  # bfloat16 as NumPy knows it, when ml_dtypes is installed.
     import ml_dtypes
@@ -70,8 +70,11 @@ def _number(param: str, k: int, value: Any) -> dict[str, Any]:
 class Library:
     """The ops of one op program (what `custom_op.load` built as lib<name>.so)."""
 
-    def __init__(self, path: str | Path, multicore: bool = False, cores: int | None = None):
+    def __init__(self, path: str | Path, multicore: bool = False, cores: int | None = None, timeout: float = 60.0):
         self.path = str(Path(path).resolve())
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 <= timeout < float("inf"):
+            raise ValueError(f"timeout={timeout!r}: give seconds, 0 for no limit")
+        self.timeout = float(timeout)
         n = cores if cores is not None else (8 if multicore else 1)
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
             raise ValueError(f"cores={cores!r}: give a number from 1 to 8")
@@ -216,7 +219,7 @@ class Library:
             while self._to_free:
                 server.request({"Free": {"handle": self._to_free.pop()}})
             args = [{"Tensor": self._place(server, *p, held)} if isinstance(p, tuple) else p for p in prepared]
-            answer = server.request({"Call": {"op": op, "args": args, "cores": self.cores}})
+            answer = server.request({"Call": {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout}})
             self.last_stats = answer.get("stats")
             out = answer.get("output")
             result = None
@@ -239,6 +242,8 @@ class Library:
         status = answer["status"]
         if status == 0 and result is not None:
             return result
+        if status == 4:
+            raise KernelTimeoutError(op, reports)
         if status == 3:
             raise KernelCrashError(op, reports)
         if status == 2:
