@@ -118,6 +118,7 @@ MISUSES = [
     (16, 1, 2, "index-out-of-range"),
     (17, 1, 2, "operation-error"),
     (18, 1, 3, "kernel-crashed"),
+    (20, 1, 0, "tcm-leak"),
 ]
 
 

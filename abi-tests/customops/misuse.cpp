@@ -84,6 +84,7 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
     case 16: return (void)x.size(2), out; // a 2-dimensional tensor
     case 17: return torch::add(x, torch::zeros({1}, torch::kFloat));
     case 18: return *static_cast<volatile int *>(nullptr) = 1, out; // a crash
+    case 20: return (void)torch::neuron::tcm_malloc(1024), out;     // never freed
     default: return out;
     }
 }

@@ -76,6 +76,8 @@ typedef struct nt_customop_filled {
 void nt_customop_prefault(const nt_customop_meta *m, uint64_t first, const uint8_t *p, int write,
                           nt_customop_filled *filled);
 void *nt_customop_tcm_malloc(size_t bytes);
+/* The same, from the call at return address site (a leak is reported with its place). */
+void *nt_customop_tcm_malloc_at(size_t bytes, const void *site);
 void nt_customop_tcm_free(void *p);
 
 /* Cores and the op's output. */

@@ -83,8 +83,16 @@ using at::tan_out;
 using at::zeros;
 
 namespace neuron {
-/// nbytes of this core's 16 KiB TCM pool, or nullptr.
+/// nbytes of this core's 16 KiB TCM pool, or nullptr. Not inlined, so that the runtime
+/// learns the call's place (a block never freed is reported with it).
+#if defined(__GNUC__)
+__attribute__((noinline)) inline void *tcm_malloc(size_t nbytes)
+{
+    return nt_customop_tcm_malloc_at(nbytes, __builtin_return_address(0));
+}
+#else
 inline void *tcm_malloc(size_t nbytes) { return nt_customop_tcm_malloc(nbytes); }
+#endif
 /// Returns a block to the pool; nullptr does nothing.
 inline void tcm_free(void *ptr) { nt_customop_tcm_free(ptr); }
 } // namespace neuron

@@ -220,16 +220,40 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
     }
 }
 
-/// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null.
-pub fn tcm_malloc(rt: &mut Runtime, bytes: usize) -> *mut c_void {
-    rt.pool
-        .alloc(bytes)
-        .map_or(core::ptr::null_mut(), |p| p.cast())
+/// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null; `site`
+/// (the call's return address, 0 if unknown) is kept until the block is freed.
+pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
+    let Some(p) = rt.pool.alloc(bytes) else {
+        return core::ptr::null_mut();
+    };
+    rt.tcm_blocks.push((p as usize, bytes, site));
+    p.cast()
+}
+
+/// At a kernel's return: a `tcm-leak` warning for each `tcm_malloc` block still live, with
+/// its size, its offset in the pool and the place that allocated it (`place` turns a
+/// return address into words).
+pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
+    let blocks = std::mem::take(&mut rt.tcm_blocks);
+    let base = rt.pool.base() as u64;
+    for (p, bytes, site) in blocks {
+        let at = if site == 0 {
+            "a place not known".into()
+        } else {
+            place(site - 1)
+        };
+        let d = format!(
+            "a block of {bytes} bytes (pool offset {}) allocated at {at} was never freed",
+            p as u64 - base
+        );
+        rt.misuse(Kind::TcmLeak, None, None, d);
+    }
 }
 
 /// `torch::neuron::tcm_free` of a non-null pointer: one the pool did not give is reported
 /// (and stops the core).
 pub fn tcm_free(rt: &mut Runtime, p: *mut c_void) {
+    rt.tcm_blocks.retain(|b| b.0 != p as usize);
     if !rt.pool.free(p.cast()) {
         let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
         rt.misuse(Kind::TcmFreeForeign, None, None, d);

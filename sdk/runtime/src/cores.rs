@@ -73,6 +73,7 @@ fn kernel_job(job: &Job) {
     // SAFETY: registered together; arguments checked against the parameters.
     let out = unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) };
     state::with(|rt| {
+        crate::access::report_leaks(rt, child::place);
         let returned = (!out.is_null()).then(|| {
             // SAFETY: the invoker returns a live tensor.
             let m = unsafe { *out };

@@ -90,7 +90,13 @@ pub unsafe extern "C" fn nt_customop_tcm_copy(
 /// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null.
 #[no_mangle]
 pub extern "C" fn nt_customop_tcm_malloc(bytes: usize) -> *mut c_void {
-    state::with(|rt| access::tcm_malloc(rt, bytes))
+    state::with(|rt| access::tcm_malloc(rt, bytes, 0))
+}
+
+/// The same, called from return address `site` (kept, to place a block never freed).
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_malloc_at(bytes: usize, site: *const c_void) -> *mut c_void {
+    state::with(|rt| access::tcm_malloc(rt, bytes, site as u64))
 }
 
 /// `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is

@@ -74,6 +74,8 @@ kinds! {
         "a tensor operation or factory refused its arguments (shape, dtype, size)";
     Crashed = "kernel-crashed", Error,
         "a kernel or shape function died (a signal, a C++ exception, exit() before returning)";
+    TcmLeak = "tcm-leak", Warning,
+        "tcm_malloc blocks still live when the kernel returned (their sizes and places)";
     Timeout = "timeout", Error,
         "a kernel or shape function still ran when --timeout ran out (every core is ended)";
 }

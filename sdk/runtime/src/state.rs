@@ -167,6 +167,8 @@ pub struct Runtime {
     pub on_error: fn(&Runtime) -> !,
     /// The core whose share of HBM this process allocates from (a worker's, once set).
     pub share: Option<u32>,
+    /// Live `tcm_malloc` blocks: address, bytes asked for, the call's return address.
+    pub tcm_blocks: Vec<(usize, usize, u64)>,
 }
 
 fn exit_on_error(rt: &Runtime) -> ! {
@@ -205,6 +207,7 @@ impl Runtime {
             filler: None,
             on_error: exit_on_error,
             share: None,
+            tcm_blocks: Vec::new(),
         }
     }
 
@@ -231,6 +234,7 @@ impl Runtime {
         self.dst = None;
         self.dst_called = false;
         self.pool = Pool::default();
+        self.tcm_blocks.clear();
         self.fast_streams_open = 0;
         self.counts = Counts::default();
         self.accesses.clear();

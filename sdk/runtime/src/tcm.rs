@@ -29,7 +29,8 @@ impl Default for Pool {
 }
 
 impl Pool {
-    fn base(&self) -> usize {
+    /// The pool's first byte's address.
+    pub fn base(&self) -> usize {
         self.memory.as_ptr() as usize
     }
 
