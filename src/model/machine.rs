@@ -215,6 +215,11 @@ impl State {
         self.soc.read(soc, buf)
     }
 
+    /// See [`Machine::copy`].
+    pub(super) fn copy(&self, from: u64, to: u64, len: u64) -> Result<(), SimError> {
+        self.soc.copy(from, to, len)
+    }
+
     /// See [`Machine::memory`].
     pub(super) fn memory(&self) -> Memory {
         let load = |c: &core::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
@@ -429,6 +434,12 @@ impl Machine {
     /// Reads SoC memory at `soc` into `buf` (not through a window).
     pub fn read(&self, soc: u64, buf: &mut [u8]) -> Result<(), SimError> {
         self.with(|s| s.read(soc, buf))
+    }
+
+    /// Copies `len` bytes of SoC memory from `from` to `to` (one region, no overlap), not
+    /// through a window and without a buffer in this process.
+    pub fn copy(&self, from: u64, to: u64, len: u64) -> Result<(), SimError> {
+        self.with(|s| s.copy(from, to, len))
     }
 
     /// The counters.

@@ -138,6 +138,28 @@ impl Soc {
             .map_err(|e| SimError::Os(format!("writing SoC memory: {e}")))
     }
 
+    /// Copies `len` bytes from `from` to `to`, both in one region and not overlapping,
+    /// inside the kernel (`copy_file_range`): no buffer, no page of this process touched.
+    pub(super) fn copy(&self, from: u64, to: u64, len: u64) -> Result<(), SimError> {
+        let r = self.region(from, len)?;
+        let same = core::ptr::eq(r, self.region(to, len)?);
+        if !same || from.max(to) < from.min(to) + len {
+            return Err(SimError::Unbacked { addr: to, len });
+        }
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&r.file);
+        let (mut a, mut b) = ((from - r.base) as i64, (to - r.base) as i64);
+        let mut left = len;
+        while left > 0 {
+            // SAFETY: one descriptor this region owns, offsets inside it.
+            let n = unsafe { libc::copy_file_range(fd, &mut a, fd, &mut b, left as usize, 0) };
+            if n <= 0 {
+                return Err(os_error("copying SoC memory"));
+            }
+            left -= n as u64;
+        }
+        Ok(())
+    }
+
     /// Reads `buf.len()` bytes at `soc` (not through a window).
     pub(super) fn read(&self, soc: u64, buf: &mut [u8]) -> Result<(), SimError> {
         let r = self.region(soc, buf.len() as u64)?;

@@ -150,3 +150,16 @@ def test_a_kernel_past_the_timeout_raises_and_the_next_call_works(built) -> None
         assert time.monotonic() - started < 10 and e.value.core == 0
         assert [r["core"] for r in e.value.reports if r["kind"] == "timeout"] == [0]
         np.testing.assert_array_equal(lib.passes(x), x)
+
+
+def test_an_output_is_poisoned_when_a_kernel_asks_for_it_after_returning_its_own(built) -> None:
+    # Case 99 returns a tensor of its own (the output is then not poisoned up front); case
+    # 15 on one core writes half of get_dst_tensor(): the other half must read as poison,
+    # as in a run of its own.
+    x = np.ones((60, 50), np.float32)
+    with built("misuse") as lib:
+        for _ in range(2):
+            np.testing.assert_array_equal(lib.misuse(x, 99), np.zeros_like(x))
+        half = lib.misuse(x, 15)
+    assert half.tobytes()[: half.nbytes // 2] == x.tobytes()[: x.nbytes // 2]
+    assert half.tobytes()[half.nbytes // 2 :] == b"\xff" * (half.nbytes // 2)

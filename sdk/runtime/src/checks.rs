@@ -155,9 +155,7 @@ pub fn take_result(
     }
     if ret.hbm_addr != addr {
         let m = rt.machine.as_ref().expect("the model runs");
-        let mut buf = vec![0u8; ret.bytes as usize];
-        m.read(ret.hbm_addr, &mut buf)
-            .expect("the returned tensor is in HBM");
-        m.write(addr, &buf).expect("the output is in HBM");
+        m.copy(ret.hbm_addr, addr, ret.bytes)
+            .expect("the returned tensor and the output are in HBM");
     }
 }

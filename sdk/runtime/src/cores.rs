@@ -61,6 +61,7 @@ fn kernel_job(job: &Job) {
         if let Some(out) = &job.output {
             let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
             rt.dst = h.first().copied();
+            rt.dst_poison = job.poison_at_dst;
             held.extend(h);
         }
         if let Some(m) = &rt.machine {
@@ -107,13 +108,14 @@ fn output_arg(output: u32) -> JobArg {
 
 /// Gives each core its job and waits for them in order: the reports of the cores that
 /// wrote one, and a crash report for each that died before it could.
-fn run_cores(o: &Options, call: &[Arg], output: u32) -> (Vec<CoreReport>, Vec<Report>) {
+fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreReport>, Vec<Report>) {
     let job = Job {
         op: o.op.clone(),
         core: 0,
         cores: o.cores,
         args: worker::job_args(call),
         output: Some(output_arg(output)),
+        poison_at_dst: lazy,
     };
     for core in 0..o.cores {
         let j = Job {
@@ -148,9 +150,16 @@ fn run_cores(o: &Options, call: &[Arg], output: u32) -> (Vec<CoreReport>, Vec<Re
 }
 
 /// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
-/// is in `output` when it is 0).
-pub fn run(o: &Options, call: &[Arg], output: u32) -> i32 {
-    let (mut reports, crashes) = run_cores(o, call, output);
+/// is in `output` when it is 0), and whether a core called `get_dst_tensor()`. With
+/// `lazy`, the output is poisoned only when a kernel asks for it.
+pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (i32, bool) {
+    let (reports, crashes) = run_cores(o, call, output, lazy);
+    let dst_called = reports.iter().any(|r| r.dst_called);
+    (conclude(o, reports, crashes, output), dst_called)
+}
+
+/// The reports of a run, checked across cores, printed: the exit status.
+fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, output: u32) -> i32 {
     if !crashes.is_empty() {
         print_output(&reports);
         let all: Vec<Report> = reports

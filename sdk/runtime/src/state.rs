@@ -149,6 +149,8 @@ pub struct Runtime {
     pub dst: Option<u32>,
     /// Whether `get_dst_tensor()` was called.
     pub dst_called: bool,
+    /// Whether the output still has to be poisoned when the kernel first asks for it.
+    pub dst_poison: bool,
     /// The TCM pool.
     pub pool: Pool,
     /// Stream accessors open with a TCM buffer.
@@ -198,6 +200,7 @@ impl Runtime {
             op: String::from("(none)"),
             dst: None,
             dst_called: false,
+            dst_poison: false,
             pool: Pool::default(),
             fast_streams_open: 0,
             counts: Counts::default(),
@@ -233,6 +236,7 @@ impl Runtime {
         self.phase = phase;
         self.dst = None;
         self.dst_called = false;
+        self.dst_poison = false;
         self.pool = Pool::default();
         self.tcm_blocks.clear();
         self.fast_streams_open = 0;

@@ -17,6 +17,9 @@ pub const HOST_SHARE: u64 = 16 << 30;
 /// Each core's share (tensors a kernel creates).
 pub const CORE_SHARE: u64 = 5 << 30;
 pub use crate::limits::MAX_CORES;
+
+/// Byte the output is filled with before the kernel writes it (floats read NaN, integers -1).
+pub const POISON: u8 = 0xFF;
 /// The whole HBM region: the shares and the pinned scratch window's 64 MiB at the top
 /// (below 64 GiB, where the default engine base puts SBUF).
 pub const HBM_SIZE: u64 = HOST_SHARE + CORE_SHARE * MAX_CORES as u64 + (64 << 20);
@@ -308,6 +311,9 @@ pub fn dst_tensor(rt: &mut Runtime) -> u32 {
     match (rt.phase, rt.dst) {
         (Phase::Kernel, Some(h)) => {
             rt.dst_called = true;
+            if std::mem::take(&mut rt.dst_poison) {
+                fill_bytes(rt, h, &[POISON]);
+            }
             retain(rt, h);
             h
         }

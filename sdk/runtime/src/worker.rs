@@ -42,6 +42,9 @@ pub struct Job {
     pub args: Vec<JobArg>,
     /// The op's output (a kernel's `get_dst_tensor()`).
     pub output: Option<JobArg>,
+    /// Whether the output is to be poisoned when the kernel first asks for it.
+    #[serde(default)]
+    pub poison_at_dst: bool,
 }
 
 /// The job arguments of a call whose tensors this process made.

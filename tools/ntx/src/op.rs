@@ -3,7 +3,7 @@
 //! `custom_op.load` builds and PyTorch calls it on the device (docs/customop-host.md).
 //!
 //! The sources compile with the system C++ compiler (`$CXX`, else `c++`), C++14 unless
-//! told otherwise. The kernels need no glue from the author: the compute objects' symbols
+//! told otherwise, `-O2 -g` before the author's flags. The kernels need no glue from the author: the compute objects' symbols
 //! name every function that could be a kernel (global, taking tensors, `int64_t`,
 //! `double` and `Scalar`), and a generated `main` binds them by name; the registration
 //! picks the one it names. The program it links is the runner (sdk/runtime's `run`),
@@ -81,9 +81,10 @@ pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
 
 fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
     let mut cmd = Command::new(cxx);
-    // Debug information, so that a report can name the kernel's source line.
+    // Optimized as a build for the device is, with debug information so that a report can
+    // name the kernel's source line; the author's flags come after (and so win).
     cmd.arg(format!("-std={}", b.std))
-        .arg("-g")
+        .args(["-O2", "-g"])
         .args(cflags)
         .args(&b.cflags)
         .arg("-c")

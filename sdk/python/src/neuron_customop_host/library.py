@@ -169,9 +169,14 @@ class Library:
             if "error" in answer:
                 raise ValueError(answer["error"])
             a = server.view(answer["offset"], probe.dtype, shape)
-            self._empties[answer["offset"]] = (answer["handle"], a.nbytes)
-            weakref.finalize(a, self._forget, server, answer["offset"], answer["handle"])
+            self._keep(server, a, answer["offset"], answer["handle"])
             return a
+
+    def _keep(self, server: Server, a: np.ndarray, offset: int, handle: int) -> None:
+        """Array `a` is tensor `handle` of `server`, in place: passed to an op, it is not
+        copied; it is freed once the array is gone."""
+        self._empties[offset] = (handle, a.nbytes)
+        weakref.finalize(a, self._forget, server, offset, handle)
 
     def _forget(self, server: Server, offset: int, handle: int) -> None:
         # Called at any point by the garbage collector: only noted, freed before the next request.
@@ -224,9 +229,9 @@ class Library:
             out = answer.get("output")
             result = None
             if out is not None:
-                held.append(out["handle"])
-                view = server.view(out["offset"], self._numpy_dtype(out["dtype"]), tuple(out["shape"]))
-                result = view.copy()
+                # The output stays where the op wrote it (no copy), freed when the array goes.
+                result = server.view(out["offset"], self._numpy_dtype(out["dtype"]), tuple(out["shape"]))
+                self._keep(server, result, out["offset"], out["handle"])
             for h in held:
                 server.request({"Free": {"handle": h}})
         except ServerGone:
