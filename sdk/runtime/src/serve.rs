@@ -7,11 +7,11 @@
 //! (`SCM_RIGHTS`), which the caller maps to read and write tensors in place. Then, per
 //! request, one answer:
 //!
-//! * `{"Alloc": {"dtype": CODE, "shape": [...]}}`: a tensor in HBM, `{"handle", "offset"}`
-//!   (its bytes at that offset of the memory file), or `{"error"}`;
-//! * `{"Free": {"handle": H}}`: `{}`;
+//! * `{"Alloc": {"dtype": CODE, "shape": [...], "free"?: [H...]}}`: a tensor in HBM,
+//!   `{"handle", "offset"}` (its bytes at that offset of the memory file), or `{"error"}`;
+//! * `{"Free": {"handles": [H...]}}`: `{}`;
 //! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": F} | {"ScalarInt": I}
-//!   | {"ScalarFloat": F}], "cores": N, "timeout"?: SECONDS}}`: `{"status", "output"?: {"handle", "offset",
+//!   | {"ScalarFloat": F}], "cores": N, "timeout"?: SECONDS, "free"?: [H...]}}`: `{"status", "output"?: {"handle", "offset",
 //!   "dtype", "shape"}, "error"?, "stats"?}`, `stats` being the `--stats=json` document.
 //!
 //! The server ends when the caller's end of the socket closes, however the caller ended (a
@@ -39,9 +39,12 @@ enum Request {
     Alloc {
         dtype: i32,
         shape: Vec<i64>,
+        /// Tensors to free first (so a call's frees ride on the next request).
+        #[serde(default)]
+        free: Vec<u32>,
     },
     Free {
-        handle: u32,
+        handles: Vec<u32>,
     },
     Call {
         op: String,
@@ -50,6 +53,9 @@ enum Request {
         /// Seconds the kernels may run (0: no limit; none: the default).
         #[serde(default)]
         timeout: Option<f64>,
+        /// Tensors to free first.
+        #[serde(default)]
+        free: Vec<u32>,
     },
 }
 
@@ -263,17 +269,12 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>) -> Value {
 fn answer(request: &[u8]) -> Value {
     match serde_json::from_slice::<Request>(request) {
         Err(e) => json!({"error": format!("a request the server does not know: {e}")}),
-        Ok(Request::Alloc { dtype, shape }) => alloc(dtype, &shape),
-        Ok(Request::Free { handle }) => {
-            state::with(|rt| {
-                let live = (handle as usize)
-                    .checked_sub(1)
-                    .and_then(|k| rt.tensors.get(k))
-                    .is_some_and(Option::is_some);
-                if live {
-                    tensors::release(rt, handle);
-                }
-            });
+        Ok(Request::Alloc { dtype, shape, free }) => {
+            free_all(&free);
+            alloc(dtype, &shape)
+        }
+        Ok(Request::Free { handles }) => {
+            free_all(&handles);
             json!({})
         }
         Ok(Request::Call {
@@ -281,8 +282,27 @@ fn answer(request: &[u8]) -> Value {
             args,
             cores,
             timeout,
-        }) => call(op, &args, cores, timeout),
+            free,
+        }) => {
+            free_all(&free);
+            call(op, &args, cores, timeout)
+        }
     }
+}
+
+/// Lets go of the caller's reference to each live tensor of `handles`.
+fn free_all(handles: &[u32]) {
+    state::with(|rt| {
+        for &h in handles {
+            let live = (h as usize)
+                .checked_sub(1)
+                .and_then(|k| rt.tensors.get(k))
+                .is_some_and(Option::is_some);
+            if live {
+                tensors::release(rt, h);
+            }
+        }
+    });
 }
 
 /// Serves on socket `fd` until the caller's end closes: the exit status.

@@ -139,6 +139,7 @@ class Library:
                 self._server.close()
             self._server = Server(self.path)
             self._empties.clear()
+            self._to_free.clear()
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, Library._end, [self._server])
         return self._server
@@ -165,7 +166,7 @@ class Library:
         code = self._dtype(probe, 0)
         with self._lock:
             server = self._serve()
-            answer = server.request({"Alloc": {"dtype": code, "shape": shape}})
+            answer = server.request({"Alloc": {"dtype": code, "shape": shape, "free": self._frees()}})
             if "error" in answer:
                 raise ValueError(answer["error"])
             a = server.view(answer["offset"], probe.dtype, shape)
@@ -177,6 +178,13 @@ class Library:
         copied; it is freed once the array is gone."""
         self._empties[offset] = (handle, a.nbytes)
         weakref.finalize(a, self._forget, server, offset, handle)
+
+    def _frees(self) -> list[int]:
+        """The handles to free, taken (they ride on the next request)."""
+        taken = []
+        while self._to_free:
+            taken.append(self._to_free.pop())
+        return taken
 
     def _forget(self, server: Server, offset: int, handle: int) -> None:
         # Called at any point by the garbage collector: only noted, freed before the next request.
@@ -210,7 +218,7 @@ class Library:
         offset = server.offset_of(a) if a.flags.c_contiguous else None
         if offset is not None and offset in self._empties and self._empties[offset][1] == a.nbytes:
             return self._empties[offset][0]
-        answer = server.request({"Alloc": {"dtype": code, "shape": list(a.shape)}})
+        answer = server.request({"Alloc": {"dtype": code, "shape": list(a.shape), "free": self._frees()}})
         if "error" in answer:
             raise ValueError(answer["error"])
         held.append(answer["handle"])
@@ -221,10 +229,9 @@ class Library:
         server = self._serve()
         held: list[int] = []
         try:
-            while self._to_free:
-                server.request({"Free": {"handle": self._to_free.pop()}})
             args = [{"Tensor": self._place(server, *p, held)} if isinstance(p, tuple) else p for p in prepared]
-            answer = server.request({"Call": {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout}})
+            call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": self._frees()}
+            answer = server.request({"Call": call})
             self.last_stats = answer.get("stats")
             out = answer.get("output")
             result = None
@@ -232,8 +239,8 @@ class Library:
                 # The output stays where the op wrote it (no copy), freed when the array goes.
                 result = server.view(out["offset"], self._numpy_dtype(out["dtype"]), tuple(out["shape"]))
                 self._keep(server, result, out["offset"], out["handle"])
-            for h in held:
-                server.request({"Free": {"handle": h}})
+            # The inputs' copies go with the next request.
+            self._to_free.extend(held)
         except ServerGone:
             self._server = None
             raise
