@@ -119,6 +119,8 @@ MISUSES = [
     (17, 1, 2, "operation-error"),
     (18, 1, 3, "kernel-crashed"),
     (20, 1, 0, "tcm-leak"),
+    (21, 1, 2, "tcm-out-of-bounds"),
+    (22, 2, 2, "tcm-out-of-bounds"),
 ]
 
 

@@ -85,6 +85,17 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
     case 17: return torch::add(x, torch::zeros({1}, torch::kFloat));
     case 18: return *static_cast<volatile int *>(nullptr) = 1, out; // a crash
     case 20: return (void)torch::neuron::tcm_malloc(1024), out;     // never freed
+    case 21: { // 8 floats past the end of a 256-float block
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(256 * sizeof(float)));
+        for (int k = 0; k < 264; k++)
+            static_cast<volatile float *>(t)[k] = 1.0f;
+        return torch::neuron::tcm_free(t), out;
+    }
+    case 22: { // a load from a freed block
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(64 * sizeof(float)));
+        torch::neuron::tcm_free(t);
+        return (void)static_cast<volatile float *>(t)[3], out;
+    }
     default: return out;
     }
 }

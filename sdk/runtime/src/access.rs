@@ -235,16 +235,15 @@ pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
 /// return address into words).
 pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
     let blocks = std::mem::take(&mut rt.tcm_blocks);
-    let base = rt.pool.base() as u64;
     for (p, bytes, site) in blocks {
+        let offset = rt.pool.offset_of(p as *const u8).unwrap_or_default();
         let at = if site == 0 {
             "a place not known".into()
         } else {
             place(site - 1)
         };
         let d = format!(
-            "a block of {bytes} bytes (pool offset {}) allocated at {at} was never freed",
-            p as u64 - base
+            "a block of {bytes} bytes (pool offset {offset}) allocated at {at} was never freed"
         );
         rt.misuse(Kind::TcmLeak, None, None, d);
     }

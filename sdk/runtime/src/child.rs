@@ -109,6 +109,7 @@ impl Outcome {
                 exit_code: self.exit_code(),
                 exception: None,
             }),
+            pc: None,
         }
     }
 }
@@ -156,6 +157,54 @@ pub fn catch_timeout() {
         a.sa_sigaction = on_timeout as *const () as usize;
         a.sa_flags = libc::SA_SIGINFO;
         libc::sigaction(TIMEOUT_SIGNAL, &a, core::ptr::null_mut());
+    }
+}
+
+extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    // SAFETY: the kernel passes the fault's information and context.
+    let (addr, pc, write) = unsafe {
+        (
+            (*info).si_addr() as usize,
+            program_counter(context.cast()),
+            store(context.cast()),
+        )
+    };
+    let what = crate::state::try_with(|rt| rt.pool.describe(addr)).flatten();
+    if let Some(what) = what {
+        // A fault in the TCM pool's pages: reported; the core ends there.
+        crate::state::try_with(|rt| rt.out_of_bounds(addr, what, write, pc));
+    }
+    // Not the pool's: the signal takes its course (the runner reports it), whether the
+    // kernel faulted or raised it.
+    // SAFETY: restoring the default action and raising the signal again.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// Whether a faulting access was a store (x86-64: the page fault's error code).
+///
+/// # Safety
+/// `c` is the context a signal handler was given.
+unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract.
+    return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
+    #[cfg(not(target_arch = "x86_64"))]
+    return None;
+}
+
+/// In a child: a fault in the TCM pool's pages (a guard page, a freed block) is reported
+/// as `tcm-out-of-bounds`, with the access's place; any other fault ends the child as
+/// before.
+pub fn catch_faults() {
+    // SAFETY: a zeroed sigaction with a valid handler and flags.
+    unsafe {
+        let mut a: libc::sigaction = std::mem::zeroed();
+        a.sa_sigaction = on_fault as *const () as usize;
+        a.sa_flags = libc::SA_SIGINFO;
+        libc::sigaction(libc::SIGSEGV, &a, core::ptr::null_mut());
     }
 }
 

@@ -132,6 +132,11 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
+                for m in r.reports.iter_mut() {
+                    if let Some(pc) = m.pc.take() {
+                        m.detail += &format!(", at {}", child::place(pc));
+                    }
+                }
                 reports.push(r);
             }
             Err(_) if ended.timed_out => {

@@ -74,6 +74,8 @@ kinds! {
         "a tensor operation or factory refused its arguments (shape, dtype, size)";
     Crashed = "kernel-crashed", Error,
         "a kernel or shape function died (a signal, a C++ exception, exit() before returning)";
+    TcmOutOfBounds = "tcm-out-of-bounds", Error,
+        "a load or store outside every live TCM block: past a block's end, between blocks, into a freed block";
     TcmLeak = "tcm-leak", Warning,
         "tcm_malloc blocks still live when the kernel returned (their sizes and places)";
     Timeout = "timeout", Error,
@@ -114,6 +116,9 @@ pub struct Report {
     /// How it died, for [`Kind::Crashed`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash: Option<Crash>,
+    /// The program counter of the access, until the runner puts its place into `detail`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pc: Option<u64>,
 }
 
 impl Report {

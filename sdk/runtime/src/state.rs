@@ -182,6 +182,12 @@ fn exit_on_error(rt: &Runtime) -> ! {
 
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
 
+/// Runs `f` on the runtime unless its lock is held (a signal handler's way in).
+pub fn try_with<T>(f: impl FnOnce(&mut Runtime) -> T) -> Option<T> {
+    let mut g = RT.try_lock().ok()?;
+    Some(f(g.get_or_insert_with(Runtime::new)))
+}
+
 /// Runs `f` on the runtime (made on first use).
 pub fn with<T>(f: impl FnOnce(&mut Runtime) -> T) -> T {
     let mut g: MutexGuard<'_, Option<Runtime>> = RT.lock().unwrap_or_else(|e| e.into_inner());
@@ -276,6 +282,29 @@ impl Runtime {
                 exit_code: None,
                 exception: what,
             }),
+            pc: None,
+        });
+        (self.on_error)(self)
+    }
+
+    /// A load or store at `addr` that faulted in the TCM pool's pages (`what` it was to the
+    /// pool) by the instruction at `pc`: reported, and the core stops here.
+    pub fn out_of_bounds(&mut self, addr: usize, what: String, write: Option<bool>, pc: u64) -> ! {
+        let access = match write {
+            Some(true) => "a store",
+            Some(false) => "a load",
+            None => "an access",
+        };
+        self.reports.push(Report {
+            kind: Kind::TcmOutOfBounds,
+            severity: Kind::TcmOutOfBounds.severity(),
+            op: self.op.clone(),
+            core: Some(self.core),
+            tensor: None,
+            index: None,
+            detail: format!("{access} at {addr:#x}: {what}"),
+            crash: None,
+            pc: Some(pc),
         });
         (self.on_error)(self)
     }
@@ -298,6 +327,7 @@ impl Runtime {
             index,
             detail,
             crash: None,
+            pc: None,
         });
         if kind.severity() == Severity::Error {
             (self.on_error)(self)

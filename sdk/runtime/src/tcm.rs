@@ -1,39 +1,48 @@
 //! The TCM pool: 16 KiB of a core's local memory, from which `tcm_malloc` allocates and each
-//! fast stream accessor takes its 4 KiB buffer. First fit, 16-byte granules; the high-water
-//! mark is what `--stats` reports.
+//! fast stream accessor takes its 4 KiB buffer. First fit over the 16 KiB, 16-byte granules;
+//! the high-water mark is what `--stats` reports.
+//!
+//! Each block lives in pages of its own, its end at the end of the last one, followed by
+//! an inaccessible guard page; a freed block's pages become inaccessible and are not used
+//! again in the job. An access past a block's end (beyond its 16-byte rounding), between
+//! blocks or into a freed block therefore faults at once, and [`Pool::describe`] says what
+//! the address was. An access before a block's start lands in its first page and is not
+//! caught unless it reaches the page before (docs/customop-host.md).
 
 /// Bytes in a core's pool.
 pub const POOL_BYTES: usize = 16 * 1024;
 /// Allocation granule (and alignment) in bytes.
 const GRANULE: usize = 16;
+const PAGE: usize = 4096;
+
+/// One block and its pages.
+#[derive(Debug)]
+struct Block {
+    /// Its offset in the pool (first fit over 16 KiB).
+    offset: usize,
+    /// Bytes asked for.
+    asked: usize,
+    /// Bytes taken (rounded up to the granule).
+    size: usize,
+    /// Its mapping: the block's pages, then the guard page.
+    map: usize,
+    map_len: usize,
+    /// Its first byte.
+    ptr: usize,
+    freed: bool,
+}
 
 /// One core's pool.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Pool {
-    memory: Box<[u128]>,
     /// Live blocks: (offset, bytes), sorted by offset.
     live: Vec<(usize, usize)>,
+    blocks: Vec<Block>,
     in_use: usize,
     high_water: usize,
 }
 
-impl Default for Pool {
-    fn default() -> Self {
-        Pool {
-            memory: vec![0u128; POOL_BYTES / 16].into_boxed_slice(),
-            live: Vec::new(),
-            in_use: 0,
-            high_water: 0,
-        }
-    }
-}
-
 impl Pool {
-    /// The pool's first byte's address.
-    pub fn base(&self) -> usize {
-        self.memory.as_ptr() as usize
-    }
-
     /// A block of `bytes` (rounded up to 16), or `None` when no gap is large enough (0
     /// bytes: `None`, as `malloc(0)` may).
     pub fn alloc(&mut self, bytes: usize) -> Option<*mut u8> {
@@ -53,27 +62,102 @@ impl Pool {
         if slot == self.live.len() && POOL_BYTES - at < size {
             return None;
         }
+        let pages = size.div_ceil(PAGE) * PAGE;
+        let map_len = pages + PAGE;
+        // SAFETY: a new private mapping, inaccessible, then its first pages opened.
+        let map = unsafe {
+            let m = libc::mmap(
+                core::ptr::null_mut(),
+                map_len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if m == libc::MAP_FAILED
+                || libc::mprotect(m, pages, libc::PROT_READ | libc::PROT_WRITE) != 0
+            {
+                return None;
+            }
+            m as usize
+        };
         self.live.insert(slot, (at, size));
         self.in_use += size;
         self.high_water = self.high_water.max(self.in_use);
-        Some((self.base() + at) as *mut u8)
+        let ptr = map + pages - size;
+        self.blocks.push(Block {
+            offset: at,
+            asked: bytes,
+            size,
+            map,
+            map_len,
+            ptr,
+            freed: false,
+        });
+        Some(ptr as *mut u8)
     }
 
-    /// Frees the block starting at `p`; false (nothing freed) if no live block starts there.
+    /// Frees the live block starting at `p`; false (nothing freed) if none starts there.
+    /// Its pages become inaccessible until the pool goes.
     pub fn free(&mut self, p: *const u8) -> bool {
-        let off = (p as usize).wrapping_sub(self.base());
-        match self.live.iter().position(|(o, _)| *o == off) {
-            Some(k) => {
-                self.in_use -= self.live.remove(k).1;
-                true
-            }
-            None => false,
+        let Some(b) = self
+            .blocks
+            .iter_mut()
+            .find(|b| b.ptr == p as usize && !b.freed)
+        else {
+            return false;
+        };
+        b.freed = true;
+        // SAFETY: the block's own mapping.
+        unsafe { libc::mprotect(b.map as *mut libc::c_void, b.map_len, libc::PROT_NONE) };
+        let offset = b.offset;
+        if let Some(k) = self.live.iter().position(|(o, _)| *o == offset) {
+            self.in_use -= self.live.remove(k).1;
         }
+        true
+    }
+
+    /// The pool offset of the live block starting at `p`.
+    pub fn offset_of(&self, p: *const u8) -> Option<usize> {
+        self.blocks
+            .iter()
+            .find(|b| b.ptr == p as usize && !b.freed)
+            .map(|b| b.offset)
+    }
+
+    /// What address `addr` is to the pool, if it is in a block's pages or guard: where, in
+    /// words (`None`: not the pool's).
+    pub fn describe(&self, addr: usize) -> Option<String> {
+        let b = self
+            .blocks
+            .iter()
+            .rev()
+            .find(|b| (b.map..b.map + b.map_len).contains(&addr))?;
+        let block = format!("a block of {} bytes (pool offset {})", b.asked, b.offset);
+        Some(if b.freed {
+            format!(
+                "{} bytes into {block}, already freed",
+                addr.wrapping_sub(b.ptr) as isize
+            )
+        } else if addr >= b.ptr + b.size {
+            format!("{} bytes past the end of {block}", addr - (b.ptr + b.asked))
+        } else {
+            format!("{} bytes before the start of {block}", b.ptr - addr)
+        })
     }
 
     /// The most bytes ever allocated at once.
     pub fn high_water(&self) -> usize {
         self.high_water
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for b in &self.blocks {
+            // SAFETY: each block's own mapping, unmapped once.
+            unsafe { libc::munmap(b.map as *mut libc::c_void, b.map_len) };
+        }
     }
 }
 
@@ -90,12 +174,39 @@ mod tests {
         assert!(p.alloc(1).is_none(), "the pool is full");
         assert!(p.free(b));
         assert!(!p.free(b), "a second free of the same block is refused");
-        assert_eq!(p.alloc(4000).unwrap(), b, "first fit reuses the gap");
+        let again = p.alloc(4000).unwrap();
+        assert_eq!(p.offset_of(again), Some(4096), "first fit reuses the gap");
         let outside = 0x1000usize as *const u8;
         assert!(!p.free(outside));
-        assert!(p.free(a) && p.free(c));
+        assert!(p.free(a) && p.free(c) && p.free(again));
         assert_eq!(p.high_water(), POOL_BYTES);
         assert_eq!(p.alloc(0), None);
         assert_eq!(p.alloc(POOL_BYTES + 1), None);
+    }
+
+    #[test]
+    fn a_block_ends_at_a_guard_page_and_addresses_are_described() {
+        let mut p = Pool::default();
+        let a = p.alloc(1000).unwrap() as usize;
+        // SAFETY: the block's 1000 bytes and its rounding are writable.
+        unsafe { std::ptr::write_bytes(a as *mut u8, 1, 1008) };
+        assert_eq!(a % 16, 0);
+        assert_eq!(
+            (a + 1008) % 4096,
+            0,
+            "the block ends where its guard page starts"
+        );
+        let past = p.describe(a + 1008 + 4).unwrap();
+        assert_eq!(
+            past,
+            "12 bytes past the end of a block of 1000 bytes (pool offset 0)"
+        );
+        assert!(p.free(a as *const u8));
+        let freed = p.describe(a + 8).unwrap();
+        assert_eq!(
+            freed,
+            "8 bytes into a block of 1000 bytes (pool offset 0), already freed"
+        );
+        assert_eq!(p.describe(8), None);
     }
 }

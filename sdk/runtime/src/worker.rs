@@ -158,6 +158,7 @@ pub fn start(index: usize, job: &Job, body: fn(&Job)) {
                 // SAFETY: the runner's end, in the child's copy of the descriptors.
                 unsafe { libc::close(mine_fd) };
                 child::catch_timeout();
+                child::catch_faults();
                 serve_jobs(theirs, body)
             });
             Worker { child, sock: mine }
