@@ -121,6 +121,8 @@ MISUSES = [
     (20, 1, 0, "tcm-leak"),
     (21, 1, 2, "tcm-out-of-bounds"),
     (22, 2, 2, "tcm-out-of-bounds"),
+    (23, 1, 2, "uninitialized-read"),
+    (24, 1, 2, "uninitialized-read"),
 ]
 
 
@@ -134,6 +136,10 @@ def misuses(ntx, src, work):
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")
         print(f"ok {kind} reported (exit {code})")
+    p = m.run("misuse", "x.npy", 25)
+    if p.stderr:
+        sys.exit(f"elements read where written were reported: {p.stderr!r}")
+    print("ok elements read where written: nothing reported")
     p = m.run("misuse", "x.npy", 19)
     if "incoherent" in p.stderr or m.run("misuse", "x.npy", 99).stderr:
         sys.exit(f"INCOHERENT_QUIET reported: {p.stderr!r}")

@@ -91,6 +91,23 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
             static_cast<volatile float *>(t)[k] = 1.0f;
         return torch::neuron::tcm_free(t), out;
     }
+    case 23: { // an empty tensor's elements read before anything wrote them
+        torch::Tensor t = torch::empty({64}, torch::kFloat);
+        t.tcm_accessor().tensor_to_tcm<float>(buf, 2, 4);
+        return out;
+    }
+    case 24: { // the output's elements read before the kernel wrote them
+        torch::Tensor dst = get_dst_tensor();
+        dst.tcm_accessor().tensor_to_tcm<float>(buf, 0, 4);
+        return dst;
+    }
+    case 25: { // the same, read only where written: nothing to report
+        torch::Tensor t = torch::empty({64}, torch::kFloat);
+        float four[4] = {1, 2, 3, 4};
+        t.tcm_accessor().tcm_to_tensor<float>(four, 10, 4);
+        t.tcm_accessor().tensor_to_tcm<float>(buf, 10, 4);
+        return out;
+    }
     case 22: { // a load from a freed block
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(64 * sizeof(float)));
         torch::neuron::tcm_free(t);

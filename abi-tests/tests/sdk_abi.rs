@@ -71,7 +71,9 @@ fn the_headers_structs_are_the_runtimes() {
             "ndim",
             "dtype",
             "handle",
-            "data_less"
+            "data_less",
+            "track",
+            "pad"
         ]
     );
     let types: Vec<&str> = meta.iter().map(|(_, t)| t.as_str()).collect();
@@ -85,10 +87,12 @@ fn the_headers_structs_are_the_runtimes() {
             "u32",
             "i32",
             "u32",
+            "u32",
+            "u32",
             "u32"
         ]
     );
-    assert_eq!(size_of::<Meta>(), 8 + 8 + 64 + 64 + 4 * 4);
+    assert_eq!(size_of::<Meta>(), 8 + 8 + 64 + 64 + 4 * 6);
     assert_eq!(offset_of!(Meta, sizes), 16);
     assert_eq!(offset_of!(Meta, strides), 80);
     assert_eq!(offset_of!(Meta, ndim), 144);

@@ -90,6 +90,7 @@ class Copier {
     /// right; otherwise the runtime checks it, records it (several cores) or stops the core.
     template <class T> void check(uint64_t first, uint64_t count, bool write)
     {
+        note(first, count, write);
         if (cores_ > 1 || code<T>() != m_->dtype || first > m_->numel || count > m_->numel - first)
             nt_customop_tcm_copy(m_, code<T>(), first, count, write);
         else
@@ -97,6 +98,12 @@ class Copier {
     }
     /// Counts a stream's copy.
     void count(uint64_t bytes, bool write) { (write ? out_ : in_) += bytes; }
+    /// Tells the runtime of a copy of a tensor whose written elements it tracks.
+    void note(uint64_t first, uint64_t count, bool write) const
+    {
+        if (m_->track)
+            nt_customop_note(m_, first, count, write);
+    }
 
     /// Elements [first, first + count) to local memory at `to`.
     template <class T> bool copy_out(uint64_t first, uint64_t count, T *to)
@@ -236,6 +243,7 @@ template <class T> class TensorReadStreamAccessor {
         if (at_ == have_) {
             uint64_t left = m_->numel - next_, cap = 4096 / sizeof(T);
             have_ = left < cap ? left : cap;
+            copier_.note(next_, have_, false);
             copier_.copy_out(next_, have_, buf_);
             copier_.count(have_ * sizeof(T), false);
             at_ = 0;
@@ -304,6 +312,7 @@ template <class T> class TensorWriteStreamAccessor {
     {
         if (!buf_ || at_ == 0)
             return;
+        copier_.note(next_, at_, true);
         copier_.copy_in(next_, at_, buf_);
         copier_.count(at_ * sizeof(T), true);
         next_ += at_;

@@ -24,6 +24,8 @@ typedef struct nt_customop_meta {
     int32_t dtype; /* c10::ScalarType */
     uint32_t handle;
     uint32_t data_less;
+    uint32_t track; /* 1: tell the runtime of each TCM and stream copy (nt_customop_note) */
+    uint32_t pad;
 } nt_customop_meta;
 
 /** What an nt_customop_arg holds. */
@@ -76,6 +78,9 @@ typedef struct nt_customop_filled {
 void nt_customop_prefault(const nt_customop_meta *m, uint64_t first, const uint8_t *p, int write,
                           nt_customop_filled *filled);
 void *nt_customop_tcm_malloc(size_t bytes);
+/* A TCM or stream copy of elements [first, first + count) of a tracked tensor (write: into
+ * it); a read of elements nothing wrote stops the core (uninitialized-read). */
+void nt_customop_note(const nt_customop_meta *m, uint64_t first, uint64_t count, int write);
 /* The same, from the call at return address site (a leak is reported with its place). */
 void *nt_customop_tcm_malloc_at(size_t bytes, const void *site);
 void nt_customop_tcm_free(void *p);

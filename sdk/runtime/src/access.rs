@@ -94,6 +94,11 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
         };
         rt.misuse(k, Some(h), None, d);
     }
+    // Elements a standard accessor or an element-by-element stream writes are not seen:
+    // the tensor's written elements are no longer tracked (nothing is reported falsely).
+    if kind == STANDARD {
+        crate::tensors::untrack(rt, h);
+    }
     let e = rt.entry(h);
     match kind {
         STANDARD => e.open.standard += 1,
@@ -117,6 +122,7 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
             b
         }
         None => {
+            crate::tensors::untrack(rt, h);
             rt.counts.slow_streams += 1;
             let d = format!(
                 "{} open streams: this one goes element by element",

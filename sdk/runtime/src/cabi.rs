@@ -30,6 +30,11 @@ pub struct Meta {
     pub handle: u32,
     /// 1 for a shape function's input: a shape, no data.
     pub data_less: u32,
+    /// 1 while the runtime tracks which elements were written (a tensor made without
+    /// values, on one core): the headers then tell it of each TCM and stream copy.
+    pub track: u32,
+    /// Zero: the struct's size a multiple of 8 with no hidden padding.
+    pub pad: u32,
 }
 
 /// An argument or operand (`nt_customop_arg`).

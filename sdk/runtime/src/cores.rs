@@ -62,6 +62,11 @@ fn kernel_job(job: &Job) {
             let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
             rt.dst = h.first().copied();
             rt.dst_poison = job.poison_at_dst;
+            // On one core, which of the output's elements the kernel reads before it
+            // writes them is known (several cores write it side by side).
+            if let (1, Some(d)) = (job.cores, rt.dst) {
+                tensors::track(rt, d);
+            }
             held.extend(h);
         }
         if let Some(m) = &rt.machine {

@@ -129,3 +129,15 @@ pub unsafe extern "C" fn nt_customop_prefault(
         unsafe { *filled = r };
     }
 }
+
+/// A TCM or stream copy of elements `[first, first + count)` of tensor `m`, whose written
+/// elements the runtime tracks (`write`: into it).
+///
+/// # Safety
+/// `m` is live.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_note(m: *const Meta, first: u64, count: u64, write: c_int) {
+    // SAFETY: the caller's contract.
+    let h = unsafe { handle(m) };
+    state::with(|rt| crate::tensors::note(rt, h, first, count, write != 0, "a TCM or stream copy"))
+}

@@ -76,6 +76,8 @@ kinds! {
         "a kernel or shape function died (a signal, a C++ exception, exit() before returning)";
     TcmOutOfBounds = "tcm-out-of-bounds", Error,
         "a load or store outside every live TCM block: past a block's end, between blocks, into a freed block";
+    UninitializedRead = "uninitialized-read", Error,
+        "a kernel read tensor elements that nothing wrote (torch::empty and the like, the output)";
     TcmLeak = "tcm-leak", Warning,
         "tcm_malloc blocks still live when the kernel returned (their sizes and places)";
     Timeout = "timeout", Error,

@@ -275,6 +275,7 @@ pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Op
         (2, _) => tensors::fill(rt, h, Num::Int(1)),
         (3, Operand::Scalar(v)) => tensors::fill(rt, h, v),
         (4, _) => tensors::eye(rt, h),
+        _ if rt.phase == crate::state::Phase::Kernel && h != 0 => tensors::track(rt, h),
         _ => {}
     }
     h

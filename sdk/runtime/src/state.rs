@@ -44,6 +44,8 @@ pub struct Entry {
     pub bytes: u64,
     /// Whether this process allocated them (and frees them with the last reference).
     pub owned: bool,
+    /// While `meta.track` is 1: the element ranges written so far, sorted and merged.
+    pub written: Vec<(u64, u64)>,
 }
 
 /// Where a run is.

@@ -131,6 +131,7 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
         open: Open::default(),
         bytes: if data_less { 0 } else { bytes },
         owned: true,
+        written: Vec::new(),
     });
     meta.handle
 }
@@ -177,6 +178,8 @@ pub fn read_all(rt: &mut Runtime, h: u32) -> Vec<u8> {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes, e.meta.data_less != 0)
     };
+    let numel = rt.entry(h).meta.numel;
+    note(rt, h, 0, numel, false, "an operation");
     if data_less && rt.phase == Phase::Shape {
         rt.misuse(
             Kind::ShapeDataRead,
@@ -198,6 +201,7 @@ pub fn read_all(rt: &mut Runtime, h: u32) -> Vec<u8> {
 
 /// Writes all bytes of tensor `h`.
 pub fn write_all(rt: &mut Runtime, h: u32, data: &[u8]) {
+    untrack(rt, h);
     let (addr, bytes) = {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes)
@@ -250,6 +254,7 @@ pub fn fill(rt: &mut Runtime, h: u32, v: Num) {
 /// Fills `h`'s bytes with `pattern` repeated (its length divides the tensor's bytes),
 /// written a megabyte at a time: no buffer the size of the tensor.
 pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
+    untrack(rt, h);
     let (addr, bytes) = {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes)
@@ -322,5 +327,68 @@ pub fn dst_tensor(rt: &mut Runtime) -> u32 {
             rt.misuse(Kind::OpFailed, None, None, detail);
             0
         }
+    }
+}
+
+/// Starts tracking which elements of `h` are written (none yet): a tensor made without
+/// values on one core.
+pub fn track(rt: &mut Runtime, h: u32) {
+    let e = rt.entry(h);
+    if e.bytes > 0 {
+        e.meta.track = 1;
+        e.written.clear();
+    }
+}
+
+/// Stops tracking `h`: all of it is written, or the runtime can no longer see its writes
+/// (a standard accessor or an element-by-element stream on it).
+pub fn untrack(rt: &mut Runtime, h: u32) {
+    let e = rt.entry(h);
+    e.meta.track = 0;
+    e.written = Vec::new();
+}
+
+/// A copy of elements `[first, first + count)` of tracked tensor `h`: a write records
+/// them; a read of any that nothing wrote stops the core with `uninitialized-read`.
+pub fn note(rt: &mut Runtime, h: u32, first: u64, count: u64, write: bool, what: &str) {
+    let e = rt.entry(h);
+    if e.meta.track == 0 || count == 0 {
+        return;
+    }
+    let end = first.saturating_add(count).min(e.meta.numel);
+    if write {
+        let w = &mut e.written;
+        let k = w.partition_point(|r| r.1 < first);
+        let mut range = (first, end);
+        while k < w.len() && w[k].0 <= range.1 {
+            let r = w.remove(k);
+            range = (range.0.min(r.0), range.1.max(r.1));
+        }
+        w.insert(k, range);
+        if w.len() == 1 && w[0] == (0, e.meta.numel) {
+            untrack(rt, h);
+        }
+        return;
+    }
+    let mut at = first;
+    for r in e.written.iter().filter(|r| r.1 > first && r.0 < end) {
+        if r.0 > at {
+            break;
+        }
+        at = at.max(r.1);
+    }
+    if at < end {
+        let gap_end = e
+            .written
+            .iter()
+            .find(|r| r.0 > at)
+            .map_or(end, |r| r.0.min(end));
+        let d = format!("{what} read elements {at}..{gap_end}, which nothing wrote");
+        rt.misuse(
+            Kind::UninitializedRead,
+            Some(h),
+            Some(format!("{at}..{gap_end}")),
+            d,
+        );
     }
 }
