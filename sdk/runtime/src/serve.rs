@@ -18,7 +18,6 @@
 //! thread watches for it and kills the server's process group, workers included, even in
 //! the middle of a call).
 
-use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::net::UnixStream;
 
@@ -112,17 +111,7 @@ pub fn describe() -> Value {
 }
 
 fn send(sock: &mut UnixStream, v: &Value) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(v).expect("a value serializes");
-    sock.write_all(&(bytes.len() as u32).to_le_bytes())?;
-    sock.write_all(&bytes)
-}
-
-fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
-    let mut len = [0u8; 4];
-    sock.read_exact(&mut len)?;
-    let mut v = vec![0u8; u32::from_le_bytes(len) as usize];
-    sock.read_exact(&mut v)?;
-    Ok(v)
+    crate::worker::send(sock, &serde_json::to_vec(v).expect("a value serializes"))
 }
 
 /// Sends `v` with descriptor `fd` attached.
@@ -321,7 +310,7 @@ pub fn main(fd: i32) -> i32 {
     if send_with_fd(&sock, &describe(), hbm).is_err() {
         return 1;
     }
-    while let Ok(request) = receive(&mut sock) {
+    while let Ok(request) = crate::worker::receive(&mut sock) {
         if send(&mut sock, &answer(&request)).is_err() {
             break;
         }

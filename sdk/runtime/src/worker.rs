@@ -110,12 +110,14 @@ struct Worker {
 /// The workers of this process, by index.
 static POOL: Mutex<Vec<Option<Worker>>> = Mutex::new(Vec::new());
 
-fn send(sock: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes one message: its length (4 bytes, little-endian), then its bytes.
+pub fn send(sock: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
     sock.write_all(&(bytes.len() as u32).to_le_bytes())?;
     sock.write_all(bytes)
 }
 
-fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
+/// Reads one message [`send`] wrote.
+pub fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
     let mut len = [0u8; 4];
     sock.read_exact(&mut len)?;
     let mut v = vec![0u8; u32::from_le_bytes(len) as usize];
