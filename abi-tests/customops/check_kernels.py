@@ -25,8 +25,9 @@ class Runner:
         if not self.program.exists():
             sys.exit(f"{name} does not build: {p.stderr}")
 
-    def run(self, *args, cores=1, code=0, stats=False):
+    def run(self, *args, cores=1, code=0, stats=False, sanitize=True):
         cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", "out.npy"]
+        cmd += ["--sanitize"] if sanitize else []
         cmd += ["--stats=json"] if stats else []
         (self.work / "out.npy").unlink(missing_ok=True)
         p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
@@ -136,6 +137,12 @@ def misuses(ntx, src, work):
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")
         print(f"ok {kind} reported (exit {code})")
+    p = m.run("misuse", "x.npy", 26, "--sanitize", code=2)
+    if "error[uninitialized-read] op misuse, core 0, tensor" not in p.stderr or "index 6..7" not in p.stderr:
+        sys.exit(f"--sanitize: {p.stderr!r}")
+    if m.run("misuse", "x.npy", 26, sanitize=False).stderr:
+        sys.exit("a standard accessor's reads were checked without --sanitize")
+    print("ok uninitialized-read through a standard accessor under --sanitize")
     p = m.run("misuse", "x.npy", 25)
     if p.stderr:
         sys.exit(f"elements read where written were reported: {p.stderr!r}")

@@ -108,6 +108,12 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         t.tcm_accessor().tensor_to_tcm<float>(buf, 10, 4);
         return out;
     }
+    case 26: { // an empty tensor's element read through a standard accessor (--sanitize)
+        torch::Tensor t = torch::empty({4, 4}, torch::kFloat);
+        auto a = t.accessor<float, 2>();
+        a[0][0] = 1.0f;
+        return (void)(float)a[0][0], (void)(float)a[1][2], out;
+    }
     case 22: { // a load from a freed block
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(64 * sizeof(float)));
         torch::neuron::tcm_free(t);

@@ -47,11 +47,16 @@ template <class T> inline T *element(const Q7PtrType &p)
 /// another element's translate could be stale: the stale-pointer rule).
 template <class T> class ElementRef {
   public:
-    explicit ElementRef(Q7PtrType p) : p_(p) {}
+    ElementRef(Q7PtrType p, const nt_customop_meta *m) : p_(p), m_(m) {}
     ElementRef(const ElementRef &) = default;
-    operator T() const { return *element<T>(p_); }
+    operator T() const
+    {
+        note(false);
+        return *element<T>(p_);
+    }
     ElementRef &operator=(const T &v)
     {
+        note(true);
         *element<T>(p_) = v;
         return *this;
     }
@@ -62,7 +67,15 @@ template <class T> class ElementRef {
     ElementRef &operator/=(const T &v) { return *this = static_cast<T>(*this) / v; }
 
   private:
+    /// While the runtime tracks the tensor's written elements (under --sanitize), it is
+    /// told of each element read or written.
+    void note(bool write) const
+    {
+        if (m_->track)
+            nt_customop_note(m_, (p_.hbm_addr - m_->hbm_addr) / sizeof(T), 1, write);
+    }
     Q7PtrType p_;
+    const nt_customop_meta *m_;
 };
 
 /// The span walk's view of a tensor's elements.
@@ -208,8 +221,13 @@ template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
     int64_t stride(int64_t d) const { return m_->strides[dim_ + d]; }
 
   private:
-    static T get(const nt_customop::Q7PtrType &p, std::true_type) { return *nt_customop::element<T>(p); }
-    static Ref get(const nt_customop::Q7PtrType &p, std::false_type) { return Ref(p); }
+    T get(const nt_customop::Q7PtrType &p, std::true_type) const
+    {
+        if (m_->track)
+            nt_customop_note(m_, (p.hbm_addr - m_->hbm_addr) / sizeof(T), 1, 0);
+        return *nt_customop::element<T>(p);
+    }
+    Ref get(const nt_customop::Q7PtrType &p, std::false_type) const { return Ref(p, m_); }
     const nt_customop_meta *m_;
     uint64_t addr_;
     int dim_;

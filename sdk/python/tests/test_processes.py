@@ -163,3 +163,12 @@ def test_an_output_is_poisoned_when_a_kernel_asks_for_it_after_returning_its_own
         half = lib.misuse(x, 15)
     assert half.tobytes()[: half.nbytes // 2] == x.tobytes()[: x.nbytes // 2]
     assert half.tobytes()[half.nbytes // 2 :] == b"\xff" * (half.nbytes // 2)
+
+
+def test_sanitize_checks_standard_accessor_reads(built) -> None:
+    x = np.ones((60, 50), np.float32)
+    with built("misuse", sanitize=True) as lib, pytest.raises(MisuseError, match="uninitialized-read") as e:
+        lib.misuse(x, 26)
+    assert e.value.reports[0]["index"] == "6..7"
+    with built("misuse") as lib:
+        np.testing.assert_array_equal(lib.misuse(x, 26), np.zeros_like(x))

@@ -94,9 +94,10 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
         };
         rt.misuse(k, Some(h), None, d);
     }
-    // Elements a standard accessor or an element-by-element stream writes are not seen:
-    // the tensor's written elements are no longer tracked (nothing is reported falsely).
-    if kind == STANDARD {
+    // Elements a standard accessor (but under --sanitize, where the headers tell of each)
+    // or an element-by-element stream writes are not seen: the tensor's written elements
+    // are no longer tracked (nothing is reported falsely).
+    if kind == STANDARD && !rt.sanitize {
         crate::tensors::untrack(rt, h);
     }
     let e = rt.entry(h);

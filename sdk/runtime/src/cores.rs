@@ -53,6 +53,7 @@ fn kernel_job(job: &Job) {
     let call = state::with(|rt| {
         rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel);
         rt.on_error = on_core_error;
+        rt.sanitize = job.sanitize;
         if rt.share != Some(job.core) {
             tensors::use_core_share(rt, job.core);
             rt.share = Some(job.core);
@@ -121,6 +122,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
         args: worker::job_args(call),
         output: Some(output_arg(output)),
         poison_at_dst: lazy,
+        sanitize: o.sanitize,
     };
     for core in 0..o.cores {
         let j = Job {

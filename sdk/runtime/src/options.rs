@@ -31,6 +31,8 @@ pub struct Options {
     pub stats: Option<StatsFormat>,
     /// `--timeout`: how long the kernels (and the shape function) may run (none: forever).
     pub timeout: Option<std::time::Duration>,
+    /// `--sanitize`: the checks that cost a call per element (docs/customop-host.md).
+    pub sanitize: bool,
 }
 
 impl Options {
@@ -68,6 +70,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                     .ok_or_else(|| format!("--cores {n}: give a number from 1 to {MAX_CORES}"))?;
             }
             "--timeout" => o.timeout = timeout_of(it.next().ok_or("--timeout needs seconds")?)?,
+            "--sanitize" => o.sanitize = true,
             "--stats" => o.stats = Some(StatsFormat::Text),
             "--stats=json" => o.stats = Some(StatsFormat::Json),
             _ if o.op.is_empty() => o.op = a.clone(),

@@ -11,7 +11,7 @@
 //!   `{"handle", "offset"}` (its bytes at that offset of the memory file), or `{"error"}`;
 //! * `{"Free": {"handles": [H...]}}`: `{}`;
 //! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": F} | {"ScalarInt": I}
-//!   | {"ScalarFloat": F}], "cores": N, "timeout"?: SECONDS, "free"?: [H...]}}`: `{"status", "output"?: {"handle", "offset",
+//!   | {"ScalarFloat": F}], "cores": N, "timeout"?: SECONDS, "free"?: [H...], "sanitize"?: BOOL}}`: `{"status", "output"?: {"handle", "offset",
 //!   "dtype", "shape"}, "error"?, "stats"?}`, `stats` being the `--stats=json` document.
 //!
 //! The server ends when the caller's end of the socket closes, however the caller ended (a
@@ -55,6 +55,9 @@ enum Request {
         /// Tensors to free first.
         #[serde(default)]
         free: Vec<u32>,
+        /// `--sanitize`.
+        #[serde(default)]
+        sanitize: bool,
     },
 }
 
@@ -214,7 +217,7 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
     })
 }
 
-fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>) -> Value {
+fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: bool) -> Value {
     let timeout = match timeout.map(|t| crate::options::timeout_of(&t.to_string())) {
         None => Some(crate::limits::DEFAULT_TIMEOUT),
         Some(Ok(t)) => t,
@@ -224,6 +227,7 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>) -> Value {
         op,
         cores,
         timeout,
+        sanitize,
         stats: Some(StatsFormat::Keep),
         ..Options::default()
     };
@@ -272,9 +276,10 @@ fn answer(request: &[u8]) -> Value {
             cores,
             timeout,
             free,
+            sanitize,
         }) => {
             free_all(&free);
-            call(op, &args, cores, timeout)
+            call(op, &args, cores, timeout, sanitize)
         }
     }
 }

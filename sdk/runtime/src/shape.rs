@@ -85,6 +85,7 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
         args: worker::job_args(args),
         output: None,
         poison_at_dst: false,
+        sanitize: o.sanitize,
     };
     worker::start(SHAPE_WORKER, &job, shape_job);
     let ended = worker::finish(SHAPE_WORKER, o.deadline());

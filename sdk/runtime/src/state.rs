@@ -173,6 +173,8 @@ pub struct Runtime {
     pub share: Option<u32>,
     /// Live `tcm_malloc` blocks: address, bytes asked for, the call's return address.
     pub tcm_blocks: Vec<(usize, usize, u64)>,
+    /// `--sanitize`: the checks that cost a call per element are on.
+    pub sanitize: bool,
 }
 
 fn exit_on_error(rt: &Runtime) -> ! {
@@ -219,6 +221,7 @@ impl Runtime {
             on_error: exit_on_error,
             share: None,
             tcm_blocks: Vec::new(),
+            sanitize: false,
         }
     }
 

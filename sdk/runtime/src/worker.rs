@@ -45,6 +45,9 @@ pub struct Job {
     /// Whether the output is to be poisoned when the kernel first asks for it.
     #[serde(default)]
     pub poison_at_dst: bool,
+    /// `--sanitize`.
+    #[serde(default)]
+    pub sanitize: bool,
 }
 
 /// The job arguments of a call whose tensors this process made.

@@ -92,6 +92,10 @@ pub struct OpRun {
     /// and the run fails with exit status 4 (0: no limit).
     #[arg(long, default_value = "60", value_parser = timeout_arg)]
     timeout: String,
+    /// The checks that cost a runtime call per element: reads of elements nothing wrote
+    /// through standard accessors too (docs/customop-host.md).
+    #[arg(long)]
+    sanitize: bool,
     /// Per core: translations, refills per window, bytes through TCM, the TCM pool's
     /// high-water mark and every warning; --stats=json as one JSON document.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
@@ -189,6 +193,9 @@ fn run_program(exe: &Path, r: &OpRun) -> Result<std::process::ExitStatus, String
         .args(&r.args)
         .args(["--cores", &r.cores.to_string()])
         .args(["--timeout", &r.timeout]);
+    if r.sanitize {
+        cmd.arg("--sanitize");
+    }
     if let Some(out) = &r.out {
         cmd.arg("--out").arg(out);
     }

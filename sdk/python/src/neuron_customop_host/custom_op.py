@@ -47,6 +47,7 @@ def load(
     cores: int | None = None,
     std: str = "c++14",
     timeout: float = 60.0,
+    sanitize: bool = False,
 ) -> Library:
     """Builds lib<name>.so from the sources into `build_directory` (default: the current
     folder) unless it is up to date, and loads it (see `load_library`)."""
@@ -81,16 +82,21 @@ def load(
         if p.returncode != 0:
             raise RuntimeError(f"building lib{name}.so failed:\n{p.stderr.strip()}")
         stamp.write_text(fingerprint + "\n")
-    return load_library(lib, multicore=multicore, cores=cores, timeout=timeout)
+    return load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
 
 
 def load_library(
-    path: str | os.PathLike[str], multicore: bool = False, cores: int | None = None, timeout: float = 60.0
+    path: str | os.PathLike[str],
+    multicore: bool = False,
+    cores: int | None = None,
+    timeout: float = 60.0,
+    sanitize: bool = False,
 ) -> Library:
     """Loads an op library `load` built: its ops as methods, on 8 cores with `multicore`
     (or `cores`), each call ended after `timeout` seconds (0: no limit), each op registered
-    as torch.ops.<library>.<op> when PyTorch is installed."""
-    library = Library(path, multicore=multicore, cores=cores, timeout=timeout)
+    as torch.ops.<library>.<op> when PyTorch is installed; `sanitize` turns on the checks
+    that cost a call per element (docs/customop-host.md)."""
+    library = Library(path, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
     if "torch" in sys.modules or _torch_installed():
         from . import _torch
 

@@ -70,8 +70,16 @@ def _number(param: str, k: int, value: Any) -> dict[str, Any]:
 class Library:
     """The ops of one op program (what `custom_op.load` built as lib<name>.so)."""
 
-    def __init__(self, path: str | Path, multicore: bool = False, cores: int | None = None, timeout: float = 60.0):
+    def __init__(
+        self,
+        path: str | Path,
+        multicore: bool = False,
+        cores: int | None = None,
+        timeout: float = 60.0,
+        sanitize: bool = False,
+    ):
         self.path = str(Path(path).resolve())
+        self.sanitize = bool(sanitize)
         if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 <= timeout < float("inf"):
             raise ValueError(f"timeout={timeout!r}: give seconds, 0 for no limit")
         self.timeout = float(timeout)
@@ -231,6 +239,7 @@ class Library:
         try:
             args = [{"Tensor": self._place(server, *p, held)} if isinstance(p, tuple) else p for p in prepared]
             call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": self._frees()}
+            call["sanitize"] = self.sanitize
             answer = server.request({"Call": call})
             self.last_stats = answer.get("stats")
             out = answer.get("output")
