@@ -24,7 +24,7 @@ def run(ntx, folder, work, op, inputs, cores):
     out = work / "out.npy"
     out.unlink(missing_ok=True)
     cmd = [ntx, "op", "run", "--compute", folder / "relu.cpp", "--shape", folder / "shape.cpp"]
-    cmd += ["--cores", str(cores), op, *inputs, "--out", out]
+    cmd += ["--cores", str(cores), "--sanitize", op, *inputs, "--out", out]
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
     return p, (np.load(out) if out.exists() else None)
 
