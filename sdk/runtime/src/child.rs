@@ -151,12 +151,17 @@ unsafe fn program_counter(c: *const libc::ucontext_t) -> u64 {
 
 /// In a child: on [`TIMEOUT_SIGNAL`], write where it was and end.
 pub fn catch_timeout() {
+    on_signal(TIMEOUT_SIGNAL, on_timeout);
+}
+
+/// Installs `handler` (an `SA_SIGINFO` one) for signal `sig` in this process.
+fn on_signal(sig: i32, handler: extern "C" fn(i32, *mut libc::siginfo_t, *mut libc::c_void)) {
     // SAFETY: a zeroed sigaction with a valid handler and flags.
     unsafe {
         let mut a: libc::sigaction = std::mem::zeroed();
-        a.sa_sigaction = on_timeout as *const () as usize;
+        a.sa_sigaction = handler as *const () as usize;
         a.sa_flags = libc::SA_SIGINFO;
-        libc::sigaction(TIMEOUT_SIGNAL, &a, core::ptr::null_mut());
+        libc::sigaction(sig, &a, core::ptr::null_mut());
     }
 }
 
@@ -199,13 +204,7 @@ unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
 /// as `tcm-out-of-bounds`, with the access's place; any other fault ends the child as
 /// before.
 pub fn catch_faults() {
-    // SAFETY: a zeroed sigaction with a valid handler and flags.
-    unsafe {
-        let mut a: libc::sigaction = std::mem::zeroed();
-        a.sa_sigaction = on_fault as *const () as usize;
-        a.sa_flags = libc::SA_SIGINFO;
-        libc::sigaction(libc::SIGSEGV, &a, core::ptr::null_mut());
-    }
+    on_signal(libc::SIGSEGV, on_fault);
 }
 
 /// `pc` as a place in this program: `function (file:line)` from addr2line when the
