@@ -143,6 +143,15 @@ def misuses(ntx, src, work):
     if m.run("misuse", "x.npy", 26, sanitize=False).stderr:
         sys.exit("a standard accessor's reads were checked without --sanitize")
     print("ok uninitialized-read through a standard accessor under --sanitize")
+    for case, what in ((27, "tcm_to_tensor of 64 bytes reads bytes 0..64"), (28, "a load at")):
+        p = m.run("misuse", "x.npy", case, code=2)
+        if f"error[uninitialized-read] op misuse, core 0: {what}" not in p.stderr or "misuse.cpp:" not in p.stderr:
+            sys.exit(f"case {case}: TCM bytes nothing wrote: {p.stderr!r}")
+        if m.run("misuse", "x.npy", case, sanitize=False).stderr:
+            sys.exit(f"case {case}: TCM bytes were watched without --sanitize")
+    print("ok uninitialized-read of TCM bytes under --sanitize, with the kernel's line")
+    if m.run("misuse", "x.npy", 29).stderr:
+        sys.exit("TCM bytes read where written were reported")
     p = m.run("misuse", "x.npy", 25)
     if p.stderr:
         sys.exit(f"elements read where written were reported: {p.stderr!r}")

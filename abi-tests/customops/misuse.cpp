@@ -114,6 +114,17 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         a[0][0] = 1.0f;
         return (void)(float)a[0][0], (void)(float)a[1][2], out;
     }
+    case 27: case 28: case 29: { // TCM bytes copied out (27) or loaded (28) before anything wrote
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(256 * sizeof(float)));
+        if (which == 29) // written first: nothing to report
+            for (int k = 0; k < 256; k++)
+                t[k] = static_cast<float>(k);
+        if (which == 28)
+            buf[0] = static_cast<volatile float *>(t)[5];
+        else
+            out.tcm_accessor().tcm_to_tensor<float>(t, 0, 16);
+        return torch::neuron::tcm_free(t), out;
+    }
     case 22: { // a load from a freed block
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(64 * sizeof(float)));
         torch::neuron::tcm_free(t);

@@ -343,6 +343,15 @@ template <class T> class TensorWriteStreamAccessor {
     bool closed_ = false;
 };
 
+#if defined(__GNUC__)
+/// A function whose return address is its caller's place (a report names the kernel's line).
+#define NT_CUSTOMOP_PLACED __attribute__((noinline))
+#define NT_CUSTOMOP_CALLER __builtin_return_address(0)
+#else
+#define NT_CUSTOMOP_PLACED
+#define NT_CUSTOMOP_CALLER nullptr
+#endif
+
 /// Copies between a tensor (offsets as if it were flat) and local (TCM) memory.
 template <bool ReadOnly> class TensorTcmAccessor {
   public:
@@ -355,10 +364,13 @@ template <bool ReadOnly> class TensorTcmAccessor {
         copier_.check<T>(offset, count, false);
         copier_.copy_out(offset, count, tcm);
     }
-    template <class T> void tcm_to_tensor(const T *tcm, size_t offset, size_t count) const
+    /// (The runtime is told of the TCM bytes it reads: under --sanitize, a watched block's
+    /// bytes nothing wrote are reported at the caller's line.)
+    template <class T> NT_CUSTOMOP_PLACED void tcm_to_tensor(const T *tcm, size_t offset, size_t count) const
     {
         static_assert(!ReadOnly, "tcm_to_tensor through the TCM accessor of a const tensor");
         copier_.check<T>(offset, count, true);
+        nt_customop_tcm_read_at(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
         copier_.copy_in(offset, count, tcm);
     }
 

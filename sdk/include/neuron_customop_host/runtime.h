@@ -84,6 +84,9 @@ void nt_customop_note(const nt_customop_meta *m, uint64_t first, uint64_t count,
 /* The same, from the call at return address site (a leak is reported with its place). */
 void *nt_customop_tcm_malloc_at(size_t bytes, const void *site);
 void nt_customop_tcm_free(void *p);
+/* Before a tcm_to_tensor of the bytes at p, from the call at return address site: under
+ * --sanitize, bytes of a tcm_malloc block that nothing wrote stop the core (uninitialized-read). */
+void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site);
 
 /* Cores and the op's output. */
 const nt_customop_meta *nt_customop_dst_tensor(void);

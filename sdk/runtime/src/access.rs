@@ -230,7 +230,10 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
 /// `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null; `site`
 /// (the call's return address, 0 if unknown) is kept until the block is freed.
 pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
-    let Some(p) = rt.pool.alloc(bytes) else {
+    // Under --sanitize the block is watched for reads of bytes nothing wrote (this needs
+    // to tell a faulting store from a load: x86-64's fault error code).
+    let watch = rt.sanitize && cfg!(target_arch = "x86_64");
+    let Some(p) = rt.pool.alloc_watched(bytes, watch) else {
         return core::ptr::null_mut();
     };
     rt.tcm_blocks.push((p as usize, bytes, site));
@@ -253,6 +256,19 @@ pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
             "a block of {bytes} bytes (pool offset {offset}) allocated at {at} was never freed"
         );
         rt.misuse(Kind::TcmLeak, None, None, d);
+    }
+}
+
+/// Before a `tcm_to_tensor` (called from return address `site`) of the `bytes` at `p`: a
+/// stretch of a watched TCM block nothing wrote is an `uninitialized-read` (and stops the
+/// core).
+pub fn tcm_read(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
+    if let Some((at, len, block)) = rt.pool.unwritten(p, bytes) {
+        let d = format!(
+            "tcm_to_tensor of {bytes} bytes reads bytes {at}..{} of {block}, which nothing wrote",
+            at + len
+        );
+        rt.placed(Kind::UninitializedRead, d, site.saturating_sub(1))
     }
 }
 

@@ -11,6 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::misuse::{Crash, Kind, Report};
+use crate::tcm::Touch;
 
 /// The report file of this process, when it is a child.
 static REPORT_FD: AtomicI32 = AtomicI32::new(-1);
@@ -174,6 +175,20 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
             store(context.cast()),
         )
     };
+    if let Some(write) = write {
+        // A watched TCM block: a store opens its page (and is made again on return); a
+        // load from a page nothing stored into is reported.
+        let touch = crate::state::try_with(|rt| match rt.pool.touch(addr, write) {
+            Touch::Unwritten(what) => {
+                let detail = format!("a load at {addr:#x}: {what}");
+                rt.placed(Kind::UninitializedRead, detail, pc)
+            }
+            t => t,
+        });
+        if touch == Some(Touch::Opened) {
+            return;
+        }
+    }
     let what = crate::state::try_with(|rt| rt.pool.describe(addr)).flatten();
     if let Some(what) = what {
         // A fault in the TCM pool's pages: reported; the core ends there.

@@ -99,6 +99,13 @@ pub extern "C" fn nt_customop_tcm_malloc_at(bytes: usize, site: *const c_void) -
     state::with(|rt| access::tcm_malloc(rt, bytes, site as u64))
 }
 
+/// Before a `tcm_to_tensor` of the `bytes` at `p`, called from return address `site`:
+/// bytes of a watched TCM block that nothing wrote stop the core (`uninitialized-read`).
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_read_at(p: *const c_void, bytes: usize, site: *const c_void) {
+    state::with(|rt| access::tcm_read(rt, p as usize, bytes, site as u64))
+}
+
 /// `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is
 /// reported (and stops the core).
 #[no_mangle]

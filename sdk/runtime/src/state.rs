@@ -300,14 +300,21 @@ impl Runtime {
             Some(false) => "a load",
             None => "an access",
         };
+        let detail = format!("{access} at {addr:#x}: {what}");
+        self.placed(Kind::TcmOutOfBounds, detail, pc)
+    }
+
+    /// An error of `kind` made by the instruction at `pc` (or the call returning there),
+    /// which the runner places in the kernel's source: reported, and the core stops here.
+    pub fn placed(&mut self, kind: Kind, detail: String, pc: u64) -> ! {
         self.reports.push(Report {
-            kind: Kind::TcmOutOfBounds,
-            severity: Kind::TcmOutOfBounds.severity(),
+            kind,
+            severity: Severity::Error,
             op: self.op.clone(),
             core: Some(self.core),
             tensor: None,
             index: None,
-            detail: format!("{access} at {addr:#x}: {what}"),
+            detail,
             crash: None,
             pc: Some(pc),
         });

@@ -8,6 +8,12 @@
 //! blocks or into a freed block therefore faults at once, and [`Pool::describe`] says what
 //! the address was. An access before a block's start lands in its first page and is not
 //! caught unless it reaches the page before (docs/customop-host.md).
+//!
+//! A watched block (`tcm_malloc` under `--sanitize`) starts with its pages inaccessible
+//! too: the first store into a page opens it ([`Pool::touch`]); a load from a page nothing
+//! stored into is a read of bytes nothing wrote, and [`Pool::unwritten`] says the same of a
+//! copy out of the block. A page is the unit: once anything is stored into a page, all its
+//! bytes count as written (a miss is possible, a false report is not).
 
 /// Bytes in a core's pool.
 pub const POOL_BYTES: usize = 16 * 1024;
@@ -30,6 +36,42 @@ struct Block {
     /// Its first byte.
     ptr: usize,
     freed: bool,
+    /// Watched: pages start closed and open at their first store.
+    watched: bool,
+    /// Of a watched block, the pages opened so far (bit k: the mapping's page k).
+    open: u32,
+}
+
+/// What a faulting access was to a watched block ([`Pool::touch`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// A store into a page nothing stored into before: the page is now open (the access
+    /// can be made again).
+    Opened,
+    /// A load from a page nothing stored into: where, in words.
+    Unwritten(String),
+    /// Neither (not a watched block's closed page).
+    Other,
+}
+
+impl Block {
+    fn words(&self) -> String {
+        format!(
+            "a block of {} bytes (pool offset {})",
+            self.asked, self.offset
+        )
+    }
+
+    /// The mapping's page holding `addr`, if it is one of the block's own (not the guard).
+    fn page_of(&self, addr: usize) -> Option<u32> {
+        let pages = self.map_len / PAGE - 1;
+        let k = addr.checked_sub(self.map)? / PAGE;
+        (k < pages).then_some(k as u32)
+    }
+
+    fn closed(&self, page: u32) -> bool {
+        self.watched && !self.freed && self.open & (1 << page) == 0
+    }
 }
 
 /// One core's pool.
@@ -46,6 +88,11 @@ impl Pool {
     /// A block of `bytes` (rounded up to 16), or `None` when no gap is large enough (0
     /// bytes: `None`, as `malloc(0)` may).
     pub fn alloc(&mut self, bytes: usize) -> Option<*mut u8> {
+        self.alloc_watched(bytes, false)
+    }
+
+    /// [`Pool::alloc`], the block watched for reads of bytes nothing wrote if `watch`.
+    pub fn alloc_watched(&mut self, bytes: usize, watch: bool) -> Option<*mut u8> {
         if bytes == 0 || bytes > POOL_BYTES {
             return None;
         }
@@ -64,7 +111,9 @@ impl Pool {
         }
         let pages = size.div_ceil(PAGE) * PAGE;
         let map_len = pages + PAGE;
-        // SAFETY: a new private mapping, inaccessible, then its first pages opened.
+        let opened = if watch { 0 } else { pages };
+        // SAFETY: a new private mapping, inaccessible, then its first pages opened (none
+        // for a watched block).
         let map = unsafe {
             let m = libc::mmap(
                 core::ptr::null_mut(),
@@ -75,7 +124,7 @@ impl Pool {
                 0,
             );
             if m == libc::MAP_FAILED
-                || libc::mprotect(m, pages, libc::PROT_READ | libc::PROT_WRITE) != 0
+                || libc::mprotect(m, opened, libc::PROT_READ | libc::PROT_WRITE) != 0
             {
                 return None;
             }
@@ -93,6 +142,8 @@ impl Pool {
             map_len,
             ptr,
             freed: false,
+            watched: watch,
+            open: 0,
         });
         Some(ptr as *mut u8)
     }
@@ -133,7 +184,7 @@ impl Pool {
             .iter()
             .rev()
             .find(|b| (b.map..b.map + b.map_len).contains(&addr))?;
-        let block = format!("a block of {} bytes (pool offset {})", b.asked, b.offset);
+        let block = b.words();
         Some(if b.freed {
             format!(
                 "{} bytes into {block}, already freed",
@@ -143,6 +194,60 @@ impl Pool {
             format!("{} bytes past the end of {block}", addr - (b.ptr + b.asked))
         } else {
             format!("{} bytes before the start of {block}", b.ptr - addr)
+        })
+    }
+
+    /// A faulting access at `addr` (`write`: a store): a store into a closed page of a
+    /// watched block opens that page; a load from one (at or after the block's start) is
+    /// [`Touch::Unwritten`]. Made from a signal handler: no allocation but the words.
+    pub fn touch(&mut self, addr: usize, write: bool) -> Touch {
+        let Some(b) = self
+            .blocks
+            .iter_mut()
+            .rev()
+            .find(|b| b.page_of(addr).is_some())
+        else {
+            return Touch::Other;
+        };
+        let page = b.page_of(addr).unwrap_or_default();
+        if !b.closed(page) || addr < b.ptr {
+            return Touch::Other;
+        }
+        if !write {
+            let at = addr - b.ptr;
+            return Touch::Unwritten(format!("byte {at} of {}, which nothing wrote", b.words()));
+        }
+        let start = b.map + page as usize * PAGE;
+        // SAFETY: one of the block's own pages.
+        let r = unsafe {
+            libc::mprotect(
+                start as *mut libc::c_void,
+                PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+            )
+        };
+        if r != 0 {
+            return Touch::Other;
+        }
+        b.open |= 1 << page;
+        Touch::Opened
+    }
+
+    /// Of the `len` bytes at `p`, the first stretch in a watched block's closed pages
+    /// (bytes nothing wrote): its offset in the block, its length and the block in words.
+    pub fn unwritten(&self, p: usize, len: usize) -> Option<(usize, usize, String)> {
+        let end = p.checked_add(len)?;
+        self.blocks.iter().rev().find_map(|b| {
+            let (lo, hi) = (p.max(b.ptr), end.min(b.ptr + b.asked));
+            let mut at = lo;
+            while at < hi {
+                let next = ((at - b.map) / PAGE + 1) * PAGE + b.map;
+                if b.page_of(at).is_some_and(|k| b.closed(k)) {
+                    return Some((at - b.ptr, next.min(hi) - at, b.words()));
+                }
+                at = next;
+            }
+            None
         })
     }
 
@@ -208,5 +313,40 @@ mod tests {
             "8 bytes into a block of 1000 bytes (pool offset 0), already freed"
         );
         assert_eq!(p.describe(8), None);
+    }
+
+    #[test]
+    fn a_watched_blocks_pages_open_at_their_first_store() {
+        let mut p = Pool::default();
+        let a = p.alloc_watched(6000, true).unwrap() as usize;
+        let plain = p.alloc(16).unwrap() as usize;
+        let block = "a block of 6000 bytes (pool offset 0)";
+        assert_eq!(
+            p.unwritten(a, 6000),
+            Some((0, 4096 - (a % 4096), block.into()))
+        );
+        assert_eq!(
+            p.touch(a + 5, false),
+            Touch::Unwritten(format!("byte 5 of {block}, which nothing wrote"))
+        );
+        assert_eq!(p.touch(a + 5000, true), Touch::Opened);
+        // SAFETY: the page just opened.
+        unsafe { std::ptr::write_volatile((a + 5000) as *mut u8, 7) };
+        assert_eq!(p.touch(a + 5001, false), Touch::Other, "open now");
+        assert_eq!(p.unwritten(a + 4500, 1500), None, "its page is open");
+        let first = 4096 - (a % 4096);
+        assert_eq!(
+            p.unwritten(a + 10, 6000),
+            Some((10, first - 10, block.into()))
+        );
+        assert_eq!(p.touch(a + 100, true), Touch::Opened);
+        assert_eq!(p.unwritten(a, 6000), None);
+        assert_eq!(p.touch(a - 8, true), Touch::Other, "before the start");
+        assert_eq!(p.touch(plain, false), Touch::Other, "not watched");
+        assert_eq!(p.unwritten(plain, 16), None);
+        assert_eq!(p.touch(a + 6000 + 8 + 16, true), Touch::Other, "the guard");
+        assert!(p.free(a as *const u8));
+        assert_eq!(p.touch(a + 100, false), Touch::Other, "freed");
+        assert_eq!(p.unwritten(a, 16), None, "a freed block is no more watched");
     }
 }
