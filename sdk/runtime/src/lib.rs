@@ -45,3 +45,6 @@ pub mod status;
 pub mod tcm;
 pub mod tensors;
 pub mod worker;
+
+#[cfg(test)]
+mod unit;

@@ -225,6 +225,16 @@ impl Runtime {
         }
     }
 
+    /// A runtime for unit tests: an error panics ("the core stopped") instead of ending
+    /// the process.
+    #[cfg(test)]
+    pub fn for_tests() -> Runtime {
+        Runtime {
+            on_error: |_| panic!("the core stopped"),
+            ..Runtime::new()
+        }
+    }
+
     /// The live tensor `h`. A handle the runtime never gave (or already freed) is a bug in
     /// the headers, not in a kernel: it stops the process.
     pub fn entry(&mut self, h: u32) -> &mut Entry {

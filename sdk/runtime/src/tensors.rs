@@ -99,12 +99,19 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
         );
         return 0;
     };
+    insert(rt, dtype, sizes, (!data_less).then_some((addr, bytes)))
+}
+
+/// A tensor entry for `numel(sizes)` elements with `storage` (its HBM address and bytes;
+/// `None`: data-less), under the first free handle. The caller checked the sizes.
+pub fn insert(rt: &mut Runtime, dtype: DType, sizes: &[i64], storage: Option<(u64, u64)>) -> u32 {
+    let (addr, bytes) = storage.unwrap_or_default();
     let mut meta = Meta {
         hbm_addr: addr,
-        numel: n,
+        numel: numel(sizes).unwrap_or_default(),
         ndim: sizes.len() as u32,
         dtype: dtype as i32,
-        data_less: u32::from(data_less),
+        data_less: u32::from(storage.is_none()),
         ..Meta::default()
     };
     let mut stride = 1i64;
@@ -129,7 +136,7 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
         label: format!("tensor {}", k + 1),
         policy: 0,
         open: Open::default(),
-        bytes: if data_less { 0 } else { bytes },
+        bytes,
         owned: true,
         written: Vec::new(),
     });

@@ -1,0 +1,326 @@
+//! The accessors' checks, the TCM copies and the TCM blocks of [`crate::access`].
+
+use super::{lines, runtime, stops, take, tensor};
+use crate::access::{self, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+use crate::state::Access;
+
+const FLOAT: i32 = 6;
+const INT: i32 = 3;
+
+#[test]
+fn an_accessor_of_another_type_or_rank_stops_the_core() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[4, 8], 0x1000);
+    assert!(!stops(&mut rt, |rt| {
+        access::open_checked(rt, h, STANDARD, FLOAT, 2);
+    }));
+    assert!(stops(&mut rt, |rt| {
+        access::open_checked(rt, h, STANDARD, FLOAT, 3);
+    }));
+    assert!(stops(&mut rt, |rt| {
+        access::open_checked(rt, h, READ_STREAM, INT, 0);
+    }));
+    assert!(stops(&mut rt, |rt| {
+        access::open_checked(rt, h, TCM, 99, 0);
+    }));
+    assert_eq!(
+        take(&mut rt),
+        [
+            "error[accessor-type] op t, core 0, tensor 1: standard accessor <float32, 3> on a 2-dimensional float32 tensor",
+            "error[accessor-type] op t, core 0, tensor 1: read stream of int32 on a float32 tensor",
+            "error[accessor-type] op t, core 0, tensor 1: TCM accessor of an unknown type on a float32 tensor",
+        ]
+    );
+    let other = tensor(&mut rt, &[4, 8], 0x2000);
+    assert!(
+        !stops(&mut rt, |rt| {
+            access::open_checked(rt, other, WRITE_STREAM, FLOAT, 7);
+        }),
+        "a stream's dimension count is not checked"
+    );
+}
+
+#[test]
+fn a_shape_functions_input_and_several_cores_allow_no_data_accessor() {
+    let mut rt = runtime(2);
+    let shape = crate::tensors::insert(&mut rt, crate::dtype::DType::Float, &[3], None);
+    let h = tensor(&mut rt, &[3], 0x1000);
+    assert!(stops(&mut rt, |rt| {
+        access::open_checked(rt, shape, TCM, FLOAT, 0);
+    }));
+    for kind in [STANDARD, READ_STREAM, WRITE_STREAM] {
+        assert!(stops(&mut rt, |rt| {
+            access::open_checked(rt, h, kind, FLOAT, 1);
+        }));
+    }
+    assert!(!stops(&mut rt, |rt| {
+        access::open_checked(rt, h, TCM, FLOAT, 0);
+    }));
+    assert_eq!(
+        take(&mut rt),
+        [
+            "error[shape-function-data-read] op t, core 0, tensor 1: a TCM accessor opened in a shape function (its inputs have no data)",
+            "error[accessor-multicore] op t, core 0, tensor 2: a standard accessor under 2 cores: only the TCM accessor is defined there",
+            "error[accessor-multicore] op t, core 0, tensor 2: a read stream under 2 cores: only the TCM accessor is defined there",
+            "error[accessor-multicore] op t, core 0, tensor 2: a write stream under 2 cores: only the TCM accessor is defined there",
+        ]
+    );
+}
+
+/// Opens `kinds` in turn on a new tensor under `policy`; the reports.
+fn open_all(policy: i32, kinds: &[i32]) -> Vec<String> {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[64], 0x1000);
+    crate::tensors::policy(&mut rt, h, policy);
+    for &k in kinds {
+        let _ = stops(&mut rt, |rt| {
+            access::open_checked(rt, h, k, FLOAT, 1);
+        });
+    }
+    lines(&rt)
+}
+
+#[test]
+fn the_coherence_rules_hold_under_each_policy() {
+    let fine: [&[i32]; 5] = [
+        &[READ_STREAM, READ_STREAM, TCM],
+        &[WRITE_STREAM, TCM],
+        &[STANDARD, STANDARD, TCM],
+        &[TCM, READ_STREAM],
+        &[TCM, WRITE_STREAM],
+    ];
+    for kinds in fine {
+        assert_eq!(open_all(0, kinds), Vec::<String>::new(), "{kinds:?}");
+    }
+    let broken: [(&[i32], &str); 6] = [
+        (&[STANDARD, READ_STREAM], "a read stream opened beside 1 standard accessor(s), 0 read and 0 write stream(s)"),
+        (&[WRITE_STREAM, READ_STREAM], "a read stream opened beside 0 standard accessor(s), 0 read and 1 write stream(s)"),
+        (&[READ_STREAM, WRITE_STREAM], "a write stream opened beside 0 standard accessor(s), 1 read and 0 write stream(s)"),
+        (&[WRITE_STREAM, WRITE_STREAM], "a write stream opened beside 0 standard accessor(s), 0 read and 1 write stream(s)"),
+        (&[STANDARD, WRITE_STREAM], "a write stream opened beside 1 standard accessor(s), 0 read and 0 write stream(s)"),
+        (&[READ_STREAM, STANDARD], "a standard accessor opened beside 0 standard accessor(s), 1 read and 0 write stream(s)"),
+    ];
+    for (kinds, what) in broken {
+        let e = format!("error[incoherent-accessors] op t, core 0, tensor 1: {what}");
+        assert_eq!(open_all(0, kinds), [e], "{kinds:?}");
+        let w = format!("warning[incoherent-accessors-allowed] op t, core 0, tensor 1: {what}");
+        assert_eq!(open_all(1, kinds), [w], "{kinds:?}");
+        assert_eq!(open_all(2, kinds), Vec::<String>::new(), "{kinds:?}");
+    }
+    assert_eq!(
+        open_all(0, &[WRITE_STREAM, STANDARD]),
+        ["error[incoherent-accessors] op t, core 0, tensor 1: a standard accessor opened beside 0 standard accessor(s), 0 read and 1 write stream(s)"]
+    );
+}
+
+#[test]
+fn four_streams_get_tcm_buffers_and_a_closed_one_gives_its_back() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[64], 0x1000);
+    let buffers: Vec<*mut u8> = (0..4)
+        .map(|_| access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1))
+        .collect();
+    assert!(buffers.iter().all(|b| !b.is_null()));
+    assert_eq!((rt.counts.fast_streams, rt.fast_streams_open), (4, 4));
+    assert!(access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1).is_null());
+    assert_eq!(
+        take(&mut rt),
+        ["warning[slow-stream] op t, core 0, tensor 1: 4 open streams: this one goes element by element"]
+    );
+    assert_eq!(rt.counts.slow_streams, 1);
+    access::close(&mut rt, h, READ_STREAM, core::ptr::null_mut());
+    access::close(&mut rt, h, READ_STREAM, buffers[1]);
+    assert_eq!(rt.fast_streams_open, 3);
+    assert_eq!(rt.entry(h).open.read_streams, 3);
+    let again = access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1);
+    assert!(!again.is_null());
+    for b in buffers.iter().filter(|b| **b != buffers[1]) {
+        access::close(&mut rt, h, READ_STREAM, *b);
+    }
+    assert_eq!(rt.entry(h).open.read_streams, 1);
+    access::close(&mut rt, h, READ_STREAM, again);
+    let w = access::open_checked(&mut rt, h, WRITE_STREAM, FLOAT, 1);
+    assert_eq!(rt.entry(h).open.write_streams, 1);
+    access::close(&mut rt, h, WRITE_STREAM, w);
+    let s = access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
+    assert!(s.is_null());
+    assert_eq!(rt.counts.standard_accessors, 1);
+    assert_eq!(rt.entry(h).open.standard, 1);
+    access::close(&mut rt, h, STANDARD, s);
+    let open = rt.entry(h).open;
+    assert_eq!(
+        (open.standard, open.read_streams, open.write_streams),
+        (0, 0, 0)
+    );
+    assert_eq!((rt.fast_streams_open, rt.counts.fast_streams), (0, 6));
+}
+
+#[test]
+fn a_standard_accessor_ends_the_tracking_but_under_sanitize() {
+    for sanitize in [false, true] {
+        let mut rt = runtime(1);
+        rt.sanitize = sanitize;
+        let h = tensor(&mut rt, &[8], 0x1000);
+        crate::tensors::track(&mut rt, h);
+        access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
+        assert_eq!(rt.entry(h).meta.track, u32::from(sanitize));
+    }
+}
+
+#[test]
+fn indices_and_streams_past_the_end_stop_the_core() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[5], 0x1000);
+    assert!(stops(&mut rt, |rt| access::bad_index(rt, h, 0, 7, 5)));
+    assert!(stops(&mut rt, |rt| access::bad_index(rt, h, -1, 3, 1)));
+    assert!(stops(&mut rt, |rt| access::bad_stream(
+        rt, h, false, false, 5
+    )));
+    assert!(stops(&mut rt, |rt| access::bad_stream(
+        rt, h, false, true, 6
+    )));
+    assert!(stops(&mut rt, |rt| access::bad_stream(
+        rt, h, true, true, 2
+    )));
+    assert!(stops(&mut rt, |rt| access::bad_stream(
+        rt, h, true, false, 2
+    )));
+    assert_eq!(
+        take(&mut rt),
+        [
+            "error[index-out-of-range] op t, core 0, tensor 1, index 7: index 7 in dimension 0 of size 5",
+            "error[index-out-of-range] op t, core 0, tensor 1, index 3: dimension 3 of a 1-dimensional tensor",
+            "error[stream-past-end] op t, core 0, tensor 1, index 5: a stream read at element 5 of 5",
+            "error[stream-past-end] op t, core 0, tensor 1, index 6: a stream written at element 6 of 5",
+            "error[stream-after-close] op t, core 0, tensor 1, index 2: a stream written after close()",
+            "error[stream-after-close] op t, core 0, tensor 1, index 2: a stream read after close()",
+        ]
+    );
+}
+
+#[test]
+fn a_tcm_copy_past_the_end_stops_the_core_and_each_copy_is_counted() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[10], 0x1000);
+    access::tcm_copy(&mut rt, h, FLOAT, 0, 10, false);
+    access::tcm_copy(&mut rt, h, FLOAT, 10, 0, true);
+    assert!(stops(&mut rt, |rt| access::tcm_copy(
+        rt, h, FLOAT, 4, 7, true
+    )));
+    assert!(stops(&mut rt, |rt| access::tcm_copy(
+        rt,
+        h,
+        FLOAT,
+        4,
+        u64::MAX,
+        false
+    )));
+    assert!(stops(&mut rt, |rt| access::tcm_copy(
+        rt, h, INT, 0, 1, false
+    )));
+    assert_eq!(
+        take(&mut rt),
+        [
+            "error[tcm-copy-past-end] op t, core 0, tensor 1, index 4..11: tcm_to_tensor of 7 elements from element 4: the tensor has 10",
+            format!("error[tcm-copy-past-end] op t, core 0, tensor 1, index 4..{}: tensor_to_tcm of {} elements from element 4: the tensor has 10", u64::MAX, u64::MAX).as_str(),
+            "error[accessor-type] op t, core 0, tensor 1: TCM accessor of int32 on a float32 tensor",
+        ]
+    );
+    assert_eq!((rt.counts.tcm_in_bytes, rt.counts.tcm_out_bytes), (40, 0));
+    access::count_tcm(&mut rt, 3, 5);
+    assert_eq!((rt.counts.tcm_in_bytes, rt.counts.tcm_out_bytes), (43, 5));
+}
+
+#[test]
+fn consecutive_copies_of_a_tensor_merge_into_one_access() {
+    let mut rt = runtime(2);
+    let a = tensor(&mut rt, &[100], 0x1000);
+    let b = tensor(&mut rt, &[100], 0x2000);
+    let at = |tensor, first, count, write| Access {
+        tensor,
+        first,
+        count,
+        write,
+    };
+    for k in 0..3 {
+        access::tcm_copy(&mut rt, a, FLOAT, 10 * k, 10, false);
+        access::tcm_copy(&mut rt, b, FLOAT, 10 * k, 10, true);
+    }
+    access::tcm_copy(&mut rt, a, FLOAT, 50, 5, false);
+    access::tcm_copy(&mut rt, a, FLOAT, 55, 5, true);
+    access::tcm_copy(&mut rt, b, FLOAT, 30, 1, true);
+    assert_eq!(
+        rt.accesses,
+        [
+            at(0x1000, 0, 30, false),
+            at(0x2000, 0, 31, true),
+            at(0x1000, 50, 5, false),
+            at(0x1000, 55, 5, true),
+        ]
+    );
+    assert_eq!(
+        (rt.counts.tcm_in_bytes, rt.counts.tcm_out_bytes),
+        (140, 144)
+    );
+    // Only the last four accesses are looked at.
+    for k in 0..4 {
+        access::tcm_copy(&mut rt, a, FLOAT, 70 + k, 1, k % 2 == 0);
+    }
+    access::tcm_copy(&mut rt, b, FLOAT, 31, 1, true);
+    assert_eq!(rt.accesses.len(), 9);
+    assert_eq!(rt.accesses[8], at(0x2000, 31, 1, true));
+}
+
+#[test]
+fn tcm_blocks_are_watched_under_sanitize_and_leaks_are_placed() {
+    let mut rt = runtime(1);
+    rt.sanitize = true;
+    let p = access::tcm_malloc(&mut rt, 64, 0x51) as usize;
+    let q = access::tcm_malloc(&mut rt, 32, 0) as usize;
+    assert!(access::tcm_malloc(&mut rt, 1 << 20, 0).is_null());
+    assert_eq!(rt.tcm_blocks, [(p, 64, 0x51), (q, 32, 0)]);
+    assert_eq!(
+        rt.pool.unwritten(p, 64),
+        Some((0, 64, "a block of 64 bytes (pool offset 0)".into()))
+    );
+    assert!(stops(&mut rt, |rt| access::tcm_read(rt, p + 4, 8, 0x91)));
+    assert_eq!(rt.reports[0].pc, Some(0x90));
+    assert_eq!(
+        take(&mut rt),
+        ["error[uninitialized-read] op t, core 0: tcm_to_tensor of 8 bytes reads bytes 4..12 of a block of 64 bytes (pool offset 0), which nothing wrote"]
+    );
+    access::tcm_read(&mut rt, 0x1000, 8, 0x91);
+    access::report_leaks(&mut rt, |site| format!("place {site:#x}"));
+    assert_eq!(
+        lines(&rt),
+        [
+            "warning[tcm-leak] op t, core 0: a block of 64 bytes (pool offset 0) allocated at place 0x50 was never freed",
+            "warning[tcm-leak] op t, core 0: a block of 32 bytes (pool offset 64) allocated at a place not known was never freed",
+        ]
+    );
+    assert!(rt.tcm_blocks.is_empty());
+    let mut plain = runtime(1);
+    let p = access::tcm_malloc(&mut plain, 64, 0) as usize;
+    assert_eq!(
+        plain.pool.unwritten(p, 64),
+        None,
+        "not watched without --sanitize"
+    );
+}
+
+#[test]
+fn a_foreign_or_second_tcm_free_stops_the_core() {
+    let mut rt = runtime(1);
+    let p = access::tcm_malloc(&mut rt, 64, 0);
+    let q = access::tcm_malloc(&mut rt, 64, 0);
+    access::tcm_free(&mut rt, p);
+    assert_eq!(rt.tcm_blocks.len(), 1);
+    assert!(stops(&mut rt, |rt| access::tcm_free(rt, p)));
+    assert_eq!(
+        take(&mut rt),
+        [format!("error[tcm-free-foreign] op t, core 0: tcm_free({p:p}): not a live block of this core's TCM pool")]
+    );
+    access::report_leaks(&mut rt, |_| String::new());
+    assert_eq!(rt.reports.len(), 1, "{:?}", lines(&rt));
+    access::tcm_free(&mut rt, q);
+}

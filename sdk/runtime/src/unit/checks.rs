@@ -1,0 +1,162 @@
+//! The checks across cores of [`crate::checks`].
+
+use crate::checks::{across_cores, take_result};
+use crate::options::Options;
+use crate::report::{CoreReport, Returned};
+use crate::state::{Access, Counts};
+
+const OUT: u64 = 0x9000;
+
+fn core(core: u32, accesses: &[(u64, u64, u64, bool)]) -> CoreReport {
+    CoreReport {
+        core,
+        translations: 0,
+        hits: [0; 5],
+        refills: [0; 5],
+        counts: Counts::default(),
+        pool_high_water: 0,
+        dst_called: true,
+        returned: None,
+        accesses: accesses
+            .iter()
+            .map(|&(tensor, first, count, write)| Access {
+                tensor,
+                first,
+                count,
+                write,
+            })
+            .collect(),
+        reports: Vec::new(),
+        printed: String::new(),
+    }
+}
+
+fn options(cores: u32) -> Options {
+    Options {
+        op: "t".into(),
+        cores,
+        ..Options::default()
+    }
+}
+
+fn lines(o: &Options, reports: &[CoreReport], numel: u64) -> Vec<String> {
+    across_cores(o, reports, (OUT, numel))
+        .iter()
+        .map(|r| r.line())
+        .collect()
+}
+
+#[test]
+fn cores_sharing_the_output_fairly_report_nothing() {
+    let a = core(
+        0,
+        &[(OUT, 0, 5, true), (OUT, 5, 5, true), (0x100, 0, 10, false)],
+    );
+    let b = core(
+        1,
+        &[
+            (OUT, 10, 10, true),
+            (0x100, 0, 10, false),
+            (OUT, 3, 0, true),
+        ],
+    );
+    assert!(lines(&options(2), &[a, b], 20).is_empty());
+}
+
+#[test]
+fn a_shared_write_a_read_of_anothers_write_and_unwritten_output_are_reported() {
+    let a = core(0, &[(OUT, 0, 6, true), (0x100, 0, 4, true)]);
+    let b = core(
+        1,
+        &[(OUT, 4, 4, true), (0x100, 2, 3, false), (OUT, 20, 2, true)],
+    );
+    assert_eq!(
+        lines(&options(2), &[a, b], 24),
+        [
+            "warning[core-reads-other-core-write] op t, tensor at HBM 0x100, index 2..4: core 1 read elements 2..4, which core 0 wrote",
+            "error[cores-write-same-element] op t, output, index 4..6: cores 0 and 1 both wrote elements 4..6",
+            "error[output-unwritten] op t, output, index 8..20: no core wrote output elements 8..20 of 24",
+            "error[output-unwritten] op t, output, index 22..24: no core wrote output elements 22..24 of 24",
+        ]
+    );
+}
+
+#[test]
+fn the_output_is_checked_for_gaps_only_under_several_cores() {
+    let a = core(0, &[(OUT, 2, 3, true)]);
+    assert!(lines(&options(1), std::slice::from_ref(&a), 10).is_empty());
+    assert_eq!(
+        lines(&options(2), &[a, core(1, &[])], 10),
+        [
+            "error[output-unwritten] op t, output, index 0..2: no core wrote output elements 0..2 of 10",
+            "error[output-unwritten] op t, output, index 5..10: no core wrote output elements 5..10 of 10",
+        ]
+    );
+    let c = core(
+        0,
+        &[(OUT, 0, 4, true), (OUT, 2, 2, true), (OUT, 4, 6, true)],
+    );
+    assert!(
+        lines(&options(2), &[c], 10).is_empty(),
+        "overlapping ranges of one core"
+    );
+}
+
+#[test]
+fn a_core_reading_what_it_wrote_itself_is_fine() {
+    let a = core(0, &[(0x100, 0, 4, true), (0x100, 0, 4, false)]);
+    let b = core(1, &[(0x100, 4, 4, true), (0x100, 4, 4, false)]);
+    assert!(lines(&options(2), &[a, b], 0).is_empty());
+    let c = core(2, &[(0x100, 3, 2, false)]);
+    let a = core(0, &[(0x100, 0, 4, true)]);
+    let b = core(1, &[(0x100, 4, 4, true)]);
+    assert_eq!(
+        lines(&options(3), &[a, b, c], 0).len(),
+        2,
+        "core 2 read both"
+    );
+}
+
+#[test]
+fn a_result_without_get_dst_tensor_is_checked_against_the_shape_functions() {
+    let mut rt = super::runtime(1);
+    let out = super::tensor(&mut rt, &[2, 3], OUT);
+    let mut r = core(0, &[]);
+    r.dst_called = false;
+    let returned = |sizes: Vec<i64>, dtype| Returned {
+        dtype,
+        sizes,
+        hbm_addr: OUT,
+        bytes: 24,
+    };
+    let check = |rt: &mut crate::state::Runtime, o: &Options, r: &CoreReport| {
+        let mut found = Vec::new();
+        take_result(rt, o, r, out, &mut found);
+        found.iter().map(|r| r.line()).collect::<Vec<_>>()
+    };
+    assert!(
+        check(&mut rt, &options(1), &r).is_empty(),
+        "nothing returned"
+    );
+    r.returned = Some(returned(vec![2, 3], 6));
+    assert!(
+        check(&mut rt, &options(1), &r).is_empty(),
+        "the output itself"
+    );
+    r.returned = Some(returned(vec![3, 2], 6));
+    assert_eq!(
+        check(&mut rt, &options(1), &r),
+        ["error[returned-tensor-mismatch] op t, core 0, output: returned [3, 2] float32 where the shape function gave [2, 3] float32"]
+    );
+    r.returned = Some(returned(vec![2, 3], 3));
+    assert_eq!(
+        check(&mut rt, &options(1), &r),
+        ["error[returned-tensor-mismatch] op t, core 0, output: returned [2, 3] int32 where the shape function gave [2, 3] float32"]
+    );
+    assert_eq!(
+        check(&mut rt, &options(2), &r),
+        ["error[multicore-no-dst-tensor] op t, core 0, output: the kernel returned without calling get_dst_tensor()"]
+    );
+    r.dst_called = true;
+    assert!(check(&mut rt, &options(2), &r).is_empty());
+}
