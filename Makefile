@@ -243,12 +243,18 @@ asan-test:
 MUTANTS_VERSION ?= 27.1.0
 MUTANTS_JOBS ?= 2
 MUTANTS_TESTS := $(LIBRARY_TESTS)
-.PHONY: mutants
-mutants:
+# Then the SDK runtime's checks (.cargo/mutants-sdk.toml), against its unit tests.
+.PHONY: mutants mutants-library mutants-sdk mutants-tool
+mutants: mutants-library mutants-sdk
+mutants-tool:
 	@command -v cargo-mutants >/dev/null 2>&1 || $(CARGO) install --locked --quiet cargo-mutants --version $(MUTANTS_VERSION)
+mutants-library: mutants-tool
 	$(CARGO) test --locked -q -p library-tests --all-features $(MUTANTS_TESTS)
 	$(CARGO) mutants --jobs $(MUTANTS_JOBS) --test-package library-tests --baseline skip \
 	  --timeout 120 --build-timeout 600 -- $(MUTANTS_TESTS)
+mutants-sdk: mutants-tool
+	$(CARGO) mutants --config .cargo/mutants-sdk.toml --jobs $(MUTANTS_JOBS) \
+	  --package neuron-customop-host --timeout 120 --build-timeout 600 -- --lib
 
 # Installation (GNU conventions): DESTDIR stages, PREFIX and the *DIR variables place.
 PREFIX ?= /usr/local

@@ -176,6 +176,15 @@ impl Pool {
             .map(|b| b.offset)
     }
 
+    /// The first byte of the live block at pool offset `offset` (none at a negative one).
+    pub fn block_at(&self, offset: i64) -> Option<*mut u8> {
+        let offset = usize::try_from(offset).ok()?;
+        self.blocks
+            .iter()
+            .find(|b| b.offset == offset && !b.freed)
+            .map(|b| b.ptr as *mut u8)
+    }
+
     /// What address `addr` is to the pool, if it is in a block's pages or guard: where, in
     /// words (`None`: not the pool's).
     pub fn describe(&self, addr: usize) -> Option<String> {
@@ -348,5 +357,79 @@ mod tests {
         assert!(p.free(a as *const u8));
         assert_eq!(p.touch(a + 100, false), Touch::Other, "freed");
         assert_eq!(p.unwritten(a, 16), None, "a freed block is no more watched");
+    }
+
+    #[test]
+    fn the_whole_pool_is_one_block_and_freeing_lowers_the_use() {
+        let mut p = Pool::default();
+        let all = p.alloc(POOL_BYTES).unwrap();
+        assert!(p.free(all));
+        let a = p.alloc(4096).unwrap();
+        assert!(p.free(a));
+        let b = p.alloc(4096).unwrap();
+        assert_eq!(p.high_water(), POOL_BYTES);
+        assert!(p.free(b));
+        let mut q = Pool::default();
+        for _ in 0..3 {
+            let a = q.alloc(4096).unwrap();
+            assert!(q.free(a));
+        }
+        assert_eq!(q.high_water(), 4096, "each free gave its bytes back");
+    }
+
+    #[test]
+    fn a_live_block_is_found_by_its_offset() {
+        let mut p = Pool::default();
+        let a = p.alloc(100).unwrap();
+        let b = p.alloc(64).unwrap();
+        assert_eq!(p.block_at(0), Some(a));
+        assert_eq!(p.block_at(112), Some(b));
+        assert_eq!(p.block_at(16), None, "no block starts there");
+        assert_eq!(p.block_at(-1), None);
+        assert!(p.free(a));
+        assert_eq!(p.block_at(0), None, "freed");
+    }
+
+    #[test]
+    fn addresses_before_a_block_and_far_from_all_are_told_apart() {
+        let mut p = Pool::default();
+        let a = p.alloc(64).unwrap() as usize;
+        assert_eq!(
+            p.describe(a - 4).unwrap(),
+            "4 bytes before the start of a block of 64 bytes (pool offset 0)"
+        );
+        assert_eq!(p.describe(a + (1 << 40)), None);
+        assert_eq!(p.describe(a + 64 + 4096), None, "past the guard page");
+    }
+
+    #[test]
+    fn a_watched_blocks_first_byte_and_page_edges_are_exact() {
+        let mut p = Pool::default();
+        let a = p.alloc_watched(3 * 4096, true).unwrap() as usize;
+        assert_eq!(a % 4096, 0, "a block of whole pages starts a page");
+        assert!(matches!(p.touch(a, false), Touch::Unwritten(_)));
+        assert_eq!(p.touch(a, true), Touch::Opened);
+        assert_eq!(p.unwritten(a, 4096), None, "ends where the open page ends");
+        assert_eq!(
+            p.unwritten(a + 100, 5000),
+            Some((4096, 1004, "a block of 12288 bytes (pool offset 0)".into())),
+            "the second page, to the copy's end"
+        );
+        assert_eq!(
+            p.unwritten(a + 3 * 4096 - 8, 64).map(|u| (u.0, u.1)),
+            Some((3 * 4096 - 8, 8)),
+            "clipped to the block's end"
+        );
+        let b = p.alloc_watched(1000, true).unwrap() as usize;
+        assert_eq!(
+            p.unwritten(b + 990, 20).map(|u| (u.0, u.1)),
+            Some((990, 10)),
+            "not past the bytes asked for"
+        );
+        assert_eq!(p.touch(a + 8192, true), Touch::Opened);
+        assert_eq!(
+            p.unwritten(a, 3 * 4096).map(|u| (u.0, u.1)),
+            Some((4096, 4096))
+        );
     }
 }

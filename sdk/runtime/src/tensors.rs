@@ -377,19 +377,19 @@ pub fn note(rt: &mut Runtime, h: u32, first: u64, count: u64, write: bool, what:
         }
         return;
     }
+    // The written ranges are sorted and apart: walk them while they cover from `first`;
+    // the first one that starts beyond ends the gap.
     let mut at = first;
-    for r in e.written.iter().filter(|r| r.1 > first && r.0 < end) {
+    let mut next = None;
+    for r in &e.written {
         if r.0 > at {
+            next = Some(r.0);
             break;
         }
         at = at.max(r.1);
     }
     if at < end {
-        let gap_end = e
-            .written
-            .iter()
-            .find(|r| r.0 > at)
-            .map_or(end, |r| r.0.min(end));
+        let gap_end = next.map_or(end, |s| s.min(end));
         let d = format!("{what} read elements {at}..{gap_end}, which nothing wrote");
         rt.misuse(
             Kind::UninitializedRead,

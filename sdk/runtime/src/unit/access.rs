@@ -314,7 +314,7 @@ fn a_foreign_or_second_tcm_free_stops_the_core() {
     let p = access::tcm_malloc(&mut rt, 64, 0);
     let q = access::tcm_malloc(&mut rt, 64, 0);
     access::tcm_free(&mut rt, p);
-    assert_eq!(rt.tcm_blocks.len(), 1);
+    assert_eq!(rt.tcm_blocks, [(q as usize, 64, 0)]);
     assert!(stops(&mut rt, |rt| access::tcm_free(rt, p)));
     assert_eq!(
         take(&mut rt),
