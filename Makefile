@@ -104,7 +104,7 @@ DEVICE := $(patsubst %-none-elf,%,$(basename $(notdir $(XTENSA_SPEC))))
 
 .PHONY: all test bench bench-check qemu-test xtensa host ntx abi-report abi-check header header-check bootstrap bootstrap-host bootstrap-xtensa clean
 
-all: xtensa host sdk dist-header ntx abi-report
+all: xtensa host sdk device-sdk dist-header ntx abi-report
 
 # The ABI of the device object against the original's, as the seed records it.
 abi-report: $(NTX) $(DEVICE_OBJ)
@@ -115,6 +115,7 @@ abi-check: $(NTX) $(DEVICE_OBJ)
 	  --fail-on addition --suppressions abi-tests/reference/suppressions.toml
 
 ntx: $(NTX)
+include sdk/device/device.mk
 $(NTX): $(SOURCES) $(NTX_SOURCES)
 	$(CARGO) build --locked --release -p ntx --bin ntx
 
@@ -271,23 +272,29 @@ TEMPLATES := install/neuron_translate.pc.in:$(PKGCONFIGDIR)/neuron_translate.pc 
 	install/neuron_translate-device.pc.in:$(PKGCONFIGDIR)/neuron_translate-$(DEVICE).pc \
 	install/neuron_translateConfig.cmake.in:$(CMAKEDIR)/neuron_translateConfig.cmake \
 	install/neuron_translateConfigVersion.cmake.in:$(CMAKEDIR)/neuron_translateConfigVersion.cmake \
-	install/neuron_customop_host.pc.in:$(PKGCONFIGDIR)/neuron_customop_host.pc
-# The SDK's headers' own include directory.
+	install/neuron_customop_host.pc.in:$(PKGCONFIGDIR)/neuron_customop_host.pc \
+	install/neuron_customop_device.pc.in:$(PKGCONFIGDIR)/neuron_customop_device.pc
+# The SDK's headers' own include directory, and the device's C and C++ headers'.
 SDK_INCLUDEDIR := $(INCLUDEDIR)/neuron_customop_host
+DEVICE_INCLUDEDIR := $(INCLUDEDIR)/neuron_customop_device
 SDK_INSTALLED_HEADERS := $(patsubst sdk/include/%,$(SDK_INCLUDEDIR)/%,$(SDK_HEADERS))
 # Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
 INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(INCLUDEDIR)/neuron_translate.hpp $(LIBDIR)/libneuron_translate.a \
 	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \
+	$(DEVICE_LIBDIR)/libneuron_customop_device.a \
 	$(LIBDIR)/libneuron_customop_host.a $(SDK_INSTALLED_HEADERS) \
 	$(foreach t,$(TEMPLATES),$(lastword $(subst :, ,$(t))))
 .PHONY: install uninstall
-install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) $(NTX)
+install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) $(NTX) $(DEVICE_RT) \
+		$(DEVICE_SYSROOT_STAMP)
 	@echo "install: into $(DESTDIR)$(PREFIX)"
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DEVICE_LIBDIR) \
 	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
 	$(INSTALL) -m 644 $(DIST_HEADER) $(DIST_CXX_HEADER) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(HOST_LIB) $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DESTDIR)$(DEVICE_LIBDIR)/
+	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DEVICE_RT) $(DESTDIR)$(DEVICE_LIBDIR)/
+	rm -rf $(DESTDIR)$(DEVICE_INCLUDEDIR) && mkdir -p $(DESTDIR)$(DEVICE_INCLUDEDIR) && \
+	  cp -R $(DEVICE_SYSROOT)/include/. $(DESTDIR)$(DEVICE_INCLUDEDIR)/
 	$(INSTALL) -m 755 $(NTX) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(SDK_LIB) $(DESTDIR)$(LIBDIR)/
 	@for h in $(SDK_HEADERS); do \
@@ -302,6 +309,9 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) 
 	      -e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' -e 's|@DEVICE@|$(DEVICE)|g' \
 	      -e "s|@NATIVE_STATIC_LIBS@|$$native|g" -e "s|@NATIVE_LIBS@|$$(echo $$native | tr ' ' ';')|g" \
 	      -e "s|@SDK_INCLUDEDIR@|$(SDK_INCLUDEDIR)|g" -e "s|@SDK_NATIVE_STATIC_LIBS@|$$sdk_native|g" \
+	      -e "s|@DEVICE_INCLUDEDIR@|$(DEVICE_INCLUDEDIR)|g" -e "s|@DEVICE_KERNEL_MATTR@|$(DEVICE_KERNEL_MATTR)|g" \
+	      -e "s|@XTENSA_CLANG@|$(XTENSA_CLANG)|g" -e "s|@LLVM_MC@|$(LLVM_MC)|g" -e "s|@LLVM_OBJCOPY@|$(LLVM_OBJCOPY)|g" \
+	      -e "s|@XTENSA_LD@|$(XTENSA_LD)|g" -e "s|@QEMU_XTENSA@|$(QEMU_XTENSA)|g" \
 	      -e "s|@SDK_NATIVE_LIBS@|$$(echo $$sdk_native | tr ' ' ';')|g" \
 	      $${t%%:*} > $$out || exit 1; \
 	  chmod 644 $$out; \
@@ -309,6 +319,7 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) 
 	done
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(DEVICE_INCLUDEDIR)
 	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(CMAKEDIR))) 2>/dev/null ; find $(DESTDIR)$(SDK_INCLUDEDIR) -depth -type d -empty -delete 2>/dev/null || true
 
 # Translation validation of the device object (prove/, docs/prove.md): every path of the

@@ -80,8 +80,17 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
         "opt/nt/lib/cmake/neuron_translate/neuron_translateConfigVersion.cmake".into(),
         "opt/nt/lib/libneuron_customop_host.a".into(),
         "opt/nt/lib/pkgconfig/neuron_customop_host.pc".into(),
+        format!("opt/nt/lib/{DEVICE}/libneuron_customop_device.a"),
+        "opt/nt/lib/pkgconfig/neuron_customop_device.pc".into(),
     ]
     .into();
+    // The device's C and C++ headers (ntx op run --device), as make unpacked them.
+    let device = nt_support::root().join("target/device-sysroot/include");
+    want.extend(
+        files(&device)
+            .into_iter()
+            .map(|h| format!("opt/nt/include/neuron_customop_device/{h}")),
+    );
     // The custom-op SDK's headers, in an include directory of their own.
     let sdk = nt_support::root().join("sdk/include");
     want.extend(

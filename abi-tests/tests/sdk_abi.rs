@@ -130,7 +130,11 @@ fn every_function_the_header_declares_the_runtime_defines() {
         .collect();
     let mut defined = BTreeSet::new();
     for entry in std::fs::read_dir(root().join("sdk/runtime/src")).unwrap() {
-        let src = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let path = entry.unwrap().path();
+        if !path.is_file() {
+            continue;
+        }
+        let src = std::fs::read_to_string(path).unwrap();
         for part in src.split("extern \"C\" fn ").skip(1) {
             let name = part.split('(').next().unwrap().trim();
             if name.starts_with("nt_customop_") {
@@ -139,6 +143,19 @@ fn every_function_the_header_declares_the_runtime_defines() {
         }
     }
     assert_eq!(declared, defined);
+    // The device runtime (sdk/device/runtime.c) defines them all too: a definition is a
+    // line that names the function and does not end the declaration.
+    let c = read("sdk/device/runtime.c");
+    let on_device: BTreeSet<String> = c
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.trim_end().ends_with(';'))
+        .filter_map(|l| {
+            let head = l.split_once('(')?.0;
+            let name = head.rsplit([' ', '*']).next()?;
+            name.starts_with("nt_customop_").then(|| name.to_string())
+        })
+        .collect();
+    assert_eq!(declared, on_device, "the device runtime against runtime.h");
 }
 
 /// `kName` -> `name` in snake case.
@@ -222,4 +239,39 @@ fn the_argument_kinds_are_the_runtimes() {
         text.matches("pub const NT_CUSTOMOP_ARG_").count(),
         kinds.len()
     );
+}
+
+/// `NAME = N` pairs of `text` after `prefix` (C enumerators or Rust constants).
+fn numbered(text: &str, prefix: &str, sep: &str) -> Vec<(String, u32)> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim().strip_prefix(prefix)?;
+            let (name, rest) = l.split_once(sep)?;
+            let n: String = rest
+                .trim()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            Some((name.trim().to_string(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn the_device_runtimes_requests_are_the_runners() {
+    let c = numbered(&read("sdk/device/protocol.h"), "NT_DEVICE_", " = ");
+    let rust = numbered(&read("sdk/runtime/src/device.rs"), "pub const ", ": u32 = ");
+    let requests: Vec<(String, u32)> = c
+        .iter()
+        .filter(|(n, _)| !n.starts_with("FD_"))
+        .cloned()
+        .collect();
+    assert_eq!(requests.len(), 18, "{c:?}");
+    assert_eq!(
+        requests, rust,
+        "sdk/device/protocol.h against sdk/runtime/src/device.rs"
+    );
+    let fds = numbered(&read("sdk/device/protocol.h"), "#define NT_DEVICE_", " ");
+    let rust_fds = numbered(&read("sdk/runtime/src/device.rs"), "const ", ": RawFd = ");
+    assert_eq!(fds, rust_fds, "the program's descriptors");
 }

@@ -5,7 +5,8 @@
 //! check_kernels.py compares the relu kernels (accessor, TCM, 1/2/8 cores), int64_t and
 //! double parameters, streams, TCM negate, printf and the factories with NumPy, triggers
 //! every misuse and refuses bad .npy files; check_ops.py runs every operation in both
-//! forms on every element type against NumPy. Two of the kernels also run under valgrind.
+//! forms on every element type against NumPy; check_device.py runs the relu kernels on the
+//! emulated Q7 (`--device`) against the host run. Two of the kernels also run under valgrind.
 
 mod install_support;
 
@@ -49,6 +50,16 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
         &[ntx.as_os_str(), src.as_os_str(), work.as_os_str()],
     );
     assert!(text.ends_with("all kernels right\n"), "{text}");
+    // The relu kernels on the emulated Q7 (ntx op run --device), from the same tree.
+    let device = check(
+        "check_device.py",
+        &[
+            ntx.as_os_str(),
+            src.as_os_str(),
+            dir.join("device").as_os_str(),
+        ],
+    );
+    assert!(device.ends_with("device runs right\n"), "{device}");
     // The README shows this run's stats.
     let stats = text
         .split_once("readme stats:\n")

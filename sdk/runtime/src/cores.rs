@@ -34,6 +34,7 @@ fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
         returned,
         accesses: rt.accesses.clone(),
         reports: rt.reports.clone(),
+        device: None,
         printed: String::new(),
     }
 }
@@ -54,7 +55,10 @@ fn kernel_job(job: &Job) {
         rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel);
         rt.on_error = on_core_error;
         rt.sanitize = job.sanitize;
-        if rt.share != Some(job.core) {
+        if job.device.is_some() {
+            tensors::use_device_core_share(rt, job.core);
+            rt.share = None;
+        } else if rt.share != Some(job.core) {
             tensors::use_core_share(rt, job.core);
             rt.share = Some(job.core);
         }
@@ -76,9 +80,21 @@ fn kernel_job(job: &Job) {
         (call, held)
     });
     let (call, held) = call;
-    neuron_translate::abi::_init_translate_ctx();
-    // SAFETY: registered together; arguments checked against the parameters.
-    let out = unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) };
+    let mut ran = None;
+    let out = match &job.device {
+        Some(d) => {
+            let name = registry::kernel_name(&job.op).unwrap_or_default();
+            let r = crate::device::run(d, &name, &call);
+            let out = state::with(|rt| device_ended(rt, &r));
+            ran = Some((r, job.output.as_ref().map_or(0, JobArg::numel)));
+            out
+        }
+        None => {
+            neuron_translate::abi::_init_translate_ctx();
+            // SAFETY: registered together; arguments checked against the parameters.
+            unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) }
+        }
+    };
     state::with(|rt| {
         crate::access::report_leaks(rt, child::place);
         let returned = (!out.is_null()).then(|| {
@@ -91,7 +107,16 @@ fn kernel_job(job: &Job) {
                 bytes: rt.entry(m.handle).bytes,
             }
         });
-        child::put_report(&to_json(&core_report(rt, returned)));
+        let mut report = core_report(rt, returned);
+        if let Some((r, elements)) = ran {
+            report.device = Some(crate::report::Device {
+                counts: r.counts,
+                elements,
+            });
+            (report.translations, report.hits, report.refills) =
+                (r.translations, r.hits, r.refills);
+        }
+        child::put_report(&to_json(&report));
         if !out.is_null() {
             // SAFETY: as above; the invoker's reference.
             tensors::release(rt, unsafe { (*out).handle });
@@ -101,6 +126,34 @@ fn kernel_job(job: &Job) {
         }
         rt.dst = None;
     })
+}
+
+/// After the kernel's program ran on the emulated Q7: the tensor it returned (as a kernel
+/// returns it: a meta with a reference), or a crash report if it ended without returning.
+fn device_ended(rt: &mut Runtime, ran: &crate::device::Ran) -> *const crate::cabi::Meta {
+    if let Some(why) = &ran.ended {
+        rt.reports.push(Report {
+            kind: Kind::Crashed,
+            severity: Kind::Crashed.severity(),
+            op: rt.op.clone(),
+            core: Some(rt.core),
+            tensor: None,
+            index: None,
+            detail: why.clone(),
+            crash: Some(crate::misuse::Crash {
+                phase: "kernel".into(),
+                signal: None,
+                exit_code: None,
+                exception: None,
+            }),
+            pc: None,
+        });
+        (rt.on_error)(rt)
+    }
+    match ran.returned {
+        Some(h) => &*rt.entry(h).meta,
+        None => core::ptr::null(),
+    }
 }
 
 /// The output as a job argument.
@@ -123,6 +176,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
         output: Some(output_arg(output)),
         poison_at_dst: lazy,
         sanitize: o.sanitize,
+        device: o.device.clone(),
     };
     for core in 0..o.cores {
         let j = Job {

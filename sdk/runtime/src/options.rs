@@ -33,6 +33,9 @@ pub struct Options {
     pub timeout: Option<std::time::Duration>,
     /// `--sanitize`: the checks that cost a call per element (docs/customop-host.md).
     pub sanitize: bool,
+    /// `--device PROGRAM --translation OBJECT`: the kernel runs on the emulated Q7
+    /// (docs/customop-device.md).
+    pub device: Option<crate::device::Device>,
 }
 
 impl Options {
@@ -71,11 +74,33 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--timeout" => o.timeout = timeout_of(it.next().ok_or("--timeout needs seconds")?)?,
             "--sanitize" => o.sanitize = true,
+            "--device" => {
+                let program = it.next().ok_or("--device needs the device program")?;
+                let translation = o.device.take().map(|d| d.translation);
+                o.device = Some(crate::device::Device {
+                    program: program.into(),
+                    translation: translation.unwrap_or_default(),
+                });
+            }
+            "--translation" => {
+                let t = it.next().ok_or("--translation needs the object")?;
+                let d = o.device.get_or_insert(crate::device::Device {
+                    program: Default::default(),
+                    translation: Default::default(),
+                });
+                d.translation = t.into();
+            }
             "--stats" => o.stats = Some(StatsFormat::Text),
             "--stats=json" => o.stats = Some(StatsFormat::Json),
             _ if o.op.is_empty() => o.op = a.clone(),
             _ => o.values.push(a.clone()),
         }
+    }
+    if o.device
+        .as_ref()
+        .is_some_and(|d| d.program.as_os_str().is_empty() || d.translation.as_os_str().is_empty())
+    {
+        return Err("--device and --translation go together".into());
     }
     if o.op.is_empty() {
         return Err(

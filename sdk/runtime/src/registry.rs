@@ -111,6 +111,11 @@ pub fn bind(name: String, f: Function) {
 }
 
 /// Op `op`'s shape function and kernel, as registered (the runner checked them).
+pub fn kernel_name(op: &str) -> Option<String> {
+    with(|r| Some(r.ops.iter().find(|o| o.name == op)?.kernel.clone()))
+}
+
+/// The shape function and the kernel of op `op`.
 pub fn lookup(op: &str) -> Option<(Function, Function)> {
     with(|r| {
         let def = r.ops.iter().find(|o| o.name == op)?;

@@ -23,6 +23,16 @@ pub struct Returned {
     pub bytes: u64,
 }
 
+/// A core's run on the emulated Q7.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Device {
+    /// Instructions, by where.
+    #[serde(flatten)]
+    pub counts: crate::device_count::DeviceCounts,
+    /// The op's output elements (the count per element divides by them).
+    pub elements: u64,
+}
+
 /// What a core reports to the runner.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CoreReport {
@@ -46,6 +56,9 @@ pub struct CoreReport {
     pub accesses: Vec<Access>,
     /// Its misuses.
     pub reports: Vec<Report>,
+    /// On the emulated Q7 (`--device`): what it executed, and the output's elements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<Device>,
     /// What it printed.
     #[serde(skip)]
     pub printed: String,

@@ -179,7 +179,12 @@ fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
             o.values.len()
         )));
     }
-    state::with(tensors::ensure_machine);
+    state::with(|rt| {
+        tensors::ensure_machine(rt);
+        if o.device.is_some() {
+            tensors::use_device_host_share(rt);
+        }
+    });
     let mut call = Vec::new();
     for (k, (p, v)) in kernel.params.iter().zip(&o.values).enumerate() {
         call.push(argument(*p, k, v).map_err(usage)?);

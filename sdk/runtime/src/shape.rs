@@ -86,6 +86,7 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
         output: None,
         poison_at_dst: false,
         sanitize: o.sanitize,
+        device: None,
     };
     worker::start(SHAPE_WORKER, &job, shape_job);
     let ended = worker::finish(SHAPE_WORKER, o.deadline());

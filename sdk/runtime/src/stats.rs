@@ -32,7 +32,7 @@ struct Document<'a> {
 pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[Report]) {
     if format != StatsFormat::Text {
         let doc = Document {
-            schema: "neuron-customop-host-stats/1",
+            schema: "neuron-customop-host-stats/2",
             op: &o.op,
             cores: o.cores,
             per_core: cores,
@@ -60,6 +60,21 @@ pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[
             "core {}: TCM {} bytes in, {} bytes out; pool high-water {} of 16384 bytes; {} standard accessors, {} fast and {} slow streams",
             r.core, c.tcm_in_bytes, c.tcm_out_bytes, r.pool_high_water, c.standard_accessors, c.fast_streams, c.slow_streams
         );
+        if let Some(d) = &r.device {
+            let n = d.counts;
+            let per = if d.elements == 0 {
+                String::new()
+            } else {
+                format!(
+                    ", {:.1} per output element",
+                    n.instructions as f64 / d.elements as f64
+                )
+            };
+            println!(
+                "core {}: {} instructions on the emulated Q7{per}: {} in the translation functions, {} in the TCM and stream copies ({} more in the device runtime, not counted)",
+                r.core, n.instructions, n.translation, n.copies, n.runtime
+            );
+        }
     }
     for w in reports.iter().filter(|r| r.severity == Severity::Warning) {
         println!("{}", w.line());

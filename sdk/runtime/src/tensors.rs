@@ -65,6 +65,25 @@ pub fn use_core_share(rt: &mut Runtime, core: u32) {
     );
 }
 
+/// On the emulated Q7 (`--device`) the program maps HBM through qemu, whose file offsets
+/// end at 4 GiB: the host's share is the first 2 GiB of HBM, each core's 256 MiB after it.
+pub const DEVICE_HOST_SHARE: u64 = 2 << 30;
+/// Each core's share of HBM on the emulated Q7.
+pub const DEVICE_CORE_SHARE: u64 = 256 << 20;
+
+/// This (the runner's) process allocates from the device's host share.
+pub fn use_device_host_share(rt: &mut Runtime) {
+    rt.arena = Arena::new(HBM_BASE, DEVICE_HOST_SHARE);
+}
+
+/// Moves this process onto core `core`'s share of HBM on the emulated Q7.
+pub fn use_device_core_share(rt: &mut Runtime, core: u32) {
+    rt.arena = Arena::new(
+        HBM_BASE + DEVICE_HOST_SHARE + DEVICE_CORE_SHARE * u64::from(core),
+        DEVICE_CORE_SHARE,
+    );
+}
+
 /// Elements of a shape; `None` if a size is negative or the count overflows.
 pub fn numel(sizes: &[i64]) -> Option<u64> {
     sizes.iter().try_fold(1u64, |n, s| {

@@ -48,6 +48,19 @@ pub struct Job {
     /// `--sanitize`.
     #[serde(default)]
     pub sanitize: bool,
+    /// `--device`: the kernel's program for the emulated Q7.
+    #[serde(default)]
+    pub device: Option<crate::device::Device>,
+}
+
+impl JobArg {
+    /// A tensor's elements (0 for a value).
+    pub fn numel(&self) -> u64 {
+        match self {
+            JobArg::Tensor(_, sizes, _, _) => crate::tensors::numel(sizes).unwrap_or(0),
+            JobArg::Value(..) => 0,
+        }
+    }
 }
 
 /// The job arguments of a call whose tensors this process made.

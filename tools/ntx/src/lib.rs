@@ -10,6 +10,7 @@ pub mod guard;
 pub mod manifest;
 pub mod model;
 pub mod op;
+pub mod op_device;
 pub mod report;
 pub mod simulate;
 pub mod suppress;

@@ -46,9 +46,9 @@ fn words(flags: &str) -> Vec<String> {
     flags.split_whitespace().map(str::to_string).collect()
 }
 
-/// The SDK's compile and link flags from pkg-config. ntx's own prefix
-/// (`<bin>/../lib/pkgconfig`) is searched after `PKG_CONFIG_PATH`.
-pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
+/// `pkg-config ARGS PACKAGE` with the SDK's package files found: ntx's own prefix
+/// (`<bin>/../lib/pkgconfig`) is searched after `PKG_CONFIG_PATH`. Its output's words.
+pub fn pkg_config(args: &[&str], package: &str) -> Result<Vec<String>, String> {
     let tool = std::env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".into());
     let mut path = std::env::var("PKG_CONFIG_PATH").unwrap_or_default();
     if let Some(prefix) = std::env::current_exe()
@@ -62,20 +62,24 @@ pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
             format!("{path}:{}", own.display())
         };
     }
-    let query = |what: &str| -> Result<Vec<String>, String> {
-        let out = Command::new(&tool)
-            .env("PKG_CONFIG_PATH", &path)
-            .args([what, "neuron_customop_host"])
-            .output()
-            .map_err(|e| format!("cannot run {tool}: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "{tool} does not find neuron_customop_host (install the SDK, or point PKG_CONFIG_PATH at its lib/pkgconfig): {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(words(&String::from_utf8_lossy(&out.stdout)))
-    };
+    let out = Command::new(&tool)
+        .env("PKG_CONFIG_PATH", &path)
+        .args(args)
+        .arg(package)
+        .output()
+        .map_err(|e| format!("cannot run {tool}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{tool} does not find {package} (install the SDK, or point PKG_CONFIG_PATH at its lib/pkgconfig): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(words(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The SDK's compile and link flags from pkg-config.
+pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
+    let query = |what: &str| pkg_config(&[what], "neuron_customop_host");
     Ok((query("--cflags")?, query("--libs")?))
 }
 

@@ -100,6 +100,14 @@ pub struct OpRun {
     /// high-water mark and every warning; --stats=json as one JSON document.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
     stats: Option<Format>,
+    /// The kernel built for the Q7 and run on an emulated core (qemu-xtensa), with what it
+    /// executed in --stats (docs/customop-device.md).
+    #[arg(long)]
+    device: bool,
+    /// With --device: the translation object to link instead of the SDK's (the original's,
+    /// extracted from a vendor archive, say).
+    #[arg(long, requires = "device")]
+    translation: Option<PathBuf>,
     /// The op (its registered name).
     op: String,
     /// Its arguments, in order.
@@ -180,15 +188,47 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
         cflags: r.cflags.clone(),
         dir: r.build_dir.clone().unwrap_or_else(|| temp.clone()),
     };
-    let status = ntx::op::build(&build).and_then(|exe| run_program(&exe, &r));
+    let status = ntx::op::build(&build).and_then(|exe| {
+        let device = r.device.then(|| device_program(&build, &r)).transpose()?;
+        run_program(&exe, &r, device.as_ref())
+    });
     guard.finish();
     let status = status.map_err(Failure::Refused)?;
     Ok(status.code().map_or(3, |c| c as u8))
 }
 
+/// The kernels' program for the device and what the runner needs to run it: (program,
+/// translation object, emulator).
+fn device_program(build: &ntx::op::Build, r: &OpRun) -> Result<(PathBuf, PathBuf, String), String> {
+    let sdk = ntx::op_device::device_sdk()?;
+    let translation = r
+        .translation
+        .clone()
+        .unwrap_or_else(|| sdk.translation.clone());
+    if !translation.is_file() {
+        return Err(format!(
+            "--translation {}: no such file",
+            translation.display()
+        ));
+    }
+    let elf = ntx::op_device::build(build, &sdk, &translation)?;
+    Ok((elf, translation, sdk.qemu))
+}
+
 /// Runs the op's program, guarded: its exit status.
-fn run_program(exe: &Path, r: &OpRun) -> Result<std::process::ExitStatus, String> {
+fn run_program(
+    exe: &Path,
+    r: &OpRun,
+    device: Option<&(PathBuf, PathBuf, String)>,
+) -> Result<std::process::ExitStatus, String> {
     let mut cmd = std::process::Command::new(exe);
+    if let Some((elf, translation, qemu)) = device {
+        cmd.arg("--device")
+            .arg(elf)
+            .arg("--translation")
+            .arg(translation);
+        cmd.env("NT_QEMU_XTENSA", qemu);
+    }
     cmd.arg(&r.op)
         .args(&r.args)
         .args(["--cores", &r.cores.to_string()])

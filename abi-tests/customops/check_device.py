@@ -1,0 +1,105 @@
+"""Our relu kernels (abi-tests/customops) on the emulated Q7 by an installed `ntx op run
+--device`: the same bytes as the host run (accessor, TCM, multicore on 1, 2 and 8 cores),
+the instructions in --stats=json, the translation object replaceable, and a kernel the
+device cannot build refused by name with exit status 1.
+
+Usage: check_device.py NTX SOURCES_DIR WORK_DIR. Prints one line per check and "device
+runs right" at the end; exits 1 at the first failure.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def ntx_device(ntx, src, work, name, compute, shape, *args, code=0):
+    """ntx op run --device, building into WORK/NAME: the finished process."""
+    cmd = [ntx, "op", "run", "--device", "--compute", src / compute, "--shape", src / shape]
+    cmd += ["--build-dir", work / name, *map(str, args)]
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != code:
+        sys.exit(f"{name} {args}: exit {p.returncode}, not {code}\n{p.stderr}")
+    return p
+
+
+class Built:
+    """A library built by ntx op run --device: its host program and its device program."""
+
+    def __init__(self, ntx, src, work, name, compute, shape, op, arg):
+        ntx_device(ntx, src, work, name, compute, shape, op, arg)
+        self.work = work
+        self.program = work / name / "op"
+        self.elf = work / name / "device" / "op.elf"
+        prefix = Path(ntx).resolve().parent.parent
+        self.translation = next(prefix.glob("lib/*/translation.o"))
+
+    def run(self, *args, cores=1, device=True):
+        """The op's output and its --stats=json document."""
+        out = self.work / "out.npy"
+        out.unlink(missing_ok=True)
+        cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", out, "--stats=json"]
+        if device:
+            cmd += ["--device", self.elf, "--translation", self.translation]
+        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
+        if p.returncode != 0:
+            sys.exit(f"{args} on {cores} cores (device {device}): exit {p.returncode}\n{p.stderr}")
+        return np.load(out), json.loads(p.stdout)
+
+
+def same_as_host(built, name, *args, cores=1):
+    """The device run against the host run: the same bytes; the device counts."""
+    host, _ = built.run(*args, cores=cores, device=False)
+    got, stats = built.run(*args, cores=cores)
+    if got.dtype != host.dtype or got.tobytes() != host.tobytes():
+        sys.exit(f"{name} on {cores} cores: the device gave {got}, the host {host}")
+    for c in stats["per_core"]:
+        d = c.get("device")
+        if not d or d["instructions"] <= 0 or d["translation"] <= 0 or d["elements"] != host.size:
+            sys.exit(f"{name}, core {c['core']}: no device counts in {c}")
+        if d["translation"] + d["copies"] > d["instructions"]:
+            sys.exit(f"{name}, core {c['core']}: parts larger than the whole: {d}")
+    if stats["schema"] != "neuron-customop-host-stats/2":
+        sys.exit(f"schema {stats['schema']}")
+    per = stats["per_core"][0]["device"]["instructions"] / host.size
+    print(f"ok {name} on {cores} core(s): the host's bytes, {per:.1f} instructions per element")
+    return stats
+
+
+def main():
+    ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    x = (np.arange(600, dtype=np.float32) - 301.5).reshape(20, 30)
+    np.save(work / "x.npy", x)
+    np.save(work / "g.npy", np.linspace(-1, 1, 600, dtype=np.float32).reshape(20, 30))
+    odd = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
+    np.save(work / "odd.npy", odd)
+    relu = Built(ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp", "relu_forward", "x.npy")
+    stats = same_as_host(relu, "relu_forward (accessor)", "relu_forward", "x.npy")
+    if stats["per_core"][0]["hits"] == [0, 0, 0, 0, 0]:
+        sys.exit("the device's translate calls were not counted by window")
+    same_as_host(relu, "relu_backward (accessor)", "relu_backward", "g.npy", "x.npy")
+    tcm = Built(ntx, src, work, "tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp", "relu_tcm", "odd.npy")
+    same_as_host(tcm, "relu_tcm", "relu_tcm", "odd.npy")
+    for cores in (1, 2, 8):
+        same_as_host(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=cores)
+    p = ntx_device(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "hello", "x.npy", code=1)
+    if "cannot build this kernel" not in p.stderr or "printf" not in p.stderr:
+        sys.exit(f"a kernel calling printf: {p.stderr!r}")
+    print("ok a kernel the device cannot build is refused, the symbols named (exit 1)")
+    missing = work / "no-such.o"
+    p = ntx_device(
+        ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp", "--translation", missing, "relu_forward", "x.npy", code=1
+    )
+    if "no such file" not in p.stderr:
+        sys.exit(f"--translation of a missing file: {p.stderr!r}")
+    print("ok --translation of a missing file refused")
+    print("device runs right")
+
+
+if __name__ == "__main__":
+    os.environ.pop("PKG_CONFIG_PATH", None)
+    main()

@@ -1,0 +1,47 @@
+# The kernels' programs for the emulated Q7 (ntx op run --device, docs/customop-device.md),
+# included by the Makefile: the device runtime (sdk/device) as an archive beside the
+# device object, and the C and C++ headers a kernel is built with for the device:
+# newlib's and libstdc++'s as Debian packages them for a 32-bit bare-metal target (their
+# arm-none-eabi configuration; headers only, no library of theirs is linked), fetched
+# with apt-get download and unpacked under target/ (nothing is installed on the system).
+
+DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/runtime.c sdk/device/support.c sdk/device/protocol.h
+DEVICE_RT_DIR := target/device-rt
+DEVICE_SYSROOT := target/device-sysroot
+DEVICE_SYSROOT_STAMP := $(DEVICE_SYSROOT)/unpacked
+DEVICE_DEBS := libnewlib-dev libstdc++-arm-none-eabi-dev
+# The ISA options kernels are built with: the device object's, and the single-precision
+# FP option with its boolean registers (the Q7 has an FPU; qemu's de233_fpu core runs it).
+DEVICE_KERNEL_MATTR := $(XTENSA_MATTR),+fp,+bool
+comma := ,
+DEVICE_FEATURES = $(foreach f,$(subst $(comma), ,$(1)),-Xclang -target-feature -Xclang $(f))
+
+$(DEVICE_SYSROOT_STAMP): sdk/device/device.mk
+	rm -rf $(DEVICE_SYSROOT) && mkdir -p $(DEVICE_SYSROOT)/debs
+	cd $(DEVICE_SYSROOT)/debs && { apt-get download $(DEVICE_DEBS) 2>/dev/null || \
+	  { apt-get update -qq && apt-get download $(DEVICE_DEBS); }; }
+	for d in $(DEVICE_SYSROOT)/debs/*.deb; do dpkg-deb -x $$d $(DEVICE_SYSROOT)/root || exit 1; done
+	mv $(DEVICE_SYSROOT)/root/usr/include/newlib $(DEVICE_SYSROOT)/include
+	mv $(DEVICE_SYSROOT)/include/c++/*/ $(DEVICE_SYSROOT)/cxx && rm -rf $(DEVICE_SYSROOT)/include/c++
+	mv $(DEVICE_SYSROOT)/cxx $(DEVICE_SYSROOT)/include/c++
+	rm -rf $(DEVICE_SYSROOT)/include/c++/arm-none-eabi/arm $(DEVICE_SYSROOT)/include/c++/arm-none-eabi/thumb \
+	  $(DEVICE_SYSROOT)/root $(DEVICE_SYSROOT)/debs
+	touch $@
+
+$(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/include/neuron_customop_host/runtime.h \
+		xtensa/assemble.sh sdk/device/device.mk | bootstrap-xtensa
+	@mkdir -p $(DEVICE_RT_DIR) $(dir $@)
+	for f in runtime support; do \
+	  $(XTENSA_CLANG) --target=xtensa -O2 -g -std=c11 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
+	    -ffunction-sections -fdata-sections -fno-jump-tables $(call DEVICE_FEATURES,$(XTENSA_MATTR)) \
+	    -Isdk/include -Iinclude -Isdk/device -S sdk/device/$$f.c -o $(DEVICE_RT_DIR)/$$f.s && \
+	  sed -i '/^\s*\.cfi_/d' $(DEVICE_RT_DIR)/$$f.s && \
+	  xtensa/assemble.sh $(DEVICE_RT_DIR)/$$f.s $(DEVICE_RT_DIR)/$$f.o || exit 1; \
+	done
+	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/start.S \
+	  -o $(DEVICE_RT_DIR)/start.o
+	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o
+
+.PHONY: device-sdk
+device-sdk: $(DEVICE_RT) $(DEVICE_SYSROOT_STAMP)

@@ -1,0 +1,541 @@
+/*
+ * The custom-op SDK's C ABI (sdk/include/neuron_customop_host/runtime.h) on the emulated
+ * Q7: what a kernel built for the device calls. Element accesses and copies run here, on
+ * the core, through the translation object it is linked with; tensors live in the model's
+ * HBM (fd NT_DEVICE_FD_HBM), which the three reusable windows show by mmap as the window
+ * registers change (the pinned windows: memory of their own, SBUF and scratch are not
+ * the model's here); TCM is 16 KiB of this program. What the
+ * host runtime decides (checks, tensors, operations, reports, the pool's layout) is asked
+ * of the runner's core process over fd NT_DEVICE_FD_RPC (protocol.h). The runner leaves
+ * this file's functions out of the instruction counts (the host runtime's work).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "neuron_customop_host/runtime.h"
+#include "neuron_translate.h"
+#include "protocol.h"
+
+long nt_device_syscall(long nr, const long args[6]);
+
+enum { SYS_READ = 12, SYS_WRITE = 13, SYS_MMAP2 = 80, SYS_EXIT_GROUP = 119 };
+/* Linux/Xtensa's values (MAP_ANONYMOUS is 0x800 there). */
+enum { PROT_RW = 3, MAP_SHARED_FIXED = 0x11, MAP_PRIVATE_ANON_FIXED = 0x812 };
+
+#define TCM_BYTES 16384u
+#define MAX_TENSORS 4096u
+#define MAX_KERNELS 64u
+#define MSG_BYTES 65536u
+#define PINNED_AT 0x10000000u
+
+/* The emulated NX register block, placed at NEURON_TRANSLATE_NX_REG_BASE by the link. */
+volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute__((section(".nxregs"), aligned(4096)));
+#define NXREG(addr) nt_nxregs[((addr) - NEURON_TRANSLATE_NX_REG_BASE) / 4]
+
+unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
+
+static unsigned char tcm[TCM_BYTES] __attribute__((aligned(64)));
+static nt_customop_meta metas[MAX_TENSORS];
+static unsigned char msg[MSG_BYTES] __attribute__((aligned(8)));
+static uint32_t msg_len;
+static uint64_t hbm_base, hbm_bytes;
+static uint32_t core, cores;
+
+static struct {
+    const char *name;
+    nt_customop_invoker invoker;
+    const void *function;
+} kernels[MAX_KERNELS];
+static uint32_t nkernels;
+
+/* What the translate calls did, by window (the host model counts the same on the host). */
+static uint64_t translations, hits[5], refills[5];
+static const uint32_t window_regs[3] = {NEURON_TRANSLATE_MEM_WINDOW3_LO, NEURON_TRANSLATE_MEM_WINDOW5_LO,
+                                        NEURON_TRANSLATE_MEM_WINDOW6_LO};
+static uint64_t shown[3] = {~0ull, ~0ull, ~0ull};
+
+static long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f)
+{
+    const long args[6] = {a, b, c, d, e, f};
+    return nt_device_syscall(nr, args);
+}
+
+static void nt_device_exit(int status)
+{
+    for (;;)
+        nt_device_sys(SYS_EXIT_GROUP, status, 0, 0, 0, 0, 0);
+}
+
+/* The runtime's own copies (memcpy is counted as the kernel's: the copies call it). */
+static void nt_device_copy(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    while (n--)
+        *dp++ = *sp++;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    if ((((uintptr_t)dp | (uintptr_t)sp) & 3) == 0) {
+        for (; n >= 4; n -= 4, dp += 4, sp += 4)
+            *(uint32_t *)dp = *(const uint32_t *)sp;
+    }
+    while (n--)
+        *dp++ = *sp++;
+    return d;
+}
+
+void *memmove(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    if (dp <= sp || dp >= sp + n)
+        return memcpy(d, s, n);
+    while (n--)
+        dp[n] = sp[n];
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    unsigned char *dp = d;
+    while (n--)
+        *dp++ = (unsigned char)c;
+    return d;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n; --n, ++x, ++y)
+        if (*x != *y)
+            return *x < *y ? -1 : 1;
+    return 0;
+}
+
+size_t strlen(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        ++n;
+    return n;
+}
+
+static int nt_device_streq(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        ++a, ++b;
+    return *a == *b;
+}
+
+/* The message being written. */
+static void nt_device_put(const void *p, uint32_t n)
+{
+    if (msg_len + n > MSG_BYTES)
+        nt_device_exit(70);
+    nt_device_copy(msg + msg_len, p, n);
+    msg_len += n;
+}
+static void nt_device_put32(uint32_t v) { nt_device_put(&v, 4); }
+static void nt_device_put64(uint64_t v) { nt_device_put(&v, 8); }
+
+static void nt_device_io(int read, unsigned char *p, uint32_t n)
+{
+    while (n) {
+        long got = nt_device_sys(read ? SYS_READ : SYS_WRITE, NT_DEVICE_FD_RPC, (long)p, (long)n, 0, 0, 0);
+        if (got <= 0)
+            nt_device_exit(read ? 0 : 71); /* the runner stopped this core */
+        p += got;
+        n -= (uint32_t)got;
+    }
+}
+
+/* Sends the request `code` with the message written so far; the reply, in msg. */
+static const unsigned char *nt_device_ask(uint32_t code)
+{
+    uint32_t head[2] = {code, msg_len};
+    nt_device_io(0, (unsigned char *)head, 8);
+    nt_device_io(0, msg, msg_len);
+    nt_device_io(1, (unsigned char *)&msg_len, 4);
+    if (msg_len > MSG_BYTES)
+        nt_device_exit(72);
+    nt_device_io(1, msg, msg_len);
+    return msg;
+}
+static void nt_device_begin(void) { msg_len = 0; }
+
+/* A meta of a reply at r: kept in its handle's slot. */
+static const nt_customop_meta *nt_device_meta_at(const unsigned char *r)
+{
+    nt_customop_meta m;
+    nt_device_copy(&m, r, sizeof m);
+    if (m.handle == 0)
+        return NULL;
+    if (m.handle > MAX_TENSORS)
+        nt_device_exit(73);
+    nt_device_copy(&metas[m.handle - 1], &m, sizeof m);
+    return &metas[m.handle - 1];
+}
+
+static uint32_t nt_device_handle(const nt_customop_meta *m) { return m ? m->handle : 0; }
+
+static void nt_device_put_arg(const nt_customop_arg *a)
+{
+    nt_device_put32((uint32_t)a->kind);
+    nt_device_put32(a->kind == NT_CUSTOMOP_ARG_TENSOR ? nt_device_handle(a->meta) : 0);
+    nt_device_put64((uint64_t)a->i);
+    nt_device_put(&a->f, 8);
+}
+
+const nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, size_t ndim, int fill,
+                                               const nt_customop_arg *value)
+{
+    nt_customop_arg none = {NT_CUSTOMOP_ARG_NONE, NULL, 0, 0.0};
+    nt_device_begin();
+    nt_device_put32((uint32_t)dtype);
+    nt_device_put32((uint32_t)fill);
+    nt_device_put32((uint32_t)ndim);
+    nt_device_put(sizes, (uint32_t)(ndim * 8));
+    nt_device_put_arg(value ? value : &none);
+    return nt_device_meta_at(nt_device_ask(NT_DEVICE_NEW));
+}
+
+void nt_customop_tensor_retain(const nt_customop_meta *m)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_ask(NT_DEVICE_RETAIN);
+}
+
+void nt_customop_tensor_release(const nt_customop_meta *m)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_ask(NT_DEVICE_RELEASE);
+}
+
+void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *value)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put_arg(value);
+    nt_device_ask(NT_DEVICE_FILL);
+}
+
+const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, const nt_customop_arg *args)
+{
+    nt_device_begin();
+    nt_device_put32((uint32_t)op);
+    nt_device_put32(nt_device_handle(out));
+    for (int k = 0; k < 3; ++k)
+        nt_device_put_arg(&args[k]);
+    return nt_device_meta_at(nt_device_ask(NT_DEVICE_APPLY));
+}
+
+int nt_customop_policy(const nt_customop_meta *m, int set)
+{
+    int32_t r;
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put32((uint32_t)set);
+    nt_device_copy(&r, nt_device_ask(NT_DEVICE_POLICY), 4);
+    return r;
+}
+
+uint8_t *nt_customop_open(const nt_customop_meta *m, int kind, int dtype, int ndim)
+{
+    int64_t at;
+    const unsigned char *r;
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put32((uint32_t)kind);
+    nt_device_put32((uint32_t)dtype);
+    nt_device_put32((uint32_t)ndim);
+    r = nt_device_ask(NT_DEVICE_OPEN);
+    nt_device_copy(&at, r, 8);
+    nt_device_meta_at(r + 8);
+    return at < 0 ? NULL : tcm + at;
+}
+
+void nt_customop_close(const nt_customop_meta *m, int kind, uint8_t *buffer)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put32((uint32_t)kind);
+    nt_device_put64(buffer ? (uint64_t)(buffer - tcm) : ~0ull);
+    nt_device_ask(NT_DEVICE_CLOSE);
+}
+
+void nt_customop_bad_index(const nt_customop_meta *m, int dim, int64_t index, int64_t size)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put32((uint32_t)dim);
+    nt_device_put64((uint64_t)index);
+    nt_device_put64((uint64_t)size);
+    nt_device_ask(NT_DEVICE_BAD_INDEX);
+}
+
+void nt_customop_bad_stream(const nt_customop_meta *m, int closed, int write, uint64_t index)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put32((uint32_t)closed);
+    nt_device_put32((uint32_t)write);
+    nt_device_put64(index);
+    nt_device_ask(NT_DEVICE_BAD_STREAM);
+}
+
+void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes)
+{
+    nt_device_begin();
+    nt_device_put64(in_bytes);
+    nt_device_put64(out_bytes);
+    nt_device_ask(NT_DEVICE_COUNT_TCM);
+}
+
+void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put32((uint32_t)dtype);
+    nt_device_put64(offset);
+    nt_device_put64(count);
+    nt_device_put32((uint32_t)write);
+    nt_device_ask(NT_DEVICE_TCM_COPY);
+}
+
+/* A speed-up of the host's page tables: nothing to do on the core. */
+void nt_customop_prefault(const nt_customop_meta *m, uint64_t first, const uint8_t *p, int write,
+                          nt_customop_filled *filled)
+{
+    (void)m, (void)first, (void)p, (void)write, (void)filled;
+}
+
+void nt_customop_note(const nt_customop_meta *m, uint64_t first, uint64_t count, int write)
+{
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(m));
+    nt_device_put64(first);
+    nt_device_put64(count);
+    nt_device_put32((uint32_t)write);
+    nt_device_meta_at(nt_device_ask(NT_DEVICE_NOTE));
+}
+
+void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
+{
+    int64_t at;
+    nt_device_begin();
+    nt_device_put64(bytes);
+    nt_device_put32((uint32_t)(uintptr_t)site);
+    nt_device_copy(&at, nt_device_ask(NT_DEVICE_MALLOC), 8);
+    return at < 0 ? NULL : tcm + at;
+}
+
+void *nt_customop_tcm_malloc(size_t bytes) { return nt_customop_tcm_malloc_at(bytes, NULL); }
+
+void nt_customop_tcm_free(void *p)
+{
+    unsigned char *b = p;
+    if (!p)
+        return;
+    nt_device_begin();
+    nt_device_put64(b >= tcm && b < tcm + TCM_BYTES ? (uint64_t)(b - tcm) : ~0ull);
+    nt_device_put32((uint32_t)(uintptr_t)p);
+    nt_device_ask(NT_DEVICE_FREE);
+}
+
+/* --sanitize's TCM watch is the host's (docs/customop-device.md). */
+void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
+
+const nt_customop_meta *nt_customop_dst_tensor(void)
+{
+    nt_device_begin();
+    return nt_device_meta_at(nt_device_ask(NT_DEVICE_DST));
+}
+
+uint32_t nt_customop_cpu_id(void) { return core; }
+uint32_t nt_customop_cpu_count(void) { return cores; }
+
+void *nt_customop_ctx(uint32_t h) { return h == 1 ? neuron_translate_ctx() : NULL; }
+
+/* Shape functions run on the host: the registry is not the device's. */
+void nt_customop_register(const char *lib, const char *name, const char *kernel, nt_customop_invoker invoker,
+                          const void *function, const int *params, size_t n)
+{
+    (void)lib, (void)name, (void)kernel, (void)invoker, (void)function, (void)params, (void)n;
+}
+
+void nt_customop_bind(const char *name, nt_customop_invoker invoker, const void *function, const int *params,
+                      size_t n)
+{
+    (void)params, (void)n;
+    if (nkernels < MAX_KERNELS) {
+        kernels[nkernels].name = name;
+        kernels[nkernels].invoker = invoker;
+        kernels[nkernels].function = function;
+        ++nkernels;
+    }
+}
+
+/* Built without exceptions: nothing throws. */
+void nt_customop_thrown(const char *what) { (void)what; }
+
+/* The runner API is the host's. */
+int nt_customop_run(const char *op, const nt_customop_arg *args, size_t n, uint32_t c, int stats,
+                    const nt_customop_meta **out)
+{
+    (void)op, (void)args, (void)n, (void)c, (void)stats, (void)out;
+    return -1;
+}
+const nt_customop_meta *nt_customop_load_npy(const char *path) { return (void)path, NULL; }
+int nt_customop_save_npy(const nt_customop_meta *m, const char *path) { return (void)m, (void)path, -1; }
+int nt_customop_bytes(const nt_customop_meta *m, uint8_t *data, size_t bytes, int write)
+{
+    return (void)m, (void)data, (void)bytes, (void)write, -1;
+}
+
+/* Shows SoC address `soc` (or nothing: ~0) in the window at local `at` of `size` bytes:
+ * the HBM there, shared with the runner, or memory of its own (readable and writable if
+ * `writable`, else inaccessible) where qemu cannot show HBM. */
+static void nt_device_show(uint32_t at, uint64_t size, uint64_t soc, int writable)
+{
+    long r;
+    /* qemu's file offsets end at 4 GiB (the runner keeps tensors below: docs). */
+    if (soc >= hbm_base && soc - hbm_base + size <= hbm_bytes && soc - hbm_base + size <= (1ull << 32))
+        r = nt_device_sys(SYS_MMAP2, (long)at, (long)size, PROT_RW, MAP_SHARED_FIXED, NT_DEVICE_FD_HBM,
+                (long)((soc - hbm_base) >> 12));
+    else
+        r = nt_device_sys(SYS_MMAP2, (long)at, (long)size, writable ? PROT_RW : 0, MAP_PRIVATE_ANON_FIXED, -1, 0);
+    if (r != (long)at)
+        nt_device_exit(74);
+}
+
+static uint64_t nt_device_window_reg(unsigned k)
+{
+    return ((uint64_t)NXREG(window_regs[k] + 4) << 32) | NXREG(window_regs[k]);
+}
+
+/* The hardware's side of a translate call: each reusable window whose register changed
+ * shows its new region; the call counted by the window its result is in. */
+static void nt_device_moved(const void *p)
+{
+    _translation_ctx_t *t = neuron_translate_ctx();
+    uintptr_t a = (uintptr_t)p;
+    int refilled = -1;
+    ++translations;
+    for (unsigned k = 0; k < 3; ++k) {
+        uint64_t reg = nt_device_window_reg(k);
+        if (reg != shown[k]) {
+            nt_device_show(t->records[k].window, ~t->records[k].mask + 1, reg, 0);
+            shown[k] = reg;
+            refilled = (int)k;
+        }
+    }
+    for (unsigned k = 0; k < 5; ++k) {
+        uint64_t size = ~t->records[k].mask + 1;
+        if (a >= t->records[k].window && a - t->records[k].window < size) {
+            if ((int)k == refilled)
+                ++refills[k];
+            else
+                ++hits[k];
+            return;
+        }
+    }
+}
+
+void *__real_neuron_translate_span(void *ctx, unsigned long long addr, unsigned long long len,
+                                   unsigned long long *out_span);
+void *__real__Z16neuron_translatePvy(void *ctx, unsigned long long addr);
+
+void *__wrap_neuron_translate_span(void *ctx, unsigned long long addr, unsigned long long len,
+                                   unsigned long long *out_span)
+{
+    void *p = __real_neuron_translate_span(ctx, addr, len, out_span);
+    nt_device_moved(p);
+    return p;
+}
+
+void *__wrap__Z16neuron_translatePvy(void *ctx, unsigned long long addr)
+{
+    void *p = __real__Z16neuron_translatePvy(ctx, addr);
+    nt_device_moved(p);
+    return p;
+}
+
+static const unsigned char *nt_device_get(const unsigned char *r, void *v, uint32_t n)
+{
+    nt_device_copy(v, r, n);
+    return r + n;
+}
+
+int nt_customop_main(int argc, char **argv)
+{
+    uint64_t engine;
+    uint32_t name_len, nargs;
+    char name[256];
+    static nt_customop_arg args[64];
+    const unsigned char *r;
+    const nt_customop_meta *out;
+    (void)argc, (void)argv;
+    nt_device_begin();
+    r = nt_device_ask(NT_DEVICE_START);
+    r = nt_device_get(r, &core, 4);
+    r = nt_device_get(r, &cores, 4);
+    r = nt_device_get(r, &engine, 8);
+    r = nt_device_get(r, &extended_isa_sdk_hbm_scratch, 8);
+    r = nt_device_get(r, &hbm_base, 8);
+    r = nt_device_get(r, &hbm_bytes, 8);
+    r = nt_device_get(r, &name_len, 4);
+    if (name_len >= sizeof name)
+        nt_device_exit(75);
+    r = nt_device_get(r, name, name_len);
+    name[name_len] = 0;
+    r = nt_device_get(r, &nargs, 4);
+    if (nargs > 64)
+        nt_device_exit(76);
+    for (uint32_t k = 0; k < nargs; ++k) {
+        uint32_t kind, h;
+        r = nt_device_get(r, &kind, 4);
+        r = nt_device_get(r, &h, 4);
+        r = nt_device_get(r, &args[k].i, 8);
+        r = nt_device_get(r, &args[k].f, 8);
+        args[k].kind = (int32_t)kind;
+        args[k].meta = NULL;
+        if (kind == NT_CUSTOMOP_ARG_TENSOR) {
+            args[k].meta = nt_device_meta_at(r);
+            r += sizeof(nt_customop_meta);
+        }
+    }
+    NXREG(NEURON_TRANSLATE_ENGINE_BASE_ADDR_LO) = (uint32_t)engine;
+    NXREG(NEURON_TRANSLATE_ENGINE_BASE_ADDR_HI) = (uint32_t)(engine >> 32);
+    _init_translate_ctx();
+    {
+        /* qemu-user gives an Xtensa program the addresses below 1 GiB only: the pinned
+         * windows (NX 0x8000_0000 and up on the core) move to PINNED_AT there. */
+        _translation_ctx_t *t = neuron_translate_ctx();
+        for (unsigned k = 3; k < 5; ++k)
+            t->records[k].window = PINNED_AT + (k - 3) * (uint32_t)(~t->records[k].mask + 1);
+        for (unsigned k = 0; k < 5; ++k)
+            nt_device_show(t->records[k].window, ~t->records[k].mask + 1, k < 3 ? ~0ull : t->records[k].ptr, 1);
+        for (unsigned k = 0; k < 3; ++k)
+            shown[k] = nt_device_window_reg(k);
+    }
+    out = NULL;
+    for (uint32_t k = 0; k < nkernels; ++k)
+        if (nt_device_streq(kernels[k].name, name)) {
+            out = kernels[k].invoker(kernels[k].function, args);
+            break;
+        }
+    nt_device_begin();
+    nt_device_put32(nt_device_handle(out));
+    nt_device_put64(translations);
+    nt_device_put(hits, sizeof hits);
+    nt_device_put(refills, sizeof refills);
+    nt_device_ask(NT_DEVICE_RETURN);
+    return 0;
+}

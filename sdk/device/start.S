@@ -1,0 +1,73 @@
+# Start-up of a kernel's program on the emulated Q7 (qemu-xtensa, linux-user), windowed
+# ABI: qemu starts it with WINDOWBASE 0, WINDOWSTART 1, the stack pointer in a1 and PS.WOE
+# set. _start calls main(0, 0) (the ntx glue, which binds the kernels and calls
+# nt_customop_main) through l32r + callx8 (the GNU linker for Xtensa cannot relocate call8
+# across objects here) and exits with its result: syscall number in a2, arguments in a6,
+# a3, a4, a5, a8, a9 (Linux/Xtensa; exit_group is 119).
+	.section	.text._start,"ax",@progbits
+	.literal_position
+	.literal	.Lmain, main
+	.global	_start
+	.p2align	2
+_start:
+	movi	a0, 0
+	movi	a10, 0
+	movi	a11, 0
+	l32r	a8, .Lmain
+	callx8	a8
+	mov	a6, a10
+	movi	a2, 119
+	syscall
+
+# long nt_device_syscall(long nr, const long args[6])
+	.section	.text.nt_device_syscall,"ax",@progbits
+	.global	nt_device_syscall
+	.type	nt_device_syscall, @function
+	.p2align	2
+nt_device_syscall:
+	entry	a1, 32
+	l32i	a6, a3, 0
+	l32i	a4, a3, 8
+	l32i	a5, a3, 12
+	l32i	a8, a3, 16
+	l32i	a9, a3, 20
+	l32i	a3, a3, 4
+	syscall
+	retw.n
+	.size	nt_device_syscall, .-nt_device_syscall
+
+# uint64_t __muldi3(uint64_t a, uint64_t b): the low 64 bits of a * b, which the compiler
+# calls for a 64-bit multiply (the core has Mul32 but not Mul32High: the high half of
+# al * bl comes from 16-bit halves). a in a2 (low), a3; b in a4, a5; the result in a2, a3.
+	.section	.text.__muldi3,"ax",@progbits
+	.global	__muldi3
+	.type	__muldi3, @function
+	.p2align	2
+__muldi3:
+	entry	a1, 32
+	mull	a6, a3, a4
+	mull	a7, a2, a5
+	add	a6, a6, a7
+	extui	a8, a2, 0, 16
+	extui	a9, a2, 16, 16
+	extui	a10, a4, 0, 16
+	extui	a11, a4, 16, 16
+	mull	a12, a8, a10
+	mull	a13, a9, a10
+	mull	a14, a8, a11
+	mull	a15, a9, a11
+	extui	a7, a12, 16, 16
+	extui	a8, a13, 0, 16
+	add	a7, a7, a8
+	extui	a8, a14, 0, 16
+	add	a7, a7, a8
+	extui	a7, a7, 16, 16
+	extui	a8, a13, 16, 16
+	add	a15, a15, a8
+	extui	a8, a14, 16, 16
+	add	a15, a15, a8
+	add	a15, a15, a7
+	add	a3, a15, a6
+	mull	a2, a2, a4
+	retw.n
+	.size	__muldi3, .-__muldi3

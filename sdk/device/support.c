@@ -1,0 +1,121 @@
+/*
+ * What a kernel's compiled code may call beyond the SDK on the emulated Q7, with no C
+ * library linked: the integer division helpers the compiler calls (the core has no
+ * divider; __muldi3 is in start.S), a small heap for `new`, and the C++ ABI's few hooks.
+ * A kernel that needs more (double arithmetic, <cmath> functions, exceptions) does not
+ * link, and ntx says which symbols are missing.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+/* Quotient of n / d (d != 0), remainder in *r: shift and subtract. */
+static uint64_t udivmod64(uint64_t n, uint64_t d, uint64_t *r)
+{
+    uint64_t q = 0, rem = 0;
+    if (d == 0) {
+        *r = 0;
+        return ~0ull;
+    }
+    for (int k = 63; k >= 0; --k) {
+        rem = (rem << 1) | ((n >> k) & 1);
+        if (rem >= d) {
+            rem -= d;
+            q |= 1ull << k;
+        }
+    }
+    *r = rem;
+    return q;
+}
+
+uint64_t __udivdi3(uint64_t n, uint64_t d)
+{
+    uint64_t r;
+    return udivmod64(n, d, &r);
+}
+
+uint64_t __umoddi3(uint64_t n, uint64_t d)
+{
+    uint64_t r;
+    udivmod64(n, d, &r);
+    return r;
+}
+
+int64_t __divdi3(int64_t n, int64_t d)
+{
+    uint64_t r, q = udivmod64(n < 0 ? 0 - (uint64_t)n : (uint64_t)n, d < 0 ? 0 - (uint64_t)d : (uint64_t)d, &r);
+    return (n < 0) != (d < 0) ? (int64_t)(0 - q) : (int64_t)q;
+}
+
+int64_t __moddi3(int64_t n, int64_t d)
+{
+    uint64_t r;
+    udivmod64(n < 0 ? 0 - (uint64_t)n : (uint64_t)n, d < 0 ? 0 - (uint64_t)d : (uint64_t)d, &r);
+    return n < 0 ? (int64_t)(0 - r) : (int64_t)r;
+}
+
+uint32_t __udivsi3(uint32_t n, uint32_t d) { return (uint32_t)__udivdi3(n, d); }
+uint32_t __umodsi3(uint32_t n, uint32_t d) { return (uint32_t)__umoddi3(n, d); }
+int32_t __divsi3(int32_t n, int32_t d) { return (int32_t)__divdi3(n, d); }
+int32_t __modsi3(int32_t n, int32_t d) { return (int32_t)__moddi3(n, d); }
+
+/* The heap: first come, never given back (a kernel's few objects). */
+#define HEAP_BYTES (4u << 20)
+static unsigned char heap[HEAP_BYTES] __attribute__((aligned(16)));
+static size_t heap_used;
+
+void *malloc(size_t n)
+{
+    void *p;
+    n = (n + 15) & ~(size_t)15;
+    if (n > HEAP_BYTES - heap_used)
+        return NULL;
+    p = heap + heap_used;
+    heap_used += n;
+    return p;
+}
+
+void free(void *p) { (void)p; }
+
+void *_Znwj(size_t n) { return malloc(n); }
+void *_Znaj(size_t n) { return malloc(n); }
+void _ZdlPv(void *p) { free(p); }
+void _ZdaPv(void *p) { free(p); }
+void _ZdlPvj(void *p, size_t n) { (void)n, free(p); }
+void _ZdaPvj(void *p, size_t n) { (void)n, free(p); }
+
+void *__dso_handle;
+int __cxa_atexit(void (*f)(void *), void *arg, void *dso) { return (void)f, (void)arg, (void)dso, 0; }
+void __cxa_pure_virtual(void) {}
+
+/* float -> double, exact (printf's float arguments): the core's FP option is single
+ * precision. */
+double __extendsfdf2(float f)
+{
+    union {
+        float f;
+        uint32_t u;
+    } in = {f};
+    union {
+        uint64_t u;
+        double d;
+    } out;
+    uint64_t sign = (uint64_t)(in.u >> 31) << 63;
+    uint32_t exp = (in.u >> 23) & 0xff, man = in.u & 0x7fffff;
+    if (exp == 0xff) {
+        out.u = sign | (0x7ffull << 52) | ((uint64_t)man << 29);
+    } else if (exp == 0) {
+        if (man == 0) {
+            out.u = sign;
+        } else { /* subnormal: normalize */
+            int e = -126;
+            while (!(man & 0x800000)) {
+                man <<= 1;
+                --e;
+            }
+            out.u = sign | ((uint64_t)(e + 1023) << 52) | ((uint64_t)(man & 0x7fffff) << 29);
+        }
+    } else {
+        out.u = sign | ((uint64_t)(exp - 127 + 1023) << 52) | ((uint64_t)man << 29);
+    }
+    return out.d;
+}

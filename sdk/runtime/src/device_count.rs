@@ -1,0 +1,162 @@
+//! What a kernel's program executed on the emulated Q7, counted from qemu's log: qemu lists
+//! each translation block when it translates it (`-d in_asm`: its instructions) and logs
+//! each execution of one (`-d exec,nochain`: its address); a block runs whole (this ISA's
+//! exceptions come at an `entry` or a return, where qemu ends a block), so the counts are
+//! exact and repeatable. Each block is counted by the function it starts in: the
+//! translation object's, the TCM and stream copies' (the headers' `Copier::copy_in` and
+//! `copy_out` and the `memcpy` they call), the device runtime's (sdk/device: the host
+//! runtime's work, left out), the kernel's (the rest).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Instructions a core executed, by where.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceCounts {
+    /// In all, but for the device runtime's.
+    pub instructions: u64,
+    /// Inside the translation object's functions.
+    pub translation: u64,
+    /// Inside the TCM and stream copies.
+    pub copies: u64,
+    /// Inside the device runtime (not in `instructions`: on the device the runtime differs).
+    pub runtime: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Kernel,
+    Translation,
+    Copies,
+    Runtime,
+}
+
+/// The program's functions, by address: (start, end, class), sorted.
+#[derive(Debug, Default)]
+pub struct Classes(Vec<(u64, u64, Class)>);
+
+/// Names of the device runtime's functions (sdk/device: each begins so, but for the C
+/// library's names it defines).
+fn runtime_function(name: &str) -> bool {
+    ["nt_customop_", "nt_device_", "__wrap_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || ["printf", "vprintf", "puts", "putchar"].contains(&name)
+}
+
+fn copy_function(name: &str) -> bool {
+    name.contains("6Copier8copy_out") || name.contains("6Copier7copy_in") || name == "memcpy"
+}
+
+fn text_symbols(path: &Path) -> Vec<(String, u64, u64)> {
+    use object::{Object, ObjectSymbol};
+    let Ok(data) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let Ok(f) = object::File::parse(&*data) else {
+        return Vec::new();
+    };
+    f.symbols()
+        .filter(|s| s.kind() == object::SymbolKind::Text)
+        .filter_map(|s| Some((s.name().ok()?.to_string(), s.address(), s.size())))
+        .collect()
+}
+
+impl Classes {
+    /// The functions of `program`, those named as `translation`'s counted as translation.
+    pub fn of(program: &Path, translation: &Path) -> Classes {
+        let names: std::collections::HashSet<String> =
+            text_symbols(translation).into_iter().map(|s| s.0).collect();
+        let mut v: Vec<(u64, u64, Class)> = text_symbols(program)
+            .into_iter()
+            .filter(|s| s.2 > 0)
+            .map(|(name, at, size)| {
+                let class = if names.contains(&name) {
+                    Class::Translation
+                } else if copy_function(&name) {
+                    Class::Copies
+                } else if runtime_function(&name) {
+                    Class::Runtime
+                } else {
+                    Class::Kernel
+                };
+                (at, at + size, class)
+            })
+            .collect();
+        v.sort_unstable_by_key(|r| r.0);
+        Classes(v)
+    }
+
+    fn class(&self, pc: u64) -> Class {
+        let k = self.0.partition_point(|r| r.0 <= pc);
+        match k.checked_sub(1).map(|k| self.0[k]) {
+            Some((_, end, c)) if pc < end => c,
+            _ => Class::Kernel,
+        }
+    }
+}
+
+/// The blocks' sizes and executions read from qemu's `log`, counted by class; and the
+/// last lines that were neither (qemu's own messages, for a report).
+pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok();
+    let mut sizes: HashMap<u64, u64> = HashMap::new();
+    let mut listing: Option<(Option<u64>, u64)> = None;
+    let mut c = DeviceCounts::default();
+    let mut other: Vec<String> = Vec::new();
+    for line in BufReader::with_capacity(1 << 20, log).lines() {
+        let Ok(line) = line else { break };
+        if line.starts_with("IN:") {
+            listing = Some((None, 0));
+            continue;
+        }
+        if let Some((start, n)) = listing.as_mut() {
+            if let Some(at) = line
+                .split(':')
+                .next()
+                .filter(|_| line.starts_with("0x"))
+                .and_then(hex)
+            {
+                start.get_or_insert(at);
+                *n += 1;
+                continue;
+            }
+        }
+        if let Some((Some(start), n)) = listing.take() {
+            sizes.insert(start, n);
+        }
+        // Trace 0: 0x7fbd480000c0 [00000000/004000e4/0005bfd3/00000201] symbol
+        let pc = line
+            .strip_prefix("Trace ")
+            .and_then(|l| l.split_once('[')?.1.split('/').nth(1))
+            .and_then(hex);
+        let Some(pc) = pc else {
+            if !line.trim().is_empty() && !line.starts_with("---") {
+                other.push(line);
+                if other.len() > 4 {
+                    other.remove(0);
+                }
+            }
+            continue;
+        };
+        let n = sizes.get(&pc).copied().unwrap_or(0);
+        match classes.class(pc) {
+            Class::Runtime => c.runtime += n,
+            Class::Translation => c.translation += n,
+            Class::Copies => c.copies += n,
+            Class::Kernel => {}
+        }
+        if classes.class(pc) != Class::Runtime {
+            c.instructions += n;
+        }
+    }
+    let tail = if other.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", other.join("; "))
+    };
+    (c, tail)
+}

@@ -1,0 +1,221 @@
+//! `ntx op run --device`: the op's kernels built for the Q7 and linked into a program for
+//! the emulated core (docs/customop-device.md): each compute source compiled by clang for
+//! Xtensa against the SDK's headers and the device's C and C++ headers (pkg-config
+//! `neuron_customop_device`), assembled around LLVM's literal-pool bug as the device
+//! object is (xtensa/assemble.sh), the same generated `main` as the host program's, the
+//! device runtime and a translation object (the SDK's, or `--translation FILE`) linked by
+//! GNU ld for Xtensa. What the device cannot build is said, by name, and nothing runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use object::{Object, ObjectSection};
+
+use crate::op::{glue, kernels_in, Build};
+
+/// What the SDK's device side is made of (its pkg-config variables).
+#[derive(Debug, Clone)]
+pub struct DeviceSdk {
+    cflags: Vec<String>,
+    runtime: PathBuf,
+    /// The SDK's translation object.
+    pub translation: PathBuf,
+    mattr: String,
+    clang: String,
+    llvm_mc: String,
+    llvm_objcopy: String,
+    ld: String,
+    /// The emulator the runner starts.
+    pub qemu: String,
+}
+
+/// The device side of the installed SDK.
+pub fn device_sdk() -> Result<DeviceSdk, String> {
+    let q = |args: &[&str]| crate::op::pkg_config(args, "neuron_customop_device");
+    let var = |name: &str| -> Result<String, String> { Ok(q(&["--variable", name])?.join(" ")) };
+    Ok(DeviceSdk {
+        cflags: q(&["--cflags"])?,
+        runtime: var("runtime")?.into(),
+        translation: var("translation")?.into(),
+        mattr: var("mattr")?,
+        clang: var("clang")?,
+        llvm_mc: var("llvm_mc")?,
+        llvm_objcopy: var("llvm_objcopy")?,
+        ld: var("ld")?,
+        qemu: var("qemu")?,
+    })
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = crate::guard::output(cmd).map_err(|e| format!("cannot run {what}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// Compiles `src` for the device into `obj` (through assembly: see the module's doc).
+fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), String> {
+    let asm = obj.with_extension("s");
+    let mut cmd = Command::new(&sdk.clang);
+    cmd.args([
+        "--target=xtensa",
+        "-O2",
+        "-g",
+        "-nostdinc",
+        "-fno-exceptions",
+        "-fno-rtti",
+    ])
+    .args(["-ffunction-sections", "-fdata-sections", "-fno-jump-tables"])
+    .arg(format!("-std={}", b.std))
+    .args(features(&sdk.mattr))
+    .args(&sdk.cflags)
+    .arg("-isystem")
+    .arg(resource_include(&sdk.clang)?)
+    .args(&b.cflags)
+    .arg("-S")
+    .arg(src)
+    .arg("-o")
+    .arg(&asm);
+    run(&mut cmd, &sdk.clang)
+        .map_err(|e| format!("{} does not compile for the device:\n{e}", src.display()))?;
+    // clang writes call-frame directives its own assembler rejects for Xtensa.
+    let text = std::fs::read_to_string(&asm).map_err(|e| format!("{}: {e}", asm.display()))?;
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(".cfi_"))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    std::fs::write(&asm, kept).map_err(|e| format!("{}: {e}", asm.display()))?;
+    assemble(sdk, &asm, obj)
+}
+
+/// `-target-feature` for each ISA option.
+fn features(mattr: &str) -> Vec<String> {
+    mattr
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .flat_map(|f| ["-Xclang", "-target-feature", "-Xclang", f].map(String::from))
+        .collect()
+}
+
+/// clang's own headers (<stdarg.h>, <stddef.h>), which -nostdinc leaves out.
+fn resource_include(clang: &str) -> Result<PathBuf, String> {
+    let out = Command::new(clang)
+        .arg("-print-resource-dir")
+        .output()
+        .map_err(|e| format!("cannot run {clang}: {e}"))?;
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include"))
+}
+
+/// llvm-mc, then each literal section aligned to 4 (llvm-mc leaves them 1-aligned).
+fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), String> {
+    let raw = obj.with_extension("raw.o");
+    let mut cmd = Command::new(&sdk.llvm_mc);
+    cmd.args([
+        "-triple=xtensa",
+        &format!("-mattr={}", sdk.mattr),
+        "-filetype=obj",
+    ])
+    .arg(asm)
+    .arg("-o")
+    .arg(&raw);
+    run(&mut cmd, &sdk.llvm_mc)
+        .map_err(|e| format!("{} does not assemble:\n{e}", asm.display()))?;
+    let data = std::fs::read(&raw).map_err(|e| format!("{}: {e}", raw.display()))?;
+    let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", raw.display()))?;
+    let mut cmd = Command::new(&sdk.llvm_objcopy);
+    for s in file.sections() {
+        if let Ok(name) = s.name() {
+            if name.starts_with(".literal") {
+                cmd.arg(format!("--set-section-alignment={name}=4"));
+            }
+        }
+    }
+    run(cmd.arg(&raw).arg(obj), &sdk.llvm_objcopy)?;
+    let _ = std::fs::remove_file(&raw);
+    Ok(())
+}
+
+/// Why the device cannot give `symbol`, where a reason is known.
+fn missing(symbol: &str) -> String {
+    let why = if ["printf", "puts", "putchar", "vprintf", "fprintf"].contains(&symbol) {
+        "printf and the like: the device runtime has no output yet (clang's Xtensa variadic calls are not usable)"
+    } else if symbol.starts_with("__") && symbol.contains("df") {
+        "double arithmetic: the Q7's FPU is single precision and no soft-float library is linked"
+    } else if symbol.starts_with("__cxa_") || symbol.starts_with("_Unwind") {
+        "C++ exceptions: kernels are built without them"
+    } else {
+        "not in the device runtime (sdk/device)"
+    };
+    format!("{symbol}: {why}")
+}
+
+/// Builds the program for the device for `b` with `translation`: its path.
+pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, String> {
+    let dir = b.dir.join("device");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    let mut objects = Vec::new();
+    let mut kernels = Vec::new();
+    for (k, src) in b.compute.iter().enumerate() {
+        let obj = dir.join(format!("{k}.o"));
+        compile(sdk, b, src, &obj)?;
+        let data = std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))?;
+        kernels.extend(kernels_in(&data)?);
+        objects.push(obj);
+    }
+    let main = dir.join("ntx-op-main.cpp");
+    std::fs::write(&main, glue(&kernels)).map_err(|e| format!("{}: {e}", main.display()))?;
+    let main_obj = dir.join("ntx-op-main.o");
+    compile(sdk, b, &main, &main_obj)?;
+    objects.push(main_obj);
+    let elf = dir.join("op.elf");
+    let mut cmd = Command::new(&sdk.ld);
+    cmd.args([
+        "-static",
+        "-e",
+        "_start",
+        "-u",
+        "_start",
+        "--no-warn-execstack",
+    ])
+    .arg(format!(
+        "--section-start=.nxregs={:#x}",
+        neuron_translate::regs::NX_REG_BASE
+    ))
+    .args([
+        "--wrap=neuron_translate_span",
+        "--wrap=_Z16neuron_translatePvy",
+    ])
+    .args(&objects)
+    .arg(&sdk.runtime)
+    .arg(translation)
+    .arg("-o")
+    .arg(&elf);
+    if let Err(e) = run(&mut cmd, &sdk.ld) {
+        let mut names: Vec<String> = e
+            .lines()
+            .filter_map(|l| {
+                l.split_once("undefined reference to `")?
+                    .1
+                    .split_once('\'')
+                    .map(|s| s.0.to_string())
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        if names.is_empty() {
+            return Err(format!(
+                "the kernel's program for the device does not link:\n{e}"
+            ));
+        }
+        let list: Vec<String> = names.iter().map(|s| format!("  {}", missing(s))).collect();
+        return Err(format!(
+            "the device toolchain cannot build this kernel; it lacks:\n{}",
+            list.join("\n")
+        ));
+    }
+    Ok(elf)
+}
