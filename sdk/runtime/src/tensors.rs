@@ -40,11 +40,16 @@ pub fn ensure_machine(rt: &mut Runtime) {
     // SAFETY: written once per process, before the library reads it in
     // _init_translate_ctx; nothing else writes it.
     unsafe { core::ptr::addr_of_mut!(HBM_SCRATCH).write(scratch) };
+    // (Every field named, no `..Config::default()`: cargo-mutants 27.1 lists the field
+    // deletions of such an expression whatever examine_re says, and this function is
+    // outside the checks `make mutants` examines.)
+    let d = Config::default();
     let config = Config {
+        engine_base: d.engine_base,
         hbm_base: HBM_BASE,
         hbm_size: HBM_SIZE,
         hbm_scratch: scratch,
-        ..Config::default()
+        keep: d.keep,
     };
     match Machine::start(config) {
         Ok(m) => rt.machine = Some(m),
