@@ -1,7 +1,8 @@
-"""Our relu kernels (abi-tests/customops) on the emulated Q7 by an installed `ntx op run
---device`: the same bytes as the host run (accessor, TCM, multicore on 1, 2 and 8 cores),
-the instructions in --stats=json, the translation object replaceable, and a kernel the
-device cannot build refused by name with exit status 1.
+"""Our kernels (abi-tests/customops) on the emulated Q7 by an installed `ntx op run
+--device`: the same bytes as the host run (relu through the accessor, TCM, multicore on 1,
+2 and 8 cores; the IoU-style boxes kernel with <algorithm> and printf, its text too), the
+instructions in --stats=json, and a kernel the device cannot build refused by name with
+exit status 1.
 
 Usage: check_device.py NTX SOURCES_DIR WORK_DIR. Prints one line per check and "device
 runs right" at the end; exits 1 at the first failure.
@@ -29,25 +30,26 @@ def ntx_device(ntx, src, work, name, compute, shape, *args, code=0):
 class Built:
     """A library built by ntx op run --device: its host program and its device program."""
 
-    def __init__(self, ntx, src, work, name, compute, shape, op, arg):
-        ntx_device(ntx, src, work, name, compute, shape, op, arg)
+    def __init__(self, ntx, src, work, name, compute, shape, *op_and_args):
+        ntx_device(ntx, src, work, name, compute, shape, *op_and_args)
         self.work = work
         self.program = work / name / "op"
         self.elf = work / name / "device" / "op.elf"
         prefix = Path(ntx).resolve().parent.parent
         self.translation = next(prefix.glob("lib/*/translation.o"))
 
-    def run(self, *args, cores=1, device=True):
-        """The op's output and its --stats=json document."""
+    def run(self, *args, cores=1, device=True, stats=True):
+        """The op's output and its --stats=json document (without stats: what it printed)."""
         out = self.work / "out.npy"
         out.unlink(missing_ok=True)
-        cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", out, "--stats=json"]
+        cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", out]
+        cmd += ["--stats=json"] if stats else []
         if device:
             cmd += ["--device", self.elf, "--translation", self.translation]
         p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
         if p.returncode != 0:
             sys.exit(f"{args} on {cores} cores (device {device}): exit {p.returncode}\n{p.stderr}")
-        return np.load(out), json.loads(p.stdout)
+        return np.load(out), json.loads(p.stdout) if stats else p.stdout
 
 
 def same_as_host(built, name, *args, cores=1):
@@ -69,6 +71,28 @@ def same_as_host(built, name, *args, cores=1):
     return stats
 
 
+def boxes(ntx, src, work):
+    """The IoU-style kernel (<algorithm>, TCM, printf): NumPy's areas, the host's text."""
+    rng = np.random.default_rng(7)
+    lo = rng.uniform(0, 10, (300, 2)).astype(np.float32)
+    a = np.concatenate([lo, lo + rng.uniform(0, 4, (300, 2)).astype(np.float32)], axis=1)
+    lo = rng.uniform(0, 10, (300, 2)).astype(np.float32)
+    b = np.concatenate([lo, lo + rng.uniform(0, 4, (300, 2)).astype(np.float32)], axis=1)
+    np.save(work / "a.npy", a)
+    np.save(work / "b.npy", b)
+    built = Built(ntx, src, work, "boxes", "boxes.cpp", "boxes_shape.cpp", "box_overlap", "a.npy", "b.npy")
+    zero = np.float32(0)
+    w = np.maximum(zero, np.minimum(a[:, 2], b[:, 2]) - np.maximum(a[:, 0], b[:, 0]))
+    h = np.maximum(zero, np.minimum(a[:, 3], b[:, 3]) - np.maximum(a[:, 1], b[:, 1]))
+    host, host_text = built.run("box_overlap", "a.npy", "b.npy", device=False, stats=False)
+    got, text = built.run("box_overlap", "a.npy", "b.npy", stats=False)
+    if got.tobytes() != host.tobytes() or not np.array_equal(got, w * h):
+        sys.exit(f"box_overlap: the device gave {got[:8]}, the host {host[:8]}, NumPy {(w * h)[:8]}")
+    if text != host_text or not text.startswith("boxes 300, overlapping "):
+        sys.exit(f"box_overlap printed {text!r} on the device, {host_text!r} on the host")
+    print(f"ok box_overlap (<algorithm>, TCM, printf): NumPy's areas, the host's text {text.strip()!r}")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -86,9 +110,10 @@ def main():
     same_as_host(tcm, "relu_tcm", "relu_tcm", "odd.npy")
     for cores in (1, 2, 8):
         same_as_host(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=cores)
+    boxes(ntx, src, work)
     p = ntx_device(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "hello", "x.npy", code=1)
-    if "cannot build this kernel" not in p.stderr or "printf" not in p.stderr:
-        sys.exit(f"a kernel calling printf: {p.stderr!r}")
+    if "cannot build this kernel" not in p.stderr or "__muldf3: double arithmetic" not in p.stderr:
+        sys.exit(f"a kernel of double arithmetic: {p.stderr!r}")
     print("ok a kernel the device cannot build is refused, the symbols named (exit 1)")
     missing = work / "no-such.o"
     p = ntx_device(

@@ -266,7 +266,7 @@ fn the_device_runtimes_requests_are_the_runners() {
         .filter(|(n, _)| !n.starts_with("FD_"))
         .cloned()
         .collect();
-    assert_eq!(requests.len(), 18, "{c:?}");
+    assert_eq!(requests.len(), 19, "{c:?}");
     assert_eq!(
         requests, rust,
         "sdk/device/protocol.h against sdk/runtime/src/device.rs"

@@ -6,7 +6,7 @@
 # with apt-get download and unpacked under target/ (nothing is installed on the system).
 
 DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
-DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/runtime.c sdk/device/support.c sdk/device/protocol.h
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/protocol.h
 DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot
 DEVICE_SYSROOT_STAMP := $(DEVICE_SYSROOT)/unpacked
@@ -32,7 +32,7 @@ $(DEVICE_SYSROOT_STAMP): sdk/device/device.mk
 $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/include/neuron_customop_host/runtime.h \
 		xtensa/assemble.sh sdk/device/device.mk | bootstrap-xtensa
 	@mkdir -p $(DEVICE_RT_DIR) $(dir $@)
-	for f in runtime support; do \
+	for f in runtime support printf; do \
 	  $(XTENSA_CLANG) --target=xtensa -O2 -g -std=c11 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	    -ffunction-sections -fdata-sections -fno-jump-tables $(call DEVICE_FEATURES,$(XTENSA_MATTR)) \
 	    -Isdk/include -Iinclude -Isdk/device -S sdk/device/$$f.c -o $(DEVICE_RT_DIR)/$$f.s && \
@@ -41,7 +41,7 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	done
 	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/start.S \
 	  -o $(DEVICE_RT_DIR)/start.o
-	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o
+	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o $(DEVICE_RT_DIR)/printf.o
 
 .PHONY: device-sdk
 device-sdk: $(DEVICE_RT) $(DEVICE_SYSROOT_STAMP)

@@ -32,7 +32,12 @@ enum {
     NT_DEVICE_MALLOC = 15,     /* u64 bytes, u32 site -> i64 TCM offset (-1: none) */
     NT_DEVICE_FREE = 16,       /* i64 TCM offset (-1: not TCM), u32 pointer */
     NT_DEVICE_DST = 17,        /* -> meta */
+    NT_DEVICE_PRINT = 18,      /* printf's pieces (printf.c) -> u32 bytes printed */
     NT_DEVICE_RETURN = 19,     /* u32 handle (0: none), u64 translations, u64 hits[5], u64 refills[5] */
 };
+
+/* A printf piece (u8 type, u8 spec bytes, the spec, the value): text (the spec is the
+ * text), a 64-bit integer, a double, a string (u32 bytes, then the bytes). */
+enum { NT_DEVICE_TEXT = 0, NT_DEVICE_INT = 1, NT_DEVICE_DOUBLE = 2, NT_DEVICE_STRING = 3 };
 
 #endif

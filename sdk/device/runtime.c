@@ -352,6 +352,16 @@ void nt_customop_tcm_free(void *p)
 /* --sanitize's TCM watch is the host's (docs/customop-device.md). */
 void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
 
+/* printf's pieces (printf.c), to the runner: the bytes it printed. */
+uint32_t nt_device_print(const unsigned char *pieces, uint32_t bytes)
+{
+    uint32_t n;
+    nt_device_begin();
+    nt_device_put(pieces, bytes);
+    nt_device_copy(&n, nt_device_ask(NT_DEVICE_PRINT), 4);
+    return n;
+}
+
 const nt_customop_meta *nt_customop_dst_tensor(void)
 {
     nt_device_begin();

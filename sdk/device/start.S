@@ -19,6 +19,31 @@ _start:
 	movi	a2, 119
 	syscall
 
+# int printf(const char *format, ...): the arguments as the windowed ABI passes them (a3-a7,
+# then the caller's stack, which starts 48 bytes above this frame's stack pointer) to
+# nt_device_printf(format, registers, stack) (printf.c).
+	.section	.text.printf,"ax",@progbits
+	.literal_position
+	.literal	.Lprintf_body, nt_device_printf
+	.global	printf
+	.type	printf, @function
+	.p2align	2
+printf:
+	entry	a1, 48
+	s32i	a3, a1, 0
+	s32i	a4, a1, 4
+	s32i	a5, a1, 8
+	s32i	a6, a1, 12
+	s32i	a7, a1, 16
+	mov	a10, a2
+	mov	a11, a1
+	addi	a12, a1, 48
+	l32r	a8, .Lprintf_body
+	callx8	a8
+	mov	a2, a10
+	retw.n
+	.size	printf, .-printf
+
 # long nt_device_syscall(long nr, const long args[6])
 	.section	.text.nt_device_syscall,"ax",@progbits
 	.global	nt_device_syscall

@@ -54,6 +54,7 @@ pub mod code {
     pub const MALLOC: u32 = 15;
     pub const FREE: u32 = 16;
     pub const DST: u32 = 17;
+    pub const PRINT: u32 = 18;
     pub const RETURN: u32 = 19;
 }
 
@@ -184,6 +185,7 @@ fn tensor_answer(rt: &mut Runtime, code: u32, r: &mut Reader<'_>, out: &mut Vec<
             let h = tensors::dst_tensor(rt);
             out.extend(meta_bytes(rt, h));
         }
+        code::PRINT => out.extend(crate::device_print::print(r.0).to_le_bytes()),
         _ => {}
     }
 }

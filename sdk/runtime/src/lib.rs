@@ -13,8 +13,8 @@
 //! 3. Running an op: [`child`] (a phase in a process of its own), [`worker`] (the
 //!    processes kept between calls), [`options`],
 //!    [`outfile`], [`report`], [`checks`] (across cores), [`stats`], [`shape`] (the shape
-//!    function), [`cores`] (a process per core), [`device`] and [`device_count`] (a core's
-//!    kernel on the emulated Q7, and what it executed), [`run`].
+//!    function), [`cores`] (a process per core), [`device`], [`device_count`] and
+//!    [`device_print`] (a core's kernel on the emulated Q7, what it executed and printed), [`run`].
 //! 4. The edges: [`ffi`] and [`ffi_access`] (the C ABI the headers call: converts and
 //!    forwards), [`api`] (the runner API's C ABI) and [`serve`] (the op's program as a
 //!    server for the Python front end).
@@ -27,6 +27,7 @@ pub mod child;
 pub mod cores;
 pub mod device;
 pub mod device_count;
+pub mod device_print;
 pub mod dtype;
 pub mod ffi;
 pub mod ffi_access;

@@ -1,0 +1,117 @@
+//! A device kernel's `printf` (sdk/device/printf.c): the pieces it sends, each a text or
+//! one conversion with its argument, formatted by this process's C library as the host
+//! run's `printf` formats them, to its stdout (the core's).
+
+use std::ffi::CString;
+use std::io::Write;
+
+/// Piece types (sdk/device/protocol.h, `NT_DEVICE_TEXT` and the rest).
+const TEXT: u8 = 0;
+const INT: u8 = 1;
+const DOUBLE: u8 = 2;
+const STRING: u8 = 3;
+
+/// One conversion `spec` formatted by `f` (snprintf with the value bound).
+fn format(
+    spec: &[u8],
+    f: impl Fn(*mut libc::c_char, usize, *const libc::c_char) -> i32,
+) -> Vec<u8> {
+    let Ok(spec) = CString::new(spec) else {
+        return Vec::new();
+    };
+    let Ok(n) = usize::try_from(f(core::ptr::null_mut(), 0, spec.as_ptr())) else {
+        return Vec::new();
+    };
+    let mut buf = vec![0u8; n + 1];
+    f(buf.as_mut_ptr().cast(), buf.len(), spec.as_ptr());
+    buf.truncate(n);
+    buf
+}
+
+fn take<const N: usize>(p: &mut &[u8]) -> Option<[u8; N]> {
+    let b = p.get(..N)?.try_into().ok()?;
+    *p = &p[N..];
+    Some(b)
+}
+
+/// The text of the pieces in `p` (a malformed tail is dropped).
+pub fn text(mut p: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some([kind, n]) = take::<2>(&mut p) {
+        let Some(spec) = p.get(..n as usize) else {
+            break;
+        };
+        p = &p[n as usize..];
+        match kind {
+            TEXT => out.extend_from_slice(spec),
+            INT => {
+                let Some(v) = take::<8>(&mut p).map(i64::from_le_bytes) else {
+                    break;
+                };
+                // SAFETY: a spec of one integer conversion ("ll" given), one argument.
+                out.extend(format(spec, |b, l, s| unsafe {
+                    libc::snprintf(b, l, s, v as libc::c_longlong)
+                }));
+            }
+            DOUBLE => {
+                let Some(v) = take::<8>(&mut p).map(f64::from_le_bytes) else {
+                    break;
+                };
+                // SAFETY: a spec of one floating-point conversion, one argument.
+                out.extend(format(spec, |b, l, s| unsafe {
+                    libc::snprintf(b, l, s, v)
+                }));
+            }
+            STRING => {
+                let Some(len) = take::<4>(&mut p).map(u32::from_le_bytes) else {
+                    break;
+                };
+                let Some(s) = p.get(..len as usize) else {
+                    break;
+                };
+                p = &p[len as usize..];
+                let s = CString::new(s.iter().copied().filter(|b| *b != 0).collect::<Vec<u8>>())
+                    .unwrap_or_default();
+                // SAFETY: a spec of one %s conversion, one NUL-terminated argument.
+                out.extend(format(spec, |b, l, f| unsafe {
+                    libc::snprintf(b, l, f, s.as_ptr())
+                }));
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Prints the pieces in `p` to stdout: the bytes printed.
+pub fn print(p: &[u8]) -> u32 {
+    let t = text(p);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&t);
+    let _ = out.flush();
+    t.len() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_format_as_the_host_printf_does() {
+        let mut p = vec![TEXT, 3];
+        p.extend(b"n: ");
+        p.extend([INT, 6]);
+        p.extend(b"%+5lld");
+        p.extend(42i64.to_le_bytes());
+        p.extend([TEXT, 1, b' ', DOUBLE, 4]);
+        p.extend(b"%.2f");
+        p.extend(2.5f64.to_le_bytes());
+        p.extend([STRING, 4]);
+        p.extend(b"%-4s");
+        p.extend(2u32.to_le_bytes());
+        p.extend(b"ab");
+        p.extend([INT, 4]);
+        p.extend(b"%llx");
+        assert_eq!(text(&p), b"n:   +42 2.50ab  ", "a cut-off value ends it");
+    }
+}
