@@ -185,6 +185,7 @@ bench: bootstrap all
 	rm -f target/bench/relu_bench.times
 	RELU_BENCH_TIMES=target/bench/relu_bench.times target/bench/relu_bench | tee target/bench/customop.txt
 	$(MAKE) --no-print-directory python-bench
+	$(MAKE) --no-print-directory device-bench
 	$(CARGO) bench --locked -q -p nt-bench --bench host
 # The counts against bench/budget.toml (part of make test).
 bench-check: bootstrap all
@@ -401,7 +402,13 @@ $(SDK_STAMP): sdk/requirements.txt
 # The Python front end's rows (bench/customop/python_bench.py): an installed tree and the
 # package in the SDK checks' environment, relu through TCM against NumPy.
 BENCH_PREFIX := target/bench/prefix
-.PHONY: python-bench python-package
+.PHONY: python-bench python-package device-bench
+# The relu kernels on the emulated Q7 (bench/customop/device_bench.py): instructions per
+# element and the emulation's time beside the host model's.
+device-bench: $(SDK_STAMP)
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BENCH_PREFIX)) > /dev/null
+	$(SDK_VENV)/bin/python bench/customop/device_bench.py $(abspath $(BENCH_PREFIX))/bin/ntx \
+	  abi-tests/customops target/bench/device-work | tee target/bench/device.txt
 python-bench: python-package
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BENCH_PREFIX)) > /dev/null
 	$(SDK_VENV)/bin/python bench/customop/python_bench.py $(abspath $(BENCH_PREFIX))/bin/ntx \
@@ -462,8 +469,23 @@ test-build:
 asan-test-then-test-build:
 	$(MAKE) --no-print-directory asan-test
 	$(MAKE) --no-print-directory test-build
+# The workspace's tests in two halves side by side: cargo runs one test binary at a time,
+# and the long ones (SLOW_TESTS) spend much of their time waiting on compilers, qemu,
+# pip and the processes they start. One half is those; the other every other test target
+# (the integration test files of abi-tests and abi-tests/library, every library's and
+# binary's unit tests, the doc tests). Both select the whole workspace, so that cargo
+# resolves features as test-build did and builds nothing again.
+SLOW_TESTS := docs_run sdk_runner sdk_python accessor prove_cost sdk_author
+TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs)))
+.PHONY: workspace-tests-slow workspace-tests-rest
 workspace-tests:
-	$(CARGO) test $(WORKSPACE_TESTS) -- --include-ignored
+	$(MAKE) --no-print-directory -j2 workspace-tests-slow workspace-tests-rest
+workspace-tests-slow:
+	$(CARGO) test $(WORKSPACE_TESTS) $(addprefix --test ,$(SLOW_TESTS)) -- --include-ignored
+workspace-tests-rest:
+	$(CARGO) test $(WORKSPACE_TESTS) --lib --bins \
+	  $(addprefix --test ,$(filter-out $(SLOW_TESTS),$(TEST_FILES))) -- --include-ignored
+	$(CARGO) test $(WORKSPACE_TESTS) --doc
 # Some of the harness's test files with the Makefile's tools, after a `make`: for example
 # make test-files TESTS="--test install --test host_model".
 TESTS ?=
