@@ -324,6 +324,20 @@ mod tests {
         assert_eq!(p.describe(8), None);
     }
 
+    /// Whether the byte at `addr` can be read, asked of the kernel (a write to a pipe
+    /// from an inaccessible buffer fails with EFAULT) rather than by faulting.
+    fn accessible(addr: usize) -> bool {
+        let mut fds = [0; 2];
+        // SAFETY: a new pipe, written once from `addr` and closed.
+        unsafe {
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            let n = libc::write(fds[1], addr as *const libc::c_void, 1);
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+            n == 1
+        }
+    }
+
     #[test]
     fn a_watched_blocks_pages_open_at_their_first_store() {
         let mut p = Pool::default();
@@ -339,8 +353,8 @@ mod tests {
             Touch::Unwritten(format!("byte 5 of {block}, which nothing wrote"))
         );
         assert_eq!(p.touch(a + 5000, true), Touch::Opened);
-        // SAFETY: the page just opened.
-        unsafe { std::ptr::write_volatile((a + 5000) as *mut u8, 7) };
+        assert!(accessible(a + 5000), "the page touched is open");
+        assert!(!accessible(a), "the block's other page is not");
         assert_eq!(p.touch(a + 5001, false), Touch::Other, "open now");
         assert_eq!(p.unwritten(a + 4500, 1500), None, "its page is open");
         let first = 4096 - (a % 4096);
@@ -409,6 +423,10 @@ mod tests {
         assert_eq!(a % 4096, 0, "a block of whole pages starts a page");
         assert!(matches!(p.touch(a, false), Touch::Unwritten(_)));
         assert_eq!(p.touch(a, true), Touch::Opened);
+        assert!(
+            accessible(a) && !accessible(a + 4096),
+            "the first page only"
+        );
         assert_eq!(p.unwritten(a, 4096), None, "ends where the open page ends");
         assert_eq!(
             p.unwritten(a + 100, 5000),
