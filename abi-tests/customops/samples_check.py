@@ -1,7 +1,8 @@
 """`make samples-check SAMPLES=<checkout>`: the public aws-neuron-samples relu kernels, built
 unmodified from a checkout by an installed `ntx op run` and run on 1, 2 and 8 cores where
-they allow it, against NumPy; and the multicore sample's overrun on an element count that
-is not a multiple of the cores. Nothing of the samples is copied into this repository.
+they allow it, against NumPy, on the host model (with --sanitize) and on the emulated Q7
+(--device); and the multicore sample's overrun on an element count that is not a multiple
+of the cores. Nothing of the samples is copied into this repository.
 
 Usage: samples_check.py NTX SAMPLES_CHECKOUT WORK_DIR.
 """
@@ -20,11 +21,11 @@ VARIANTS = [
 ]
 
 
-def run(ntx, folder, work, op, inputs, cores):
+def run(ntx, folder, work, op, inputs, cores, device=False):
     out = work / "out.npy"
     out.unlink(missing_ok=True)
     cmd = [ntx, "op", "run", "--compute", folder / "relu.cpp", "--shape", folder / "shape.cpp"]
-    cmd += ["--cores", str(cores), "--sanitize", op, *inputs, "--out", out]
+    cmd += ["--cores", str(cores), "--device" if device else "--sanitize", op, *inputs, "--out", out]
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
     return p, (np.load(out) if out.exists() else None)
 
@@ -39,14 +40,17 @@ def main():
     want = {"relu_forward": np.maximum(x, 0), "relu_backward": np.where(x > 0, g, 0).astype(np.float32)}
     args = {"relu_forward": ["x.npy"], "relu_backward": ["g.npy", "x.npy"]}
     failed = 0
-    for sub, ops, cores_list in VARIANTS:
-        folder = samples / "torch-neuronx" / sub
-        for op in ops:
-            for cores in cores_list:
-                p, got = run(ntx, folder, work, op, args[op], cores)
-                ok = p.returncode == 0 and got is not None and np.array_equal(got, want[op])
-                failed += not ok
-                print(f"{'ok' if ok else 'FAILED'} {sub} {op} on {cores} core(s){'' if ok else ': ' + p.stderr}")
+    for device in (False, True):
+        for sub, ops, cores_list in VARIANTS:
+            folder = samples / "torch-neuronx" / sub
+            for op in ops:
+                for cores in cores_list:
+                    p, got = run(ntx, folder, work, op, args[op], cores, device)
+                    ok = p.returncode == 0 and got is not None and np.array_equal(got, want[op])
+                    failed += not ok
+                    where = "the emulated Q7" if device else "the host model"
+                    detail = "" if ok else ": " + p.stderr
+                    print(f"{'ok' if ok else 'FAILED'} {sub} {op} on {cores} core(s), {where}{detail}")
     odd = np.linspace(-3, 3, 3 * 1001, dtype=np.float32).reshape(3, 1001)
     np.save(work / "odd.npy", odd)
     folder = samples / "torch-neuronx/inference/customop_mlp/neuron-multicore"
