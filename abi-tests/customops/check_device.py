@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,26 @@ def same_as_host(built, name, *args, cores=1):
     return stats
 
 
+def translate_costs(relu, work, stats, budget_file):
+    """What a hit in window 0 and in window 1 cost on the device, from two runs of the
+    accessor relu: nt-bench's counts for those paths (bench/budget.toml, which holds them)."""
+    np.save(work / "small.npy", (np.arange(16, dtype=np.float32) - 7.5).reshape(4, 4))
+    _, small = relu.run("relu_forward", "small.npy")
+    big, small = stats["per_core"][0], small["per_core"][0]
+    budget = tomllib.loads(budget_file.read_text())
+    if big["refills"] != small["refills"] or big["hits"][2:] != [0, 0, 0] or small["hits"][2:] != [0, 0, 0]:
+        sys.exit(f"relu's translate calls were not hits in windows 0 and 1 besides the same refills: {big}, {small}")
+    hits = [big["hits"][k] - small["hits"][k] for k in (0, 1)]
+    cost = [budget[f"translate-hit-{k}.low"] for k in (0, 1)]
+    grew = big["device"]["translation"] - small["device"]["translation"]
+    if grew != hits[0] * cost[0] + hits[1] * cost[1]:
+        sys.exit(
+            f"{hits[0]} more hits in window 0 and {hits[1]} in window 1 cost {grew} instructions on the device, "
+            f"not {cost} each as nt-bench counts them (bench/budget.toml holds its counts: lower it if they fell)"
+        )
+    print(f"ok a translate hit in window 0 costs {cost[0]} instructions, in window 1 {cost[1]}: nt-bench's counts")
+
+
 def boxes(ntx, src, work):
     """The IoU-style kernel (<algorithm>, TCM, printf): NumPy's areas, the host's text."""
     rng = np.random.default_rng(7)
@@ -105,6 +126,7 @@ def main():
     stats = same_as_host(relu, "relu_forward (accessor)", "relu_forward", "x.npy")
     if stats["per_core"][0]["hits"] == [0, 0, 0, 0, 0]:
         sys.exit("the device's translate calls were not counted by window")
+    translate_costs(relu, work, stats, src.parent.parent / "bench" / "budget.toml")
     same_as_host(relu, "relu_backward (accessor)", "relu_backward", "g.npy", "x.npy")
     tcm = Built(ntx, src, work, "tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp", "relu_tcm", "odd.npy")
     same_as_host(tcm, "relu_tcm", "relu_tcm", "odd.npy")

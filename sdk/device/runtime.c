@@ -54,6 +54,9 @@ static uint64_t translations, hits[5], refills[5];
 static const uint32_t window_regs[3] = {NEURON_TRANSLATE_MEM_WINDOW3_LO, NEURON_TRANSLATE_MEM_WINDOW5_LO,
                                         NEURON_TRANSLATE_MEM_WINDOW6_LO};
 static uint64_t shown[3] = {~0ull, ~0ull, ~0ull};
+/* The table, once _init_translate_ctx has run: the runtime's own uses of it do not call
+ * neuron_translate_ctx, whose instructions count as the translation object's. */
+static _translation_ctx_t *table;
 
 static long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -371,7 +374,7 @@ const nt_customop_meta *nt_customop_dst_tensor(void)
 uint32_t nt_customop_cpu_id(void) { return core; }
 uint32_t nt_customop_cpu_count(void) { return cores; }
 
-void *nt_customop_ctx(uint32_t h) { return h == 1 ? neuron_translate_ctx() : NULL; }
+void *nt_customop_ctx(uint32_t h) { return h == 1 ? table : NULL; }
 
 /* Shape functions run on the host: the registry is not the device's. */
 void nt_customop_register(const char *lib, const char *name, const char *kernel, nt_customop_invoker invoker,
@@ -434,7 +437,7 @@ static uint64_t nt_device_window_reg(unsigned k)
  * shows its new region; the call counted by the window its result is in. */
 static void nt_device_moved(const void *p)
 {
-    _translation_ctx_t *t = neuron_translate_ctx();
+    _translation_ctx_t *t = table;
     uintptr_t a = (uintptr_t)p;
     int refilled = -1;
     ++translations;
@@ -524,10 +527,11 @@ int nt_customop_main(int argc, char **argv)
     NXREG(NEURON_TRANSLATE_ENGINE_BASE_ADDR_LO) = (uint32_t)engine;
     NXREG(NEURON_TRANSLATE_ENGINE_BASE_ADDR_HI) = (uint32_t)(engine >> 32);
     _init_translate_ctx();
+    table = neuron_translate_ctx();
     {
         /* qemu-user gives an Xtensa program the addresses below 1 GiB only: the pinned
          * windows (NX 0x8000_0000 and up on the core) move to PINNED_AT there. */
-        _translation_ctx_t *t = neuron_translate_ctx();
+        _translation_ctx_t *t = table;
         for (unsigned k = 3; k < 5; ++k)
             t->records[k].window = PINNED_AT + (k - 3) * (uint32_t)(~t->records[k].mask + 1);
         for (unsigned k = 0; k < 5; ++k)
