@@ -76,10 +76,10 @@ def translate_costs(relu, work, stats, budget_file):
     """What a hit in window 0 and in window 1 cost on the device, from two runs of the
     accessor relu: nt-bench's counts for those paths (bench/budget.toml, which holds them)."""
     np.save(work / "small.npy", (np.arange(16, dtype=np.float32) - 7.5).reshape(4, 4))
-    _, small = relu.run("relu_forward", "small.npy")
-    big, small = stats["per_core"][0], small["per_core"][0]
+    _, small_stats = relu.run("relu_forward", "small.npy")
+    big, small = stats["per_core"][0], small_stats["per_core"][0]
     budget = tomllib.loads(budget_file.read_text())
-    if big["refills"] != small["refills"] or big["hits"][2:] != [0, 0, 0] or small["hits"][2:] != [0, 0, 0]:
+    if big["refills"] != small["refills"] or any(c["hits"][2:] != [0, 0, 0] for c in (big, small)):
         sys.exit(f"relu's translate calls were not hits in windows 0 and 1 besides the same refills: {big}, {small}")
     hits = [big["hits"][k] - small["hits"][k] for k in (0, 1)]
     cost = [budget[f"translate-hit-{k}.low"] for k in (0, 1)]
