@@ -22,6 +22,7 @@ LIBRARIES = {
     "misuse": (["misuse.cpp"], ["misuse_shape.cpp"]),
     "ops": (["ops.cpp"], ["ops_shape.cpp"]),
     "failures": (["failures.cpp"], ["failures_shape.cpp"]),
+    "shadowed": (["failures.cpp"], ["shadowed_shape.cpp"]),
 }
 
 

@@ -18,3 +18,21 @@ pub fn within_limits(shape: &[u64]) -> bool {
 /// How long a call's kernels (and its shape function) may run, unless `--timeout` says
 /// otherwise: far past any honest test kernel.
 pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The longest `--timeout` (and Python `timeout`) a call may have: a year, in seconds. More
+/// is refused, not waited for: the runner's clocks and `Duration` hold it with room to spare.
+pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A timeout of `secs` seconds: `None` for 0 (no limit), the reason for anything that is not
+/// a number from 0 to [`MAX_TIMEOUT_SECS`]. The one check of every entry point's timeout.
+pub fn timeout_of_secs(secs: f64) -> Result<Option<std::time::Duration>, String> {
+    if secs == 0.0 {
+        Ok(None)
+    } else if secs > 0.0 && secs <= MAX_TIMEOUT_SECS {
+        Ok(Some(std::time::Duration::from_secs_f64(secs)))
+    } else {
+        Err(format!(
+            "timeout {secs}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}"
+        ))
+    }
+}

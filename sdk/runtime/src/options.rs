@@ -45,13 +45,12 @@ impl Options {
     }
 }
 
-/// `--timeout`'s value: seconds (0: no limit).
+/// `--timeout`'s value: seconds (0: no limit, at most [`crate::limits::MAX_TIMEOUT_SECS`]).
 pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
-    match text.parse::<f64>() {
-        Ok(0.0) => Ok(None),
-        Ok(s) if s > 0.0 && s.is_finite() => Ok(Some(std::time::Duration::from_secs_f64(s))),
-        _ => Err(format!("--timeout {text}: give seconds, 0 for no limit")),
-    }
+    let secs = text.parse::<f64>().map_err(|_| {
+        format!("--timeout {text}: give seconds, 0 for no limit")
+    })?;
+    crate::limits::timeout_of_secs(secs).map_err(|m| format!("--{m}"))
 }
 
 pub fn parse(args: &[String]) -> Result<Options, String> {

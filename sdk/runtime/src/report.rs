@@ -67,8 +67,8 @@ pub struct CoreReport {
 /// Whether reports and refusals are kept from stderr (a caller that takes them whole:
 /// the Python front end's server).
 static QUIET: AtomicBool = AtomicBool::new(false);
-/// The last refusal's reason.
-static REFUSAL: Mutex<Option<String>> = Mutex::new(None);
+/// The last refusal: its reason, and whether it was for want of HBM.
+static REFUSAL: Mutex<Option<(String, bool)>> = Mutex::new(None);
 
 /// Keeps reports and refusals from stderr from now on.
 pub fn quiet() {
@@ -87,15 +87,24 @@ pub fn print_reports(reports: &[Report]) -> bool {
 
 /// A call refused, for reason `m`: printed (unless [`quiet`]) and kept; the exit status.
 pub fn refuse(m: String) -> i32 {
+    refuse_as(m, false)
+}
+
+/// A tensor refused for want of HBM (reason `m`), as [`refuse`].
+pub fn refuse_hbm_full(m: String) -> i32 {
+    refuse_as(m, true)
+}
+
+fn refuse_as(m: String, hbm_full: bool) -> i32 {
     if !QUIET.load(Ordering::Relaxed) {
         eprintln!("error: {m}");
     }
-    *REFUSAL.lock().unwrap_or_else(|e| e.into_inner()) = Some(m);
+    *REFUSAL.lock().unwrap_or_else(|e| e.into_inner()) = Some((m, hbm_full));
     crate::status::EXIT_USAGE
 }
 
-/// The last refusal's reason, taken.
-pub fn take_refusal() -> Option<String> {
+/// The last refusal, taken: its reason, and whether it was for want of HBM.
+pub fn take_refusal() -> Option<(String, bool)> {
     REFUSAL.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 

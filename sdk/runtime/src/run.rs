@@ -263,10 +263,12 @@ fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
             "the shape function's output {sizes:?} is past a tensor's limits"
         )));
     }
+    let d = crate::dtype::DType::from_code(dtype).expect("a tensor's own type");
+    state::with(|rt| tensors::room_for(rt, d, &sizes))
+        .map_err(|m| crate::report::refuse_hbm_full(format!("the output: {m}")))?;
     let mut returners = RETURNERS.lock().unwrap_or_else(|e| e.into_inner());
     let lazy = o.cores == 1 && returners.contains(&o.op);
     let output = state::with(|rt| {
-        let d = crate::dtype::DType::from_code(dtype).expect("a tensor's own type");
         let h = tensors::create(rt, d, &sizes, false);
         rt.entry(h).label = "output".into();
         if !lazy {

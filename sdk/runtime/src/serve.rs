@@ -10,9 +10,13 @@
 //! * `{"Alloc": {"dtype": CODE, "shape": [...], "free"?: [H...]}}`: a tensor in HBM,
 //!   `{"handle", "offset"}` (its bytes at that offset of the memory file), or `{"error"}`;
 //! * `{"Free": {"handles": [H...]}}`: `{}`;
-//! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": F} | {"ScalarInt": I}
-//!   | {"ScalarFloat": F}], "cores": N, "timeout"?: SECONDS, "free"?: [H...], "sanitize"?: BOOL}}`: `{"status", "output"?: {"handle", "offset",
-//!   "dtype", "shape"}, "error"?, "stats"?}`, `stats` being the `--stats=json` document.
+//!   (`"kind": "hbm-full"` when the HBM left has no room for it);
+//! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": BITS} | {"ScalarInt": I}
+//!   | {"ScalarFloat": BITS}], "cores": N, "timeout"?: SECONDS, "free"?: [H...], "sanitize"?: BOOL}}`:
+//!   `{"status", "output"?: {"handle", "offset", "dtype", "shape"}, "error"?, "stats"?}`,
+//!   `stats` being the `--stats=json` document. A double travels as its IEEE-754 bit
+//!   pattern (an unsigned integer), so NaN and the infinities, which JSON lacks, arrive as
+//!   the device would pass them.
 //!
 //! The server ends when the caller's end of the socket closes, however the caller ended (a
 //! thread watches for it and kills the server's process group, workers included, even in
@@ -66,10 +70,13 @@ enum Request {
 enum ArgIn {
     Tensor(u32),
     Int(i64),
-    Double(f64),
+    Double(u64),
     ScalarInt(i64),
-    ScalarFloat(f64),
+    ScalarFloat(u64),
 }
+
+/// The protocol's version (the Python package checks it).
+pub const PROTOCOL: u32 = 2;
 
 fn param_name(p: Param) -> &'static str {
     match p {
@@ -103,13 +110,14 @@ pub fn describe() -> Value {
         .map(|d| json!({"code": *d as i32, "name": d.name(), "descr": crate::npy::descr_of(*d), "size": d.size()}))
         .collect();
     json!({
-        "protocol": 1,
+        "protocol": PROTOCOL,
         "libraries": libraries,
         "ops": ops,
         "dtypes": dtypes,
         "hbm_base": HBM_BASE,
         "host_share": HOST_SHARE,
         "max_cores": MAX_CORES,
+        "max_timeout": crate::limits::MAX_TIMEOUT_SECS,
     })
 }
 
@@ -174,10 +182,13 @@ fn alloc(dtype: i32, shape: &[i64]) -> Value {
         return json!({"error": format!("no element type has code {dtype}")});
     };
     let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
-    if !dims.is_some_and(|d| within_limits(&d)) {
+    if !dims.as_ref().is_some_and(|d| within_limits(d)) {
         return json!({"error": format!("shape {shape:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)")});
     }
     state::with(|rt| {
+        if let Err(m) = tensors::room_for(rt, d, shape) {
+            return json!({"error": m, "kind": "hbm-full"});
+        }
         let h = tensors::create(rt, d, shape, false);
         let e = rt.entry(h);
         e.label = format!("tensor {h}");
@@ -194,9 +205,9 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
     };
     Ok(match *a {
         ArgIn::Int(i) => value(ARG_INT, i, 0.0),
-        ArgIn::Double(f) => value(ARG_DOUBLE, 0, f),
+        ArgIn::Double(bits) => value(ARG_DOUBLE, 0, f64::from_bits(bits)),
         ArgIn::ScalarInt(i) => value(ARG_SCALAR_INT, i, 0.0),
-        ArgIn::ScalarFloat(f) => value(ARG_SCALAR_FLOAT, 0, f),
+        ArgIn::ScalarFloat(bits) => value(ARG_SCALAR_FLOAT, 0, f64::from_bits(bits)),
         ArgIn::Tensor(h) => state::with(|rt| {
             let live = (h as usize)
                 .checked_sub(1)
@@ -218,7 +229,7 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
 }
 
 fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: bool) -> Value {
-    let timeout = match timeout.map(|t| crate::options::timeout_of(&t.to_string())) {
+    let timeout = match timeout.map(crate::limits::timeout_of_secs) {
         None => Some(crate::limits::DEFAULT_TIMEOUT),
         Some(Ok(t)) => t,
         Some(Err(m)) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
@@ -254,7 +265,12 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
             json!({"status": 0, "output": output, "stats": stats})
         }),
         Err(code) => {
-            json!({"status": code, "error": crate::report::take_refusal(), "stats": stats})
+            let (error, hbm_full) = crate::report::take_refusal().unzip();
+            let mut v = json!({"status": code, "error": error, "stats": stats});
+            if hbm_full == Some(true) {
+                v["kind"] = "hbm-full".into();
+            }
+            v
         }
     }
 }

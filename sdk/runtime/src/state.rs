@@ -115,6 +115,11 @@ impl Arena {
         Some(at)
     }
 
+    /// The most bytes one `alloc` can give now.
+    pub fn largest_free(&self) -> u64 {
+        self.free.iter().map(|(_, len)| *len).max().unwrap_or(0)
+    }
+
     /// Returns `[at, at + bytes)` (as `alloc` rounded it) to the arena.
     pub fn free(&mut self, at: u64, bytes: u64) {
         let size = bytes.max(1).div_ceil(64) * 64;

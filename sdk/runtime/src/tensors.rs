@@ -126,6 +126,23 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
     insert(rt, dtype, sizes, (!data_less).then_some((addr, bytes)))
 }
 
+/// Whether the HBM left has room for a tensor of `sizes` elements of `dtype`: the reason
+/// (its bytes, the room) when it has not. A caller that cannot stop the process on a
+/// misuse (the server, the runner before the kernels) asks before [`create`].
+pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), String> {
+    ensure_machine(rt);
+    let bytes = numel(sizes).and_then(|n| n.checked_mul(dtype.size() as u64));
+    let room = rt.arena.largest_free();
+    if bytes.is_some_and(|b| b <= room) {
+        return Ok(());
+    }
+    let want = bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string());
+    Err(format!(
+        "a tensor of {sizes:?} {} elements needs {want} bytes; the simulated HBM has {room} bytes free in one piece (of {HOST_SHARE} for tensors)",
+        dtype.name()
+    ))
+}
+
 /// A tensor entry for `numel(sizes)` elements with `storage` (its HBM address and bytes;
 /// `None`: data-less), under the first free handle. The caller checked the sizes.
 pub fn insert(rt: &mut Runtime, dtype: DType, sizes: &[i64], storage: Option<(u64, u64)>) -> u32 {

@@ -25,8 +25,9 @@ pub const SHAPE_WORKER: usize = MAX_CORES as usize;
 pub enum JobArg {
     /// A tensor: element type code, sizes, HBM address (0: data-less), name in reports.
     Tensor(i32, Vec<i64>, u64, String),
-    /// A value: its `ARG_*` kind, integer and double.
-    Value(i32, i64, f64),
+    /// A value: its `ARG_*` kind, integer, and double as its bit pattern (JSON has no NaN
+    /// nor infinities; the bits carry every double exactly).
+    Value(i32, i64, u64),
 }
 
 /// What a worker runs: op `op`'s shape function (no `output`) or its kernel on `core`.
@@ -68,7 +69,7 @@ pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
     call.iter()
         .map(|a| {
             if a.kind != ARG_TENSOR {
-                return JobArg::Value(a.kind, a.i, a.f);
+                return JobArg::Value(a.kind, a.i, a.f.to_bits());
             }
             // SAFETY: a live tensor the caller holds.
             let m = unsafe { *a.meta };
@@ -99,7 +100,7 @@ pub fn adopt_args(
                 kind: *kind,
                 meta: core::ptr::null(),
                 i: *i,
-                f: *f,
+                f: f64::from_bits(*f),
             },
             JobArg::Tensor(dtype, sizes, addr, label) => {
                 let d = crate::dtype::DType::from_code(*dtype).expect("a tensor's own type");

@@ -5,21 +5,35 @@
     y = lib.relu_forward(x)              # x a NumPy array; y one too
     y = torch.ops.relu_ops.relu_forward(t)  # when PyTorch is installed
 
-Errors: TypeError/ValueError before anything runs; MisuseError, KernelCrashError after;
-warnings as NeuronCustomOpWarning.
+Errors: TypeError/ValueError/OverflowError before anything runs; after that, subclasses of
+NeuronCustomOpError (MisuseError, KernelCrashError, KernelTimeoutError, RefusedError,
+HbmFullError, ServerGoneError); warnings as NeuronCustomOpWarning.
 """
 
 from . import custom_op
 from .custom_op import load, load_library
-from .errors import KernelCrashError, KernelTimeoutError, MisuseError, NeuronCustomOpWarning
+from .errors import (
+    HbmFullError,
+    KernelCrashError,
+    KernelTimeoutError,
+    MisuseError,
+    NeuronCustomOpError,
+    NeuronCustomOpWarning,
+    RefusedError,
+    ServerGoneError,
+)
 from .library import Library, Op
 
 __all__ = [
+    "HbmFullError",
     "KernelCrashError",
     "KernelTimeoutError",
     "Library",
     "MisuseError",
+    "NeuronCustomOpError",
     "NeuronCustomOpWarning",
+    "RefusedError",
+    "ServerGoneError",
     "Op",
     "custom_op",
     "load",

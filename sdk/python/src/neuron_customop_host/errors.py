@@ -1,4 +1,7 @@
-"""The errors and the warning category a call raises, each with the runner's JSON reports."""
+"""The errors and the warning category the package raises. Every error of a call after its
+arguments were accepted derives from `NeuronCustomOpError` (and from the built-in class it
+was before, so older `except` clauses still catch it); the ones from a run carry the
+runner's JSON reports."""
 
 from __future__ import annotations
 
@@ -23,7 +26,26 @@ class NeuronCustomOpWarning(UserWarning):
     """A misuse the device allows but leaves to chance (docs/customop-host.md's warnings)."""
 
 
-class MisuseError(RuntimeError):
+class NeuronCustomOpError(Exception):
+    """The base of every error the package raises once a call's arguments were accepted:
+    `except NeuronCustomOpError` catches them all."""
+
+
+class ServerGoneError(NeuronCustomOpError, RuntimeError):
+    """The op program ended in the middle of a request: the message says why (a signal, an
+    exit status). The library starts it again for the next call."""
+
+
+class RefusedError(NeuronCustomOpError, ValueError):
+    """The op program refused the call before anything ran (the runner's exit status 1)."""
+
+
+class HbmFullError(NeuronCustomOpError, MemoryError):
+    """A tensor does not fit in the simulated HBM that is left: nothing ran; the library,
+    its server and its arrays go on."""
+
+
+class MisuseError(NeuronCustomOpError, RuntimeError):
     """A misuse error stopped the op: `.reports` are the runner's reports (JSON, as dicts)."""
 
     def __init__(self, op: str, reports: list[Report]):
@@ -32,7 +54,7 @@ class MisuseError(RuntimeError):
         super().__init__(f"op {op}: {describe([r for r in reports if r['severity'] == 'error'])}")
 
 
-class KernelCrashError(RuntimeError):
+class KernelCrashError(NeuronCustomOpError, RuntimeError):
     """A kernel or shape function died: `.core` (None for the shape function), `.signal`
     (None when it exited or threw), `.phase`, `.reports`. The next call works."""
 
@@ -47,7 +69,7 @@ class KernelCrashError(RuntimeError):
         super().__init__(f"op {op}: {describe([crash]) if crash.get('kind') else 'crashed'}")
 
 
-class KernelTimeoutError(RuntimeError):
+class KernelTimeoutError(NeuronCustomOpError, RuntimeError):
     """A kernel or shape function still ran when the library's `timeout` ran out: every core
     was ended. `.core` (None for the shape function), `.reports` (where each core was). The
     next call works."""

@@ -6,6 +6,8 @@ exit)."""
 from __future__ import annotations
 
 import json
+import os
+import struct
 import subprocess
 import threading
 import warnings
@@ -16,8 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from ._server import Server, ServerGone
-from .errors import KernelCrashError, KernelTimeoutError, MisuseError, NeuronCustomOpWarning
+from ._server import Held, Server
+from .errors import (
+    HbmFullError,
+    KernelCrashError,
+    KernelTimeoutError,
+    MisuseError,
+    NeuronCustomOpWarning,
+    RefusedError,
+    ServerGoneError,
+)
 
 try:  # bfloat16 as NumPy knows it, when ml_dtypes is installed.
     import ml_dtypes
@@ -51,20 +61,51 @@ class Op:
         return f"<op {self.library.name}.{self.name}({', '.join(self.params)})>"
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _double_bits(value: float) -> int:
+    """A double as its IEEE-754 bit pattern: NaN, infinities and -0.0 travel exactly."""
+    return int.from_bytes(struct.pack("<d", value), "little")
+
+
+def _int64(k: int, value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise OverflowError(f"argument {k}: {value} does not fit the kernel's int64_t")
+    return value
+
+
 def _number(param: str, k: int, value: Any) -> dict[str, Any]:
     """A number argument as the server takes it."""
     is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     is_float = isinstance(value, (float, np.floating))
     if param == "int" and is_int:
-        return {"Int": int(value)}
-    if param == "double" and (is_int or is_float):
-        return {"Double": float(value)}
+        return {"Int": _int64(k, int(value))}
+    if param == "double" and is_float:
+        return {"Double": _double_bits(float(value))}
+    if param == "double" and is_int:
+        try:
+            return {"Double": _double_bits(float(value))}
+        except OverflowError:
+            raise OverflowError(f"argument {k}: {value} is past a double's range") from None
     if param == "scalar" and is_int:
-        return {"ScalarInt": int(value)}
+        return {"ScalarInt": _int64(k, int(value))}
     if param == "scalar" and is_float:
-        return {"ScalarFloat": float(value)}
+        return {"ScalarFloat": _double_bits(float(value))}
     want = {"int": "an int", "double": "a float", "scalar": "an int or a float"}[param]
     raise TypeError(f"argument {k} takes {want} (the kernel's {param}), not {type(value).__name__}")
+
+
+# Every library of this process, so that a child this process forks starts afresh.
+_LIBRARIES: weakref.WeakSet[Library] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for lib in list(_LIBRARIES):
+        lib._forked()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Library:
@@ -80,9 +121,6 @@ class Library:
     ):
         self.path = str(Path(path).resolve())
         self.sanitize = bool(sanitize)
-        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 <= timeout < float("inf"):
-            raise ValueError(f"timeout={timeout!r}: give seconds, 0 for no limit")
-        self.timeout = float(timeout)
         n = cores if cores is not None else (8 if multicore else 1)
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
             raise ValueError(f"cores={cores!r}: give a number from 1 to 8")
@@ -96,14 +134,21 @@ class Library:
         if len(libraries) != 1:
             raise ValueError(f"{path} registers {len(libraries)} libraries ({', '.join(libraries)}): it must register one")
         self.name: str = libraries[0]
+        self.timeout = _timeout(timeout, self.description["max_timeout"])
         self.ops: dict[str, Op] = {spec["name"]: Op(self, spec) for spec in self.description["ops"]}
         self._dtypes = {d["code"]: d for d in self.description["dtypes"]}
         self.last_stats: dict[str, Any] | None = None
         self._server: Server | None = None
         self._lock = threading.RLock()
-        self._empties: dict[int, tuple[int, int]] = {}  # offset -> (handle, bytes)
-        self._to_free: list[int] = []
         self._finalizer = weakref.finalize(self, Library._end, [None])
+        _LIBRARIES.add(self)
+        shadowed = [name for name in self.ops if hasattr(Library, name) or name in self.__dict__]
+        for name in shadowed:
+            warnings.warn(
+                f"library {self.name}: op {name!r} has the name of a Library attribute: call it as lib.ops[{name!r}]",
+                NeuronCustomOpWarning,
+                stacklevel=3,
+            )
 
     def __getattr__(self, name: str) -> Op:
         ops = self.__dict__.get("ops", {})
@@ -126,14 +171,21 @@ class Library:
             holder[0].close()
             holder[0] = None
 
+    def _forked(self) -> None:
+        """In a forked child: a lock of its own (another thread of the parent may have held
+        this one) and no server (the parent's stays the parent's; the first call starts one)."""
+        self._lock = threading.RLock()
+        self._server = None
+        self._finalizer.detach()
+        self._finalizer = weakref.finalize(self, Library._end, [None])
+
     def close(self) -> None:
-        """Ends the server and its core processes (a later call starts them again)."""
+        """Ends the server and its core processes (a later call starts them again). Arrays
+        the library returned stay valid: their memory lives as long as they do."""
         with self._lock:
             if self._server is not None:
                 self._server.close()
             self._server = None
-            self._empties.clear()
-            self._to_free.clear()
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, Library._end, [None])
 
@@ -142,12 +194,11 @@ class Library:
         return [self._server.process.pid] if self._server is not None else []
 
     def _serve(self) -> Server:
-        if self._server is None or self._server.process.poll() is not None:
+        if self._server is None or self._server.broken or self._server.process.poll() is not None:
             if self._server is not None:
                 self._server.close()
+            self._server = None
             self._server = Server(self.path)
-            self._empties.clear()
-            self._to_free.clear()
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, Library._end, [self._server])
         return self._server
@@ -167,37 +218,27 @@ class Library:
             return BFLOAT16
         return np.dtype(self._dtypes[code]["descr"])
 
+    def _alloc(self, server: Server, code: int, shape: tuple[int, ...]) -> Held:
+        """A new tensor in the server's HBM."""
+        answer = server.request({"Alloc": {"dtype": code, "shape": shape, "free": server.frees()}})
+        if "error" in answer:
+            cls = HbmFullError if answer.get("kind") == "hbm-full" else RefusedError
+            raise cls(answer["error"])
+        return self._held(answer, code, shape)
+
+    def _held(self, answer: dict[str, Any], code: int, shape: tuple[int, ...]) -> Held:
+        nbytes = int(np.prod(shape, dtype=np.int64)) * self._numpy_dtype(code).itemsize
+        return Held(answer["handle"], answer["offset"], nbytes, code, tuple(shape))
+
     def empty(self, shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
-        """An array in the op library's memory: passed to an op, it is not copied."""
+        """An array in the op library's memory: passed to an op as it is (this shape, this
+        element type, C order), it is not copied."""
         shape = tuple(int(s) for s in shape)
         probe = np.empty(0, dtype=dtype)
         code = self._dtype(probe, 0)
         with self._lock:
             server = self._serve()
-            answer = server.request({"Alloc": {"dtype": code, "shape": shape, "free": self._frees()}})
-            if "error" in answer:
-                raise ValueError(answer["error"])
-            a = server.view(answer["offset"], probe.dtype, shape)
-            self._keep(server, a, answer["offset"], answer["handle"])
-            return a
-
-    def _keep(self, server: Server, a: np.ndarray, offset: int, handle: int) -> None:
-        """Array `a` is tensor `handle` of `server`, in place: passed to an op, it is not
-        copied; it is freed once the array is gone."""
-        self._empties[offset] = (handle, a.nbytes)
-        weakref.finalize(a, self._forget, server, offset, handle)
-
-    def _frees(self) -> list[int]:
-        """The handles to free, taken (they ride on the next request)."""
-        taken = []
-        while self._to_free:
-            taken.append(self._to_free.pop())
-        return taken
-
-    def _forget(self, server: Server, offset: int, handle: int) -> None:
-        # Called at any point by the garbage collector: only noted, freed before the next request.
-        if self._server is server and self._empties.pop(offset, None) is not None:
-            self._to_free.append(handle)
+            return server.hold(self._alloc(server, code, shape), probe.dtype)
 
     def call(self, op: str, params: list[str], args: Sequence[Any]) -> np.ndarray:
         """Op `op` on `args`: its output. See the package's documentation for the errors."""
@@ -205,11 +246,7 @@ class Library:
             raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
         prepared = [self._prepare(p, k, a) for k, (p, a) in enumerate(zip(params, args, strict=True))]
         with self._lock:
-            try:
-                return self._call_locked(op, prepared)
-            except KeyboardInterrupt:
-                self.close()
-                raise
+            return self._call_locked(op, prepared)
 
     def _prepare(self, param: str, k: int, value: Any) -> Any:
         if param != "tensor":
@@ -222,37 +259,35 @@ class Library:
         return (self._dtype(value, k), value)
 
     def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> int:
-        """Tensor `a` in HBM: its handle (a new one, holding a copy, unless it is already there)."""
-        offset = server.offset_of(a) if a.flags.c_contiguous else None
-        if offset is not None and offset in self._empties and self._empties[offset][1] == a.nbytes:
-            return self._empties[offset][0]
-        answer = server.request({"Alloc": {"dtype": code, "shape": list(a.shape), "free": self._frees()}})
-        if "error" in answer:
-            raise ValueError(answer["error"])
-        held.append(answer["handle"])
-        np.copyto(server.view(answer["offset"], a.dtype, a.shape), a, casting="no")
-        return answer["handle"]
+        """Tensor `a` in HBM: its handle (a new one, holding a copy, unless `a` is exactly a
+        tensor this library holds)."""
+        exact = server.holding(a, code)
+        if exact is not None:
+            return exact.handle
+        new = self._alloc(server, code, a.shape)
+        held.append(new.handle)
+        target = np.frombuffer(server.hbm, np.uint8, count=new.nbytes, offset=new.offset)  # type: ignore[arg-type]
+        np.copyto(target.view(a.dtype).reshape(a.shape), a, casting="no")
+        return new.handle
 
     def _call_locked(self, op: str, prepared: list[Any]) -> np.ndarray:
         server = self._serve()
         held: list[int] = []
         try:
             args = [{"Tensor": self._place(server, *p, held)} if isinstance(p, tuple) else p for p in prepared]
-            call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": self._frees()}
+            call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": server.frees()}
             call["sanitize"] = self.sanitize
             answer = server.request({"Call": call})
-            self.last_stats = answer.get("stats")
-            out = answer.get("output")
-            result = None
-            if out is not None:
-                # The output stays where the op wrote it (no copy), freed when the array goes.
-                result = server.view(out["offset"], self._numpy_dtype(out["dtype"]), tuple(out["shape"]))
-                self._keep(server, result, out["offset"], out["handle"])
+        finally:
             # The inputs' copies go with the next request.
-            self._to_free.extend(held)
-        except ServerGone:
-            self._server = None
-            raise
+            server.to_free.extend(held)
+        self.last_stats = answer.get("stats")
+        out = answer.get("output")
+        result = None
+        if out is not None:
+            # The output stays where the op wrote it (no copy), freed when no array reaches it.
+            code, shape = out["dtype"], tuple(out["shape"])
+            result = server.hold(self._held(out, code, shape), self._numpy_dtype(code))
         return self._conclude(op, answer, result)
 
     def _conclude(self, op: str, answer: dict[str, Any], result: np.ndarray | None) -> np.ndarray:
@@ -260,7 +295,7 @@ class Library:
         for r in reports:
             if r["severity"] == "warning":
                 warnings.warn(f"op {op}: {r['kind']}: {r['detail']}", NeuronCustomOpWarning, stacklevel=4)
-        status = answer["status"]
+        status = answer.get("status")
         if status == 0 and result is not None:
             return result
         if status == 4:
@@ -269,4 +304,17 @@ class Library:
             raise KernelCrashError(op, reports)
         if status == 2:
             raise MisuseError(op, reports)
-        raise ValueError(f"{self.name}.{op}: {answer.get('error') or 'refused'}")
+        if status is None:
+            raise ServerGoneError(f"{self.name}.{op}: the op program answered without a status: {answer}")
+        if answer.get("kind") == "hbm-full":
+            raise HbmFullError(f"{self.name}.{op}: {answer.get('error')}")
+        raise RefusedError(f"{self.name}.{op}: {answer.get('error') or 'refused'}")
+
+
+def _timeout(timeout: Any, most: float) -> float:
+    """`timeout` in seconds, checked: 0 for no limit, else at most `most` (the program's
+    own limit, as its `--timeout` takes)."""
+    ok = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+    if not ok or not 0 <= timeout <= most:
+        raise ValueError(f"timeout={timeout!r}: give seconds from 0 (no limit) to {most:g}")
+    return float(timeout)

@@ -1,0 +1,103 @@
+"""Every failure in its documented form: numbers the JSON protocol lacks reach the kernel,
+numbers past the kernel's types are refused before anything runs, a tensor past the
+simulated HBM is a MemoryError the library survives, and every error the package raises
+after the arguments were accepted shares one base class."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import neuron_customop_host as nch
+from neuron_customop_host import (
+    HbmFullError,
+    KernelCrashError,
+    KernelTimeoutError,
+    MisuseError,
+    NeuronCustomOpError,
+    RefusedError,
+    ServerGoneError,
+)
+
+
+@pytest.mark.parametrize("factor", [math.nan, math.inf, -math.inf, -0.0, 5e-324])
+def test_doubles_json_lacks_reach_the_kernel_as_ieee_values(built, factor: float) -> None:
+    x = np.array([[1, -2], [0, 3]], np.float32)
+    with built("misc") as lib:
+        out = lib.scale(2, 2, x, factor)
+    with np.errstate(invalid="ignore"):
+        want = (x.astype(np.float64) * factor).astype(np.float32)
+    np.testing.assert_array_equal(out, want)
+    assert np.array_equal(np.signbit(out), np.signbit(want))
+
+
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, np.uint64(2**64 - 1)])
+def test_ints_past_int64_are_refused_before_anything_runs(built, value) -> None:
+    with built("misc") as lib:
+        with pytest.raises(OverflowError, match="int64_t"):
+            lib.scale(value, 2, np.ones((2, 2), np.float32), 1.0)
+        assert lib.server_pids() == []
+
+
+def test_an_int_past_a_double_is_refused(built) -> None:
+    with built("misc") as lib, pytest.raises(OverflowError, match="double"):
+        lib.scale(2, 2, np.ones((2, 2), np.float32), 10**400)
+
+
+def test_tensors_past_the_simulated_hbm_are_memory_errors_the_library_survives(built) -> None:
+    with built("misc") as lib:
+        kept = lib.empty((2, 2))
+        kept[...] = 2
+        [pid] = lib.server_pids()
+        huge = np.broadcast_to(np.int64(1), (65535, 65535))  # 34 GB, past the 16 GiB
+        with pytest.raises(HbmFullError, match=r"tensor of \[65535, 65535\] int64 elements needs 34358689800 bytes") as e:
+            lib.scale(2, 2, huge, 1.0)
+        assert isinstance(e.value, MemoryError)
+        with pytest.raises(HbmFullError, match="free in one piece"):
+            lib.empty((65535, 65535, 2))
+        # Most of the HBM held (never touched, so it costs no memory), then an output past the rest.
+        most = lib.empty((40000, 65535), np.float32)
+        with pytest.raises(HbmFullError, match=r"the output: a tensor of \[40000, 65535\] float32 elements"):
+            lib.scale(40000, 65535, kept, 1.0)
+        del most
+        assert lib.server_pids() == [pid]
+        np.testing.assert_array_equal(lib.scale(2, 2, kept, 1.5), np.full((2, 2), 3, np.float32))
+
+
+def test_every_error_shares_one_exported_base() -> None:
+    for cls in (MisuseError, KernelCrashError, KernelTimeoutError, ServerGoneError, RefusedError, HbmFullError):
+        assert issubclass(cls, NeuronCustomOpError)
+        assert cls.__name__ in nch.__all__
+    assert issubclass(RefusedError, ValueError) and issubclass(MisuseError, RuntimeError)
+
+
+def test_the_server_ending_mid_call_says_why(built) -> None:
+    x = np.ones((4, 4), np.float32)
+    with built("failures", timeout=30) as lib:
+        lib.passes(x)
+        [pid] = lib.server_pids()
+        threading.Timer(0.5, os.kill, (pid, signal.SIGKILL)).start()
+        started = time.monotonic()
+        with pytest.raises(ServerGoneError, match="killed by signal 9"):
+            lib.spin(x)
+        assert time.monotonic() - started < 20
+        np.testing.assert_array_equal(lib.passes(x), x)
+
+
+def test_a_refused_call_is_a_refused_error(built) -> None:
+    with built("misc") as lib, pytest.raises(RefusedError, match="no op 'no_such_op'") as e:
+        lib.call("no_such_op", [], [])
+    assert isinstance(e.value, NeuronCustomOpError)
+
+
+def test_timeouts_past_the_limit_are_refused(built) -> None:
+    for bad in (1e30, math.inf, math.nan, -1, 18446744073709551616):
+        with pytest.raises(ValueError, match="timeout"):
+            built("relu", timeout=bad)
+    built("relu", timeout=365 * 24 * 3600).close()
