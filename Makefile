@@ -370,6 +370,13 @@ prove-lint: $(PROVE_STAMP)
 	$(PROVE_VENV)/bin/ruff check --config prove/ruff.toml prove $(SDK_CHECKS)
 	$(PROVE_PY) prove/lengths.py prove/*.py $(SDK_CHECKS)
 
+# The Python package at its own minimum version (sdk/python/pyproject.toml's settings):
+# ruff's rules for that version, and mypy.
+.PHONY: python-lint
+python-lint: $(PROVE_STAMP) $(SDK_STAMP)
+	$(PROVE_VENV)/bin/ruff check --config sdk/python/pyproject.toml sdk/python/src
+	cd sdk/python && $(abspath $(SDK_VENV))/bin/mypy --cache-dir=$(abspath target/mypy-cache)
+
 # The custom-op SDK's checks (abi-tests/customops/*.py) compare with NumPy, pinned in
 # sdk/requirements.txt and installed into target/sdk-venv once (a stamp, as the
 # validator's environment).
@@ -497,6 +504,7 @@ test-files:
 .PHONY: test-proof test-host-checks
 test-proof:
 	$(MAKE) --no-print-directory prove-lint
+	$(MAKE) --no-print-directory python-lint
 	$(MAKE) --no-print-directory prove
 test-host-checks:
 	$(MAKE) --no-print-directory -j2 all abi-check header-check bench-check

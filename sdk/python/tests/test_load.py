@@ -34,6 +34,29 @@ def test_load_builds_once_and_again_only_after_a_change(tmp_path: Path, capsys) 
     assert built.stat().st_mtime_ns != second, "a changed source builds again"
 
 
+def test_a_changed_header_builds_again_and_verbose_says_which(tmp_path: Path, capsys) -> None:
+    header = tmp_path / "factor.h"
+    header.write_text("#define FACTOR 2.0\n")
+    src = tmp_path / "scaled.cpp"
+    src.write_text(
+        '#include <torch/torch.h>\n#include "factor.h"\n'
+        "torch::Tensor relu_forward(const torch::Tensor &input) {\n"
+        "    torch::Tensor out = torch::zeros(input.sizes(), torch::kFloat);\n"
+        "    out.accessor<float, 2>()[0][0] = FACTOR;\n    return out;\n}\n"
+        "torch::Tensor relu_backward(const torch::Tensor &g, const torch::Tensor &input) { return relu_forward(g); }\n"
+    )
+    shape = KERNELS / "relu_shape.cpp"
+    x = np.array([[-1.0, 3.0]], np.float32)
+    with custom_op.load("scaled", [src], [shape], tmp_path) as lib:
+        assert lib.relu_forward(x)[0, 0] == 2.0
+    header.write_text("#define FACTOR 5.0\n")
+    with custom_op.load("scaled", [src], [shape], tmp_path, verbose=True) as lib:
+        assert lib.relu_forward(x)[0, 0] == 5.0
+    err = capsys.readouterr().err
+    assert f"out of date: {header.resolve()}" in err
+    assert not list(tmp_path.glob("*.deps")), "the dependency list is not left behind"
+
+
 def test_load_library_loads_what_load_built(built, build_dir: Path) -> None:
     built("relu").close()
     lib = custom_op.load_library(str(build_dir / "librelu.so"))
@@ -57,3 +80,10 @@ def test_the_version_is_the_workspaces() -> None:
     cargo = (ROOT / "Cargo.toml").read_text()
     workspace = re.search(r'\[workspace\.package\]\nversion = "([^"]+)"', cargo).group(1)
     assert neuron_customop_host.__version__ == workspace
+
+
+def test_the_package_is_typed_and_says_its_minimum_python() -> None:
+    assert (Path(neuron_customop_host.__file__).parent / "py.typed").is_file()
+    project = (ROOT / "sdk" / "python" / "pyproject.toml").read_text()
+    assert 'requires-python = ">=3.10"' in project and 'python_version = "3.10"' in project
+    assert 'target-version = "py310"' in project and 'dynamic = ["version"]' in project

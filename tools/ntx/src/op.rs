@@ -88,7 +88,8 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     // Optimized as a build for the device is, with debug information so that a report can
     // name the kernel's source line; the author's flags come after (and so win).
     cmd.arg(format!("-std={}", b.std))
-        .args(["-O2", "-g"])
+        .args(["-O2", "-g", "-pipe", "-MD", "-MF"])
+        .arg(obj.with_extension("d"))
         .args(cflags)
         .args(&b.cflags)
         .arg("-c")
@@ -104,6 +105,54 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
         ));
     }
     Ok(())
+}
+
+/// The files a make-style dependency file (`-MD`'s) names after its target.
+pub fn depfile_paths(text: &str) -> Vec<PathBuf> {
+    let joined = text.replace("\\\n", " ");
+    let Some((_, deps)) = joined.split_once(": ") else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    let mut current = String::new();
+    let mut chars = deps.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek().is_some_and(|n| *n == ' ' || *n == '#') => {
+                current.extend(chars.next());
+            }
+            '$' if chars.peek() == Some(&'$') => {
+                current.push('$');
+                chars.next();
+            }
+            c if c.is_whitespace() => {
+                if !current.is_empty() {
+                    paths.push(PathBuf::from(std::mem::take(&mut current)));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        paths.push(PathBuf::from(current));
+    }
+    paths
+}
+
+/// Every file the build of `b` read (the sources and each header the compiler opened),
+/// absolute and sorted, from the dependency files the compiles wrote beside the objects.
+pub fn dependencies(b: &Build) -> Result<Vec<PathBuf>, String> {
+    let mut all = std::collections::BTreeSet::new();
+    for k in 0..b.compute.len() + b.shape.len() {
+        let d = b.dir.join(format!("{k}.d"));
+        let text =
+            std::fs::read_to_string(&d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
+        for p in depfile_paths(&text) {
+            let p = if p.is_absolute() { p } else { b.dir.join(p) };
+            all.insert(std::fs::canonicalize(&p).unwrap_or(p));
+        }
+    }
+    Ok(all.into_iter().collect())
 }
 
 /// The functions an object defines that could be kernels: (name, parameter types).
@@ -224,5 +273,13 @@ mod tests {
         let g = glue(&[k]);
         assert!(g.contains("at::Tensor relu_backward(at::Tensor const&, at::Tensor const&);"));
         assert!(g.contains("NT_CUSTOMOP_BIND(relu_backward);"));
+    }
+
+    #[test]
+    fn dependency_files_give_every_path() {
+        let text = "/t/0.o: /s/relu.cpp /usr/include/a\\ b.h \\\n /i/torch.h\n  /x/$$y.h\n";
+        let want = ["/s/relu.cpp", "/usr/include/a b.h", "/i/torch.h", "/x/$y.h"];
+        assert_eq!(depfile_paths(text), want.map(PathBuf::from));
+        assert!(depfile_paths("no colon here").is_empty());
     }
 }

@@ -45,6 +45,10 @@ pub struct OpBuild {
     /// The program to write (replaced whole once it is built).
     #[arg(long, required = true)]
     out: PathBuf,
+    /// Also write, one a line, every file the build read (the sources and each header the
+    /// compiler opened): what a cache of the build must watch.
+    #[arg(long)]
+    deps: Option<PathBuf>,
 }
 
 fn timeout_arg(s: &str) -> Result<String, String> {
@@ -162,7 +166,19 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
         copied.map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             format!("cannot write {}: {e}", b.out.display())
-        })
+        })?;
+        let Some(deps) = &b.deps else {
+            return Ok(());
+        };
+        let mut text = String::new();
+        for p in ntx::op::dependencies(&build)? {
+            let line = p.to_str().filter(|l| !l.contains('\n')).ok_or_else(|| {
+                format!("{}: a path the dependency list cannot hold", p.display())
+            })?;
+            text += line;
+            text.push('\n');
+        }
+        std::fs::write(deps, text).map_err(|e| format!("cannot write {}: {e}", deps.display()))
     });
     guard.finish();
     placed.map_err(Failure::Refused)?;

@@ -18,22 +18,43 @@ from pathlib import Path
 from . import _sdk
 from .library import Library
 
-STAMP_VERSION = 1
+STAMP_VERSION = 2
 
 
-def _fingerprint(tool: str, name: str, sources: list[Path], std: str, cflags: list[str]) -> str:
-    """What a build depends on: the sources' bytes, the flags, the ntx and SDK it used."""
+def _fingerprint(tool: str, name: str, std: str, cflags: list[str]) -> str:
+    """What a build depends on besides its files: the name, the flags, the ntx and SDK."""
     h = hashlib.sha256()
     parts = [str(STAMP_VERSION), name, std, json.dumps(cflags), _sdk.version(tool), str(Path(tool).resolve())]
     for p in parts:
         h.update(p.encode() + b"\0")
-    for src in sources:
-        h.update(str(src).encode() + b"\0" + src.read_bytes() + b"\0")
     sdk = Path(tool).resolve().parent.parent / "lib" / "libneuron_customop_host.a"
     if sdk.exists():
         st = sdk.stat()
         h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
     return h.hexdigest()
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _stale(stamp: Path, fingerprint: str, sources: list[Path]) -> list[str]:
+    """Why the library the stamp describes is out of date (empty: it is up to date): the
+    stamp records the fingerprint and a hash of every file the compiler read (`ntx op
+    build --deps`: the sources and every header they include)."""
+    try:
+        recorded = json.loads(stamp.read_text())
+        files: dict[str, str] = recorded["files"]
+        if recorded["version"] != STAMP_VERSION or recorded["fingerprint"] != fingerprint:
+            return ["the flags, the name or the SDK"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ["no stamp of its build"]
+    missing = [str(s) for s in sources if str(s) not in files]
+    changed = [f for f, digest in sorted(files.items()) if _digest(Path(f)) != digest]
+    return missing + changed
 
 
 def load(
@@ -66,12 +87,16 @@ def load(
     lib = out_dir / f"lib{name}.so"
     stamp = out_dir / f"lib{name}.so.stamp"
     tool = _sdk.ntx()
-    fingerprint = _fingerprint(tool, name, compute + shape, std, cflags)
-    if lib.exists() and stamp.exists() and stamp.read_text().strip() == fingerprint:
+    fingerprint = _fingerprint(tool, name, std, cflags)
+    stale = _stale(stamp, fingerprint, compute + shape) if lib.exists() else ["not built"]
+    if not stale:
         if verbose:
             print(f"neuron_customop_host: {lib} is up to date", file=sys.stderr)
     else:
-        cmd = [tool, "op", "build", "--name", name, "--std", std, "--out", str(lib)]
+        if verbose:
+            print(f"neuron_customop_host: {lib} is out of date: {', '.join(stale)}", file=sys.stderr)
+        deps = out_dir / f"lib{name}.so.deps"
+        cmd = [tool, "op", "build", "--name", name, "--std", std, "--out", str(lib), "--deps", str(deps)]
         cmd += [a for s in compute for a in ("--compute", str(s))]
         cmd += [a for s in shape for a in ("--shape", str(s))]
         cmd += [f"--cflag={f}" for f in cflags]
@@ -80,8 +105,13 @@ def load(
         stamp.unlink(missing_ok=True)
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
+            deps.unlink(missing_ok=True)
             raise RuntimeError(f"building lib{name}.so failed:\n{p.stderr.strip()}")
-        stamp.write_text(fingerprint + "\n")
+        read = [Path(line) for line in deps.read_text().splitlines() if line]
+        deps.unlink()
+        files = {str(f): _digest(f) for f in sorted(set(read) | set(compute + shape))}
+        record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
+        stamp.write_text(json.dumps(record, indent=1) + "\n")
     return load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
 
 

@@ -61,8 +61,8 @@ class KernelCrashError(NeuronCustomOpError, RuntimeError):
     def __init__(self, op: str, reports: list[Report]):
         self.op = op
         self.reports = reports
-        crash = next((r for r in reports if r["kind"] == "kernel-crashed"), {"crash": {}})
-        info = crash.get("crash") or {}
+        crash: Report = next((r for r in reports if r["kind"] == "kernel-crashed"), {"crash": {}})
+        info: dict[str, Any] = crash.get("crash") or {}
         self.core: int | None = crash.get("core")
         self.signal: int | None = info.get("signal")
         self.phase: str | None = info.get("phase")

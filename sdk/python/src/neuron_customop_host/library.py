@@ -113,7 +113,7 @@ class Library:
 
     def __init__(
         self,
-        path: str | Path,
+        path: str | os.PathLike[str],
         multicore: bool = False,
         cores: int | None = None,
         timeout: float = 60.0,
@@ -274,7 +274,7 @@ class Library:
         server = self._serve()
         held: list[int] = []
         try:
-            args = [{"Tensor": self._place(server, *p, held)} if isinstance(p, tuple) else p for p in prepared]
+            args = [{"Tensor": self._place(server, p[0], p[1], held)} if isinstance(p, tuple) else p for p in prepared]
             call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": server.frees()}
             call["sanitize"] = self.sanitize
             answer = server.request({"Call": call})
