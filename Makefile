@@ -482,7 +482,7 @@ asan-test-then-test-build:
 # (the integration test files of abi-tests and abi-tests/library, every library's and
 # binary's unit tests, the doc tests). Both select the whole workspace, so that cargo
 # resolves features as test-build did and builds nothing again.
-SLOW_TESTS := docs_run sdk_runner sdk_python accessor prove_cost sdk_author
+SLOW_TESTS := docs_run sdk_runner sdk_python accessor prove_cost sdk_author sdk_trust
 TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs)))
 .PHONY: workspace-tests-slow workspace-tests-rest
 workspace-tests:

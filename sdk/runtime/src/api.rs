@@ -72,9 +72,7 @@ pub unsafe extern "C" fn nt_customop_run(
 pub unsafe extern "C" fn nt_customop_load_npy(path: *const c_char) -> *const Meta {
     // SAFETY: the caller's contract.
     let path = unsafe { text(path) };
-    let array = std::fs::read(&path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| npy::parse(&b).map_err(|e| e.to_string()));
+    let array = npy::read_file(std::path::Path::new(&path));
     match array {
         Ok(a) => state::with(|rt| {
             let h = tensors::from_array(rt, &a);

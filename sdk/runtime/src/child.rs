@@ -58,10 +58,13 @@ impl Outcome {
         libc::WIFEXITED(self.status).then(|| libc::WEXITSTATUS(self.status))
     }
 
-    /// Where a child that ran out of time was, if it did.
-    pub fn timed_out_at(&self) -> Option<u64> {
+    /// Where a child that ran out of time was, if it did: its stack, innermost first (the
+    /// interrupted instruction, then the callers' return addresses).
+    pub fn timed_out_at(&self) -> Option<Vec<u64>> {
         let rest = self.report.strip_prefix(TIMED_OUT)?;
-        u64::from_str_radix(std::str::from_utf8(rest).ok()?.trim(), 16).ok()
+        let words = std::str::from_utf8(rest).ok()?.split_whitespace();
+        let stack: Option<Vec<u64>> = words.map(|w| u64::from_str_radix(w, 16).ok()).collect();
+        stack.filter(|s| !s.is_empty())
     }
 
     /// The report of a child that ran out of time after `limit`.
@@ -74,7 +77,7 @@ impl Outcome {
     ) -> Report {
         let at = self
             .timed_out_at()
-            .map_or_else(|| "where is not known".into(), place);
+            .map_or_else(|| "where is not known".into(), |s| place_stack(&s));
         let who = core.map_or(String::new(), |c| format!(" on core {c}"));
         let detail = format!(
             "the {phase}{who} still ran after {} s, at {at}",
@@ -121,18 +124,48 @@ const TIMED_OUT: &[u8] = b"TIMEOUT ";
 /// The signal the runner sends a child that ran out of time.
 pub const TIMEOUT_SIGNAL: i32 = libc::SIGUSR2;
 
+extern "C" {
+    /// glibc's `backtrace` (libgcc's unwinder, which steps through a signal frame).
+    fn backtrace(buffer: *mut *mut libc::c_void, size: libc::c_int) -> libc::c_int;
+}
+
+/// Frames a timeout report keeps.
+const STACK_FRAMES: usize = 32;
+
+/// The interrupted stack: the pc of `context`, then its callers (the frames `backtrace`
+/// gives past the pc; the pc alone when the unwinder did not reach it).
+fn interrupted_stack(pc: u64) -> ([u64; STACK_FRAMES], usize) {
+    let mut raw = [core::ptr::null_mut(); STACK_FRAMES + 8];
+    // SAFETY: a buffer of its length; backtrace was called once before (catch_timeout), so
+    // it does not load libgcc here, in a signal handler.
+    let n = unsafe { backtrace(raw.as_mut_ptr(), raw.len() as libc::c_int) }.max(0) as usize;
+    let mut stack = [0u64; STACK_FRAMES];
+    let from = raw[..n].iter().position(|p| *p as u64 == pc);
+    let frames = from.map_or(&[][..], |k| &raw[k..n]);
+    stack[0] = pc;
+    let mut len = 1;
+    for p in frames.iter().skip(1).take(STACK_FRAMES - 1) {
+        stack[len] = *p as u64;
+        len += 1;
+    }
+    (stack, len)
+}
+
 extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    // SAFETY: the kernel passes the interrupted context; only async-signal-safe calls follow.
+    // SAFETY: the kernel passes the interrupted context.
     let pc = unsafe { program_counter(context.cast()) };
-    let mut line = [0u8; 24];
+    let (stack, len) = interrupted_stack(pc);
+    let mut line = [b' '; 8 + 17 * STACK_FRAMES];
     line[..8].copy_from_slice(TIMED_OUT);
-    for (k, b) in line[8..].iter_mut().enumerate() {
-        *b = b"0123456789abcdef"[((pc >> (60 - 4 * k)) & 15) as usize];
+    for (f, frame) in stack[..len].iter().enumerate() {
+        for k in 0..16 {
+            line[8 + 17 * f + k] = b"0123456789abcdef"[((frame >> (60 - 4 * k)) & 15) as usize];
+        }
     }
     let fd = REPORT_FD.load(Ordering::Relaxed);
     // SAFETY: write and _exit are async-signal-safe.
     unsafe {
-        libc::write(fd, line.as_ptr().cast(), line.len());
+        libc::write(fd, line.as_ptr().cast(), 8 + 17 * len);
         libc::_exit(crate::status::EXIT_TIMEOUT)
     }
 }
@@ -152,6 +185,9 @@ unsafe fn program_counter(c: *const libc::ucontext_t) -> u64 {
 
 /// In a child: on [`TIMEOUT_SIGNAL`], write where it was and end.
 pub fn catch_timeout() {
+    let mut warm = [core::ptr::null_mut(); 2];
+    // SAFETY: a buffer of its length: the first call loads the unwinder, outside a handler.
+    unsafe { backtrace(warm.as_mut_ptr(), 2) };
     on_signal(TIMEOUT_SIGNAL, on_timeout);
 }
 
@@ -226,19 +262,7 @@ pub fn catch_faults() {
 /// program has debug information, else the nearest symbol, else the address. The runner
 /// and its children share the program's mapping, so the runner can place a child's address.
 pub fn place(pc: u64) -> String {
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-    let found = maps.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        let (lo, hi) = f.first()?.split_once('-')?;
-        let (lo, hi) = (
-            u64::from_str_radix(lo, 16).ok()?,
-            u64::from_str_radix(hi, 16).ok()?,
-        );
-        let offset = u64::from_str_radix(f.get(2)?, 16).ok()?;
-        (lo..hi)
-            .contains(&pc)
-            .then(|| (pc - lo + offset, f.get(5).map(|p| p.to_string())))
-    });
+    let found = mapping_of(pc);
     let Some((address, Some(path))) = found else {
         return format!("pc {pc:#x}");
     };
@@ -253,6 +277,49 @@ pub fn place(pc: u64) -> String {
         (Some(f), Some(at)) if f != "??" && !at.starts_with("??") => format!("{f} ({at})"),
         (Some(f), _) if f != "??" => format!("{f} (pc {pc:#x}; no line: build with -g)"),
         _ => format!("pc {pc:#x} in {path}"),
+    }
+}
+
+/// The file mapped at `pc` in this process, and `pc`'s offset in it.
+fn mapping_of(pc: u64) -> Option<(u64, Option<String>)> {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    maps.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let (lo, hi) = f.first()?.split_once('-')?;
+        let (lo, hi) = (
+            u64::from_str_radix(lo, 16).ok()?,
+            u64::from_str_radix(hi, 16).ok()?,
+        );
+        let offset = u64::from_str_radix(f.get(2)?, 16).ok()?;
+        (lo..hi)
+            .contains(&pc)
+            .then(|| (pc - lo + offset, f.get(5).map(|p| p.to_string())))
+    })
+}
+
+/// Where a stack (innermost first) was: the innermost frame in the program's own sources
+/// (with a file and line: the kernel's, or an SDK header's), and below it, when it is not
+/// the innermost, the frame that was (libc's, say).
+pub fn place_stack(stack: &[u64]) -> String {
+    // A caller's frame holds a return address: the call is the instruction before it.
+    let placed: Vec<String> = stack
+        .iter()
+        .enumerate()
+        .map(|(k, pc)| place(if k == 0 { *pc } else { pc - 1 }))
+        .collect();
+    let exe = std::fs::read_link("/proc/self/exe").ok();
+    let in_program = |pc: u64| {
+        let path = mapping_of(pc)
+            .and_then(|(_, p)| p)
+            .map(std::path::PathBuf::from);
+        path.is_some() && path == exe
+    };
+    let own = placed.iter().zip(stack).position(|(p, pc)| {
+        in_program(*pc) && !p.starts_with("pc ") && !p.contains("no line: build with -g")
+    });
+    match own {
+        Some(0) | None => placed[0].clone(),
+        Some(k) => format!("{} (innermost: {})", placed[k], placed[0]),
     }
 }
 

@@ -207,7 +207,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
             Err(_) => {
                 crashes.push(ended.crash(&o.op, "kernel", Some(core)));
                 if core == 0 {
-                    print!("{}", ended.printed);
+                    crate::report::kernel_text(ended.printed.as_bytes());
                 }
             }
         }
@@ -283,7 +283,7 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
 fn print_output(reports: &[CoreReport]) {
     for r in reports {
         if r.core == 0 {
-            print!("{}", r.printed);
+            crate::report::kernel_text(r.printed.as_bytes());
         } else {
             for line in r.printed.lines() {
                 eprintln!("[core {} printed, dropped on the device] {line}", r.core);

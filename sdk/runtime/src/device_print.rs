@@ -3,7 +3,6 @@
 //! run's `printf` formats them, to its stdout (the core's).
 
 use std::ffi::CString;
-use std::io::Write;
 
 /// Piece types (sdk/device/protocol.h, `NT_DEVICE_TEXT` and the rest).
 const TEXT: u8 = 0;
@@ -83,12 +82,11 @@ pub fn text(mut p: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Prints the pieces in `p` to stdout: the bytes printed.
+/// Prints the pieces in `p` as a kernel's text ([`crate::report::kernel_text`]): the
+/// bytes printed.
 pub fn print(p: &[u8]) -> u32 {
     let t = text(p);
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(&t);
-    let _ = out.flush();
+    crate::report::kernel_text(&t);
     t.len() as u32
 }
 

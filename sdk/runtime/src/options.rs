@@ -47,9 +47,9 @@ impl Options {
 
 /// `--timeout`'s value: seconds (0: no limit, at most [`crate::limits::MAX_TIMEOUT_SECS`]).
 pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
-    let secs = text.parse::<f64>().map_err(|_| {
-        format!("--timeout {text}: give seconds, 0 for no limit")
-    })?;
+    let secs = text
+        .parse::<f64>()
+        .map_err(|_| format!("--timeout {text}: give seconds, 0 for no limit"))?;
     crate::limits::timeout_of_secs(secs).map_err(|m| format!("--{m}"))
 }
 

@@ -1,62 +1,94 @@
-//! The output file: reserved before anything runs, as a temporary file beside it (so a
-//! missing or read-only folder is refused first, with nothing run), written whole, then
-//! renamed into place. A run that fails leaves the place as it was.
+//! The output file: checked before anything runs (a missing or read-only folder is refused
+//! first, with nothing run), written only once the run succeeded. A regular file (or a new
+//! one) is written whole as a temporary file beside it, [`tmp_name`], then renamed into
+//! place, so a run that fails leaves the place as it was; a link is followed to the file it
+//! names. A character device or a FIFO (`/dev/null`, `/dev/stdout`, a pipe) is opened and
+//! written, never replaced; anything else (a folder, a socket, a block device) is refused.
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-/// The reserved place of an output file.
+/// How the output reaches its place.
+#[derive(Debug)]
+enum Way {
+    /// A temporary file beside it, renamed into place.
+    Rename,
+    /// Opened and written (a character device or a FIFO).
+    Write,
+}
+
+/// The checked place of an output file.
 #[derive(Debug)]
 pub struct Reserved {
     path: PathBuf,
-    tmp: PathBuf,
-    done: bool,
+    way: Way,
+}
+
+/// The temporary file a process `pid` writes `path` through: `.NAME.ntx-PID.tmp` beside it
+/// (`ntx` removes it when it kills the process mid-write).
+pub fn tmp_name(path: &Path, pid: u32) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    Some(path.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))
 }
 
 impl Reserved {
-    /// Reserves `path`: the reason it cannot be written, if it cannot.
+    /// Checks that `path` can be written: the reason it cannot, if it cannot.
     pub fn new(path: &Path) -> Result<Reserved, String> {
         let refuse = |why: String| format!("--out {}: {why}", path.display());
-        if path.is_dir() {
-            return Err(refuse("is a folder".into()));
-        }
-        let name = path
-            .file_name()
-            .ok_or_else(|| refuse("names no file".into()))?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
+                .map_err(|e| refuse(format!("a link to nothing there: {e}")))?,
+            _ => path.to_path_buf(),
         };
-        let tmp = dir.join(format!(
-            ".{}.ntx-{}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
+        if let Ok(m) = std::fs::metadata(&target) {
+            let t = m.file_type();
+            if t.is_char_device() || t.is_fifo() {
+                return Ok(Reserved {
+                    path: target,
+                    way: Way::Write,
+                });
+            }
+            if !t.is_file() {
+                return Err(refuse(
+                    "is not a regular file, a character device or a FIFO".into(),
+                ));
+            }
+        }
+        let tmp =
+            tmp_name(&target, std::process::id()).ok_or_else(|| refuse("names no file".into()))?;
         std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)
             .map_err(|e| refuse(format!("cannot write there: {e}")))?;
+        let _ = std::fs::remove_file(&tmp);
         Ok(Reserved {
-            path: path.to_path_buf(),
-            tmp,
-            done: false,
+            path: target,
+            way: Way::Rename,
         })
     }
 
-    /// Writes `bytes` and moves them into place.
-    pub fn commit(mut self, bytes: &[u8]) -> Result<(), String> {
+    /// Writes `bytes` into place.
+    pub fn commit(self, bytes: &[u8]) -> Result<(), String> {
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());
-        std::fs::write(&self.tmp, bytes).map_err(fail)?;
-        std::fs::rename(&self.tmp, &self.path).map_err(fail)?;
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for Reserved {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.tmp);
+        match self.way {
+            Way::Write => {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&self.path)
+                    .map_err(fail)?;
+                f.write_all(bytes).map_err(fail)
+            }
+            Way::Rename => {
+                let tmp = tmp_name(&self.path, std::process::id()).expect("checked");
+                let written =
+                    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &self.path));
+                if written.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                written.map_err(fail)
+            }
         }
     }
 }

@@ -70,6 +70,28 @@ static QUIET: AtomicBool = AtomicBool::new(false);
 /// The last refusal: its reason, and whether it was for want of HBM.
 static REFUSAL: Mutex<Option<(String, bool)>> = Mutex::new(None);
 
+/// Whether what kernels print goes to stderr (stdout then holds the `--stats=json`
+/// document alone, whole, for a program to read).
+static KERNEL_TEXT_TO_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// Sends what kernels print to stderr from now on (`--stats=json`).
+pub fn kernel_text_to_stderr() {
+    KERNEL_TEXT_TO_STDERR.store(true, Ordering::Relaxed);
+}
+
+/// Writes what a kernel (or shape function) printed: to stdout, or to stderr under
+/// [`kernel_text_to_stderr`].
+pub fn kernel_text(bytes: &[u8]) {
+    use std::io::Write;
+    let _ = if KERNEL_TEXT_TO_STDERR.load(Ordering::Relaxed) {
+        let mut e = std::io::stderr().lock();
+        e.write_all(bytes).and_then(|()| e.flush())
+    } else {
+        let mut o = std::io::stdout().lock();
+        o.write_all(bytes).and_then(|()| o.flush())
+    };
+}
+
 /// Keeps reports and refusals from stderr from now on.
 pub fn quiet() {
     QUIET.store(true, Ordering::Relaxed);

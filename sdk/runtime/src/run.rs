@@ -103,13 +103,13 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
     };
     match p {
         Param::Tensor => {
-            let bytes = std::fs::read(text).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => format!(
+            let path = std::path::Path::new(text);
+            if !path.exists() {
+                return Err(format!(
                     "argument {k} is a tensor: '{text}' is no file (give the path of a .npy file)"
-                ),
-                _ => format!("argument {k} ({text}): {e}"),
-            })?;
-            let a = npy::parse(&bytes).map_err(|e| format!("argument {k} ({text}): {e}"))?;
+                ));
+            }
+            let a = npy::read_file(path).map_err(|e| format!("argument {k} ({text}): {e}"))?;
             if !within_limits(&a.shape) {
                 return Err(format!("argument {k} ({text}): shape {:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)", a.shape));
             }
@@ -131,20 +131,28 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
                 "argument {k} ('{text}'): the kernel takes an int64_t"
             )),
         },
-        Param::Double => match text.parse::<f64>() {
-            Ok(f) => scalar(ARG_DOUBLE, 0, f),
-            Err(_) => Err(format!(
-                "argument {k} ('{text}'): the kernel takes a double"
+        Param::Double => match double(text) {
+            Some(f) => scalar(ARG_DOUBLE, 0, f),
+            None => Err(format!(
+                "argument {k} ('{text}'): the kernel takes a double (a number within a double's range, nan, inf or -inf)"
             )),
         },
-        Param::Scalar => match (text.parse::<i64>(), text.parse::<f64>()) {
+        Param::Scalar => match (text.parse::<i64>(), double(text)) {
             (Ok(i), _) => scalar(ARG_SCALAR_INT, i, 0.0),
-            (_, Ok(f)) => scalar(ARG_SCALAR_FLOAT, 0, f),
+            (_, Some(f)) => scalar(ARG_SCALAR_FLOAT, 0, f),
             _ => Err(format!(
                 "argument {k} ('{text}'): the kernel takes a Scalar (a number)"
             )),
         },
     }
+}
+
+/// A double from the command line: a number within a double's range (a literal past it,
+/// `1e400`, is refused rather than taken as infinity), or `nan`, `inf`, `-inf`.
+fn double(text: &str) -> Option<f64> {
+    let f = text.parse::<f64>().ok()?;
+    let named = text.trim_start_matches(['+', '-']).to_ascii_lowercase();
+    (f.is_finite() || matches!(named.as_str(), "nan" | "inf" | "infinity")).then_some(f)
 }
 
 /// The runner: see the module's documentation. Returns the exit status.
@@ -162,6 +170,9 @@ fn usage(m: String) -> i32 {
 /// Runs the call the command line describes: its output tensor.
 fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
     let o = options::parse(args).map_err(usage)?;
+    if o.stats == Some(StatsFormat::Json) {
+        crate::report::kernel_text_to_stderr();
+    }
     let kernel = find_op(&o.op, true).map_err(usage)?;
     let place = o
         .out

@@ -90,7 +90,7 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
     };
     worker::start(SHAPE_WORKER, &job, shape_job);
     let ended = worker::finish(SHAPE_WORKER, o.deadline());
-    print!("{}", ended.printed);
+    crate::report::kernel_text(ended.printed.as_bytes());
     let r = serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
         reports: vec![if ended.timed_out {
             ended.timeout(&o.op, "shape function", None, o.timeout.unwrap_or_default())

@@ -9,8 +9,14 @@
 //!   does not reach it), waits for ntx to end by any means, SIGKILL included: it then kills
 //!   the group still running, removes the build folder, and exits.
 //!
+//! * ntx is a child subreaper: a process a command started that outlives it (a kernel's
+//!   `fork()`, even one that left the group) becomes ntx's child, and once the command
+//!   ends, its group and every such child are killed and reaped;
+//! * a command killed mid-write leaves no `--out` temporary file ([`tmp_name`]): the signal
+//!   path and the watchdog remove it.
+//!
 //! Without [`Guard::start`], [`output`] and [`status`] still give each command its group
-//! and its death signal.
+//! and its death signal, and kill the group when the command ends.
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -24,6 +30,58 @@ static GROUP: AtomicI32 = AtomicI32::new(0);
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
 /// The watchdog's pipe (-1: no watchdog).
 static WATCHDOG: AtomicI32 = AtomicI32::new(-1);
+/// The watchdog's process (0: none).
+static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
+/// The last command's process group (0: none yet).
+static LAST_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// The temporary file the op's program (process `pid`) writes `--out` through (the
+/// runner's `outfile::tmp_name`; abi-tests' sdk_limits.rs holds the two equal).
+pub fn tmp_name(out: &Path, pid: u32) -> Option<PathBuf> {
+    let name = out.file_name()?;
+    Some(out.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))
+}
+
+/// Removes the `--out` temporary file of process group `group`'s leader, if any.
+fn remove_tmp(out: Option<&Path>, group: i32) {
+    let (Some(out), Ok(pid)) = (out, u32::try_from(group)) else {
+        return;
+    };
+    if pid > 0 {
+        if let Some(t) = tmp_name(out, pid) {
+            let _ = std::fs::remove_file(t);
+        }
+    }
+}
+
+/// Kills and reaps every child of ntx but the watchdog (with ntx a subreaper: every
+/// process its commands left behind), until none is left.
+fn reap_strays() {
+    let watchdog = WATCHDOG_PID.load(Ordering::SeqCst);
+    for _ in 0..100 {
+        let mut strays = Vec::new();
+        if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+            for t in tasks.flatten() {
+                let text = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+                strays.extend(
+                    text.split_whitespace()
+                        .filter_map(|p| p.parse::<i32>().ok()),
+                );
+            }
+        }
+        strays.retain(|p| *p != watchdog);
+        if strays.is_empty() {
+            return;
+        }
+        for p in strays {
+            // SAFETY: a child of this process; kill and waitpid on it.
+            unsafe {
+                libc::kill(p, libc::SIGKILL);
+                libc::waitpid(p, std::ptr::null_mut(), 0);
+            }
+        }
+    }
+}
 
 const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
@@ -48,7 +106,7 @@ fn tell_watchdog(group: i32) {
 
 /// The watchdog's process: reads the group running until the pipe ends (ntx is gone),
 /// then kills that group and removes `dir`.
-fn watchdog(read_fd: i32, dir: Option<&Path>) -> ! {
+fn watchdog(read_fd: i32, dir: Option<&Path>, out: Option<&Path>) -> ! {
     // SAFETY: plain system calls on this process's own state.
     unsafe {
         libc::setsid();
@@ -66,6 +124,7 @@ fn watchdog(read_fd: i32, dir: Option<&Path>) -> ! {
     if group > 0 {
         // SAFETY: a process group this ntx started.
         unsafe { libc::kill(-group, libc::SIGKILL) };
+        remove_tmp(out, group);
     }
     if let Some(d) = dir {
         let _ = std::fs::remove_dir_all(d);
@@ -78,12 +137,17 @@ fn watchdog(read_fd: i32, dir: Option<&Path>) -> ! {
 #[derive(Debug)]
 pub struct Guard {
     dir: Option<PathBuf>,
+    out: Option<PathBuf>,
 }
 
 impl Guard {
-    /// Catches SIGINT, SIGTERM and SIGHUP and starts the watchdog, which removes `dir`
-    /// (a temporary build folder, if any) when ntx ends. Call it while ntx has one thread.
-    pub fn start(dir: Option<&Path>) -> Guard {
+    /// Catches SIGINT, SIGTERM and SIGHUP, makes ntx a child subreaper and starts the
+    /// watchdog, which removes `dir` (a temporary build folder, if any) and the temporary
+    /// file of `out` (the run's `--out`, if any) when ntx ends. Call it while ntx has one
+    /// thread.
+    pub fn start(dir: Option<&Path>, out: Option<&Path>) -> Guard {
+        // SAFETY: prctl on this process.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
         let mut fds = [0i32; 2];
         // SAFETY: a valid array of two.
         let piped = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0;
@@ -93,10 +157,11 @@ impl Guard {
                 0 => {
                     // SAFETY: the child's copy of the write end.
                     unsafe { libc::close(fds[1]) };
-                    watchdog(fds[0], dir)
+                    watchdog(fds[0], dir, out)
                 }
                 -1 => {}
-                _ => {
+                pid => {
+                    WATCHDOG_PID.store(pid, Ordering::SeqCst);
                     // SAFETY: the parent's copy of the read end.
                     unsafe { libc::close(fds[0]) };
                     WATCHDOG.store(fds[1], Ordering::SeqCst);
@@ -109,6 +174,7 @@ impl Guard {
         }
         Guard {
             dir: dir.map(Path::to_path_buf),
+            out: out.map(Path::to_path_buf),
         }
     }
 
@@ -120,6 +186,7 @@ impl Guard {
         }
         let sig = CAUGHT.load(Ordering::SeqCst);
         if sig != 0 {
+            remove_tmp(self.out.as_deref(), LAST_GROUP.load(Ordering::SeqCst));
             // SAFETY: restoring the default action and raising the signal caught.
             unsafe {
                 libc::signal(sig, libc::SIG_DFL);
@@ -158,6 +225,7 @@ fn guarded<T>(
     let child = cmd.spawn()?;
     let group = child.id() as i32;
     GROUP.store(group, Ordering::SeqCst);
+    LAST_GROUP.store(group, Ordering::SeqCst);
     tell_watchdog(group);
     if interrupted() {
         // The signal came between the spawn and the store: the handler missed the group.
@@ -165,6 +233,10 @@ fn guarded<T>(
         unsafe { libc::kill(-group, libc::SIGKILL) };
     }
     let result = f(child);
+    // Whatever the command left running in its group, then any other stray child.
+    // SAFETY: the group this function started; its leader has been waited for.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    reap_strays();
     GROUP.store(0, Ordering::SeqCst);
     tell_watchdog(0);
     if interrupted() {

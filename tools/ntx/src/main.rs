@@ -265,7 +265,7 @@ fn pretty(v: &impl serde::Serialize) -> String {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let cli = match Cli::try_parse_from(op_cli::protect_named_numbers(&args)) {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
             // --help, --version.

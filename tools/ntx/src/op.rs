@@ -15,6 +15,14 @@ use std::process::Command;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
+/// Most cores a run has (the runner's `limits::MAX_CORES`; abi-tests' sdk_limits.rs
+/// holds the two equal).
+pub const MAX_CORES: u32 = 8;
+
+/// The longest `--timeout`, in seconds (the runner's `limits::MAX_TIMEOUT_SECS`; held
+/// equal by the same test).
+pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 24.0 * 3600.0;
+
 /// What to build.
 #[derive(Debug, Clone)]
 pub struct Build {
@@ -87,7 +95,9 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     let mut cmd = Command::new(cxx);
     // Optimized as a build for the device is, with debug information so that a report can
     // name the kernel's source line; the author's flags come after (and so win).
-    cmd.arg(format!("-std={}", b.std))
+    // The compiler's temporaries go in the build folder (removed with it), not in $TMPDIR.
+    cmd.env("TMPDIR", &b.dir)
+        .arg(format!("-std={}", b.std))
         .args(["-O2", "-g", "-pipe", "-MD", "-MF"])
         .arg(obj.with_extension("d"))
         .args(cflags)
@@ -220,11 +230,35 @@ pub fn glue(kernels: &[(String, Vec<String>)]) -> String {
     s
 }
 
-/// Builds the runner program for `b`: its path.
+/// The build folder `dir`, locked for this process (an exclusive `flock` on its
+/// `.ntx-lock`, held until the returned file is dropped): two builds into one folder take
+/// turns, as PyTorch's extension builds do.
+pub fn lock_dir(dir: &Path) -> Result<std::fs::File, String> {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    let path = dir.join(".ntx-lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // SAFETY: a descriptor this function owns; flock blocks until the lock is ours.
+    while unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted || crate::guard::interrupted() {
+            return Err(format!("cannot lock {}: {e}", path.display()));
+        }
+    }
+    Ok(f)
+}
+
+/// Builds the runner program for `b`: its path. The build folder stays locked until the
+/// caller drops the lock it passes in (so a run can use the program before another build
+/// replaces it).
 pub fn build(b: &Build) -> Result<PathBuf, String> {
     let (cflags, libs) = sdk_flags()?;
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    std::fs::create_dir_all(&b.dir).map_err(|e| format!("cannot make {}: {e}", b.dir.display()))?;
     let mut objects = Vec::new();
     let mut kernels = Vec::new();
     for (k, src) in b.compute.iter().chain(&b.shape).enumerate() {
@@ -245,12 +279,18 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
     objects.push(main_obj);
     let exe = b.dir.join("op");
     let mut cmd = Command::new(&cxx);
-    cmd.args(&objects).args(&libs).arg("-o").arg(&exe);
+    cmd.env("TMPDIR", &b.dir)
+        .args(&objects)
+        .args(&libs)
+        .arg("-o")
+        .arg(&exe);
     let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "the op does not link:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+            "the op does not link ({cxx} ended with {}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
         ));
     }
     Ok(exe)

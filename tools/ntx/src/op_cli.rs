@@ -10,8 +10,7 @@ use ntx::guard::{self, Guard};
 
 use super::{Failure, Format};
 
-/// Most cores a run has (the runner checks the same).
-const MAX_CORES: u32 = 8;
+use ntx::op::{MAX_CORES, MAX_TIMEOUT_SECS};
 
 #[derive(Subcommand, Debug)]
 pub enum OpCommand {
@@ -53,8 +52,10 @@ pub struct OpBuild {
 
 fn timeout_arg(s: &str) -> Result<String, String> {
     match s.parse::<f64>() {
-        Ok(t) if t >= 0.0 && t.is_finite() => Ok(s.to_string()),
-        _ => Err(format!("--timeout {s}: give seconds, 0 for no limit")),
+        Ok(t) if (0.0..=MAX_TIMEOUT_SECS).contains(&t) => Ok(s.to_string()),
+        _ => Err(format!(
+            "--timeout {s}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}"
+        )),
     }
 }
 
@@ -114,15 +115,48 @@ pub struct OpRun {
     translation: Option<PathBuf>,
     /// The op (its registered name).
     op: String,
-    /// Its arguments, in order.
+    /// Its arguments, in order (numbers, nan, inf and -inf as values).
     #[arg(allow_negative_numbers = true)]
     args: Vec<String>,
 }
 
-/// Whether a file can be written at `out`: the reason it cannot.
+/// A mark ntx puts before `-inf`, `-infinity` and `-nan` on `op run`'s command line, so
+/// that the parser takes them as values, as it takes other negative numbers; removed
+/// before the op's program sees them.
+const NAMED_NUMBER: char = '\u{1}';
+
+/// `args` with `op run`'s named negative numbers marked ([`NAMED_NUMBER`]).
+pub fn protect_named_numbers(args: &[std::ffi::OsString]) -> Vec<std::ffi::OsString> {
+    let op_run = args.windows(2).any(|w| w[0] == "op" && w[1] == "run");
+    args.iter()
+        .map(|a| {
+            let named = a.to_str().is_some_and(|t| {
+                ["-inf", "-infinity", "-nan"].contains(&t.to_ascii_lowercase().as_str())
+            });
+            if op_run && named {
+                format!("{NAMED_NUMBER}{}", a.to_string_lossy()).into()
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
+/// Whether a file can be written at `out`: the reason it cannot. A character device or a
+/// FIFO is written as it is (the runner opens it), anything else not a regular file refused.
 fn check_out(out: &Path) -> Result<(), String> {
-    if out.is_dir() {
-        return Err(format!("--out {}: is a folder", out.display()));
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(m) = std::fs::metadata(out) {
+        let t = m.file_type();
+        if t.is_char_device() || t.is_fifo() {
+            return Ok(());
+        }
+        if !t.is_file() {
+            return Err(format!(
+                "--out {}: is not a regular file, a character device or a FIFO",
+                out.display()
+            ));
+        }
     }
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -145,9 +179,15 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
             "a library may not be named `builtin`".into(),
         ));
     }
+    if std::fs::metadata(&b.out).is_ok_and(|m| !m.is_file()) {
+        return Err(Failure::Refused(format!(
+            "--out {}: is not a regular file (the op's program is written as one)",
+            b.out.display()
+        )));
+    }
     check_out(&b.out).map_err(Failure::Refused)?;
     let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
-    let guard = Guard::start(Some(temp.as_path()));
+    let guard = Guard::start(Some(temp.as_path()), None);
     let build = ntx::op::Build {
         compute: b.compute,
         shape: b.shape,
@@ -155,7 +195,8 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
         cflags: b.cflags,
         dir: temp.clone(),
     };
-    let placed = ntx::op::build(&build).and_then(|exe| {
+    let placed = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
+        let exe = ntx::op::build(&build)?;
         let name = b.out.file_name().map(|n| n.to_string_lossy().into_owned());
         let tmp = b.out.with_file_name(format!(
             ".{}.ntx-{}",
@@ -196,7 +237,10 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
         check_out(out).map_err(Failure::Refused)?;
     }
     let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
-    let guard = Guard::start(r.build_dir.is_none().then_some(temp.as_path()));
+    let guard = Guard::start(
+        r.build_dir.is_none().then_some(temp.as_path()),
+        r.out.as_deref(),
+    );
     let build = ntx::op::Build {
         compute: r.compute.clone(),
         shape: r.shape.clone(),
@@ -204,7 +248,8 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
         cflags: r.cflags.clone(),
         dir: r.build_dir.clone().unwrap_or_else(|| temp.clone()),
     };
-    let status = ntx::op::build(&build).and_then(|exe| {
+    let status = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
+        let exe = ntx::op::build(&build)?;
         let device = r.device.then(|| device_program(&build, &r)).transpose()?;
         run_program(&exe, &r, device.as_ref())
     });
@@ -246,7 +291,7 @@ fn run_program(
         cmd.env("NT_QEMU_XTENSA", qemu);
     }
     cmd.arg(&r.op)
-        .args(&r.args)
+        .args(r.args.iter().map(|a| a.trim_start_matches(NAMED_NUMBER)))
         .args(["--cores", &r.cores.to_string()])
         .args(["--timeout", &r.timeout]);
     if r.sanitize {

@@ -1,0 +1,38 @@
+// Kernels for the runner's promises that nothing of the user's is destroyed and nothing is
+// left behind (abi-tests/tests/sdk_trust.rs): one that forks a child which outlives the
+// kernel (and writes a file when it is let live), one that sleeps in the C library until
+// its timeout, one that prints and scales.
+#include <stdio.h>
+#include <unistd.h>
+#include <torch/torch.h>
+
+// A child that sleeps two seconds, then writes "stray-PID" in the working folder.
+torch::Tensor leaves_a_child(const torch::Tensor &input)
+{
+    if (fork() == 0) {
+        setsid();
+        sleep(2);
+        char name[64];
+        snprintf(name, sizeof name, "stray-%d", (int)getpid());
+        FILE *f = fopen(name, "w");
+        if (f)
+            fclose(f);
+        _exit(0);
+    }
+    return torch::mul(input, 1.0);
+}
+
+// Never returns: each turn sleeps in the C library (the timeout finds it there).
+torch::Tensor naps(const torch::Tensor &input)
+{
+    for (;;)
+        usleep(1000);
+    return input;
+}
+
+// x times factor, after printing the factor (what --stats=json must not mix with).
+torch::Tensor chatty_scale(const torch::Tensor &x, double factor)
+{
+    printf("{\"factor\": %g}\n", factor);
+    return torch::mul(x, factor);
+}

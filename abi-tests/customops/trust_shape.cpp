@@ -1,0 +1,13 @@
+// Shape functions of trust.cpp's kernels: each returns its input's shape.
+#include <torch/torch.h>
+#include "torchneuron/register.h"
+
+torch::Tensor like(const torch::Tensor &input) { return torch::zeros(input.sizes(), torch::kFloat); }
+torch::Tensor like_scaled(const torch::Tensor &x, double) { return torch::zeros(x.sizes(), torch::kFloat); }
+
+NEURON_LIBRARY(trust, m)
+{
+    m.def("leaves_a_child", &like, "leaves_a_child");
+    m.def("naps", &like, "naps");
+    m.def("chatty_scale", &like_scaled, "chatty_scale");
+}

@@ -1,0 +1,323 @@
+//! `ntx op run` and the op's program destroy nothing of the user's and leave nothing behind
+//! (#45; docs/customop-host.md, "What a run writes and leaves"), from an installed tree,
+//! with abi-tests/customops/trust.cpp:
+//!
+//! * `--out` on a character device or a FIFO writes into it, never replaces it;
+//! * an input that is not a regular file, or whose size is not what its header promises,
+//!   is refused at once, read no further (`/dev/zero`);
+//! * a process a kernel forks (even in a session of its own) does not outlive the run;
+//! * killed by a signal (SIGKILL included), nothing is left beside `--out`;
+//! * `--timeout` past a year is refused, in every spelling, with exit 1;
+//! * `--stats=json` is the whole of stdout, whatever the kernel prints;
+//! * a timeout names the kernel's own line, the C library's frame below it;
+//! * nan, inf and -inf are doubles, `1e400` is refused;
+//! * builds into one `--build-dir` take turns.
+
+mod install_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use install_support::make;
+use nt_support::qemu::root;
+use nt_support::tools::scratch;
+
+/// Installs into a fresh prefix under `dir`, builds trust.cpp's program there and writes
+/// `x.npy` (1 x 2 float32): (folder, ntx, program).
+fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let prefix = dir.join("prefix");
+    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
+    let ntx = prefix.join("bin/ntx");
+    let mut x = b"\x93NUMPY\x01\x00".to_vec();
+    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }".to_string();
+    while !(header.len() + 11).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    x.extend((header.len() as u16).to_le_bytes());
+    x.extend(header.as_bytes());
+    x.extend(1.5f32.to_le_bytes());
+    x.extend((-2f32).to_le_bytes());
+    std::fs::write(dir.join("x.npy"), x).unwrap();
+    let program = dir.join("prog");
+    let built = Command::new(&ntx)
+        .args(["op", "build", "--out"])
+        .arg(&program)
+        .args(sources())
+        .env_remove("PKG_CONFIG_PATH")
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    (dir, ntx, program)
+}
+
+fn sources() -> Vec<String> {
+    let k = root().join("abi-tests/customops");
+    let f = |n: &str| k.join(n).display().to_string();
+    vec![
+        "--compute".into(),
+        f("trust.cpp"),
+        "--shape".into(),
+        f("trust_shape.cpp"),
+    ]
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn run(program: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ntx_run(ntx: &Path, dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(ntx);
+    c.current_dir(dir)
+        .args(["op", "run"])
+        .args(sources())
+        .args(args)
+        .env_remove("PKG_CONFIG_PATH");
+    c
+}
+
+fn within(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    f()
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn the_runner_destroys_nothing_and_reads_no_more_than_promised() {
+    let (dir, _, program) = setup("sdk_trust_files");
+    // A FIFO as --out: written into, still a FIFO.
+    let fifo = dir.join("out.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::read(fifo).unwrap()
+    });
+    let o = run(
+        &program,
+        &dir,
+        &["chatty_scale", "x.npy", "2", "--out", "out.fifo"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let got = reader.join().unwrap();
+    assert!(got.starts_with(b"\x93NUMPY") && got.ends_with(&[0, 0, 0x40, 0x40, 0, 0, 0x80, 0xc0]));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // A character device: /dev/null stays /dev/null.
+    let o = run(
+        &program,
+        &dir,
+        &["chatty_scale", "x.npy", "2", "--out", "/dev/null"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // A folder is refused.
+    let o = run(
+        &program,
+        &dir,
+        &["chatty_scale", "x.npy", "2", "--out", "."],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    // Endless, special or mis-sized inputs: refused at once.
+    let started = Instant::now();
+    let o = run(&program, &dir, &["chatty_scale", "/dev/zero", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("not a regular file"),
+        "{}",
+        text(&o.stderr)
+    );
+    let mut long = std::fs::read(dir.join("x.npy")).unwrap();
+    long.extend([0u8; 4]);
+    std::fs::write(dir.join("long.npy"), &long).unwrap();
+    let o = run(&program, &dir, &["chatty_scale", "long.npy", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("where its header promises"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn numbers_timeouts_and_the_json_document_are_read_as_documented() {
+    let (dir, ntx, program) = setup("sdk_trust_numbers");
+    for (value, want) in [
+        ("nan", "nan"),
+        ("inf", "inf"),
+        ("-inf", "-inf"),
+        ("-0.5", "-0.5"),
+    ] {
+        let o = run(
+            &program,
+            &dir,
+            &["chatty_scale", "x.npy", value, "--stats=json"],
+        );
+        assert!(o.status.success(), "{value}: {}", text(&o.stderr));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&o.stdout).expect("stdout is the document alone");
+        assert_eq!(doc["op"], "chatty_scale");
+        assert!(
+            text(&o.stderr).contains(&format!("{{\"factor\": {want}}}")),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    for bad in ["1e400", "-1e400"] {
+        let o = run(&program, &dir, &["chatty_scale", "x.npy", bad]);
+        assert_eq!(o.status.code(), Some(1), "{bad}");
+        assert!(
+            text(&o.stderr).contains("double's range"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    for bad in ["1e30", "18446744073709551616", "1e19", "inf", "nan", "-1"] {
+        let o = run(
+            &program,
+            &dir,
+            &["chatty_scale", "x.npy", "1", "--timeout", bad],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "runner --timeout {bad}: {}",
+            text(&o.stderr)
+        );
+        assert!(
+            text(&o.stderr).contains("give seconds"),
+            "{}",
+            text(&o.stderr)
+        );
+        let o = ntx_run(
+            &ntx,
+            &dir,
+            &["chatty_scale", "x.npy", "1", "--timeout", bad],
+        )
+        .output()
+        .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "ntx --timeout {bad}: {}",
+            text(&o.stderr)
+        );
+    }
+    // Through ntx, -inf is a value too, and --stats=json's stdout is the document alone.
+    let o = ntx_run(
+        &ntx,
+        &dir,
+        &["chatty_scale", "x.npy", "-inf", "--stats=json"],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("stdout is the document alone");
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
+    let (dir, ntx, _) = setup("sdk_trust_processes");
+    let o = ntx_run(&ntx, &dir, &["leaves_a_child", "x.npy", "--out", "y.npy"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    std::thread::sleep(Duration::from_secs(3));
+    let strays: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("stray-"))
+        .collect();
+    assert!(
+        strays.is_empty(),
+        "a kernel's child outlived ntx: {strays:?}"
+    );
+    let o = ntx_run(&ntx, &dir, &["naps", "x.npy", "--timeout", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4));
+    let err = text(&o.stderr);
+    assert!(err.contains("at naps(at::Tensor const&) ("), "{err}");
+    assert!(err.contains("trust.cpp:29"), "{err}");
+    assert!(err.contains("(innermost: "), "{err}");
+    // Killed mid-run by any signal: nothing beside --out.
+    for sig in [libc::SIGTERM, libc::SIGKILL] {
+        let mut child = ntx_run(
+            &ntx,
+            &dir,
+            &["naps", "x.npy", "--out", "z.npy", "--timeout", "0"],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        // SAFETY: a child of this test.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        child.wait().unwrap();
+        let clean = within(Duration::from_secs(10), || {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .all(|e| !e.file_name().to_string_lossy().contains(".tmp"))
+        });
+        assert!(clean, "signal {sig}: a temporary file is left beside --out");
+    }
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn builds_into_one_folder_take_turns() {
+    let (dir, ntx, _) = setup("sdk_trust_build_dir");
+    let runs: Vec<_> = (0..3)
+        .map(|_| {
+            ntx_run(
+                &ntx,
+                &dir,
+                &["chatty_scale", "x.npy", "3", "--build-dir", "shared"],
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for r in runs {
+        let o = r.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn ntx_and_the_runner_share_their_limits_and_temporary_names() {
+    use neuron_customop_host::{limits, outfile};
+    assert_eq!(ntx::op::MAX_CORES, limits::MAX_CORES);
+    assert_eq!(ntx::op::MAX_TIMEOUT_SECS, limits::MAX_TIMEOUT_SECS);
+    let out = Path::new("some/dir/y.npy");
+    assert_eq!(ntx::guard::tmp_name(out, 42), outfile::tmp_name(out, 42));
+}
