@@ -124,7 +124,15 @@ MISUSES = [
     (22, 2, 2, "tcm-out-of-bounds"),
     (23, 1, 2, "uninitialized-read"),
     (24, 1, 2, "uninitialized-read"),
+    (30, 1, 2, "tcm-out-of-bounds"),
+    (31, 1, 2, "tcm-out-of-bounds"),
 ]
+
+# The words a stray TCM access's report gives, by case: the block nearest the address.
+TCM_STRAYS = {
+    30: "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
+    31: "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
+}
 
 
 def misuses(ntx, src, work):
@@ -133,6 +141,8 @@ def misuses(ntx, src, work):
         p = m.run("misuse", "x.npy", case, cores=cores, code=code)
         if f"[{kind}] op misuse" not in p.stderr:
             sys.exit(f"case {case}: no {kind} report in {p.stderr!r}")
+        if case in TCM_STRAYS and (TCM_STRAYS[case] not in p.stderr or "misuse.cpp:" not in p.stderr):
+            sys.exit(f"case {case}: {TCM_STRAYS[case]!r} and the line not in {p.stderr!r}")
         wrote = (work / "out.npy").exists()
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")

@@ -125,6 +125,16 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
             out.tcm_accessor().tcm_to_tensor<float>(t, 0, 16);
         return torch::neuron::tcm_free(t), out;
     }
+    case 30: { // a store 5000 bytes past the end of a 64-byte block (past its guard pages)
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(64));
+        static_cast<volatile float *>(t)[16 + 1250] = 1.0f;
+        return torch::neuron::tcm_free(t), out;
+    }
+    case 31: { // a store just before a 4096-byte block (a block of whole pages)
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(4096));
+        static_cast<volatile float *>(t)[-1] = 1.0f;
+        return torch::neuron::tcm_free(t), out;
+    }
     case 22: { // a load from a freed block
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(64 * sizeof(float)));
         torch::neuron::tcm_free(t);

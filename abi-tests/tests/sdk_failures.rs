@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use install_support::make;
+use install_support::{f32_npy, make, within};
 use nt_support::qemu::root;
 use nt_support::tools::{run_ok, scratch};
 
@@ -26,17 +26,8 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     let dir = scratch(name);
     let prefix = dir.join("prefix");
     make(&["install".into(), format!("PREFIX={}", prefix.display())]);
-    let mut x = b"\x93NUMPY\x01\x00".to_vec();
-    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }".to_string();
-    while !(header.len() + 11).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    x.extend((header.len() as u16).to_le_bytes());
-    x.extend(header.as_bytes());
-    for v in -4..4 {
-        x.extend((v as f32).to_le_bytes());
-    }
+    let values: Vec<f32> = (-4..4).map(|v| v as f32).collect();
+    let x = f32_npy("(2, 4)", &values);
     std::fs::write(dir.join("x.npy"), x).unwrap();
     (dir, prefix.join("bin/ntx"))
 }
@@ -75,18 +66,6 @@ fn marked(marker: &str) -> Vec<u32> {
         }
     }
     found
-}
-
-/// Waits up to `limit` for `f` to hold.
-fn within(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let t = Instant::now();
-    while t.elapsed() < limit {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    f()
 }
 
 /// Starts an 8-core run of `spin` (which never returns) with its own temporary folder,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use install_support::make;
+use install_support::{f32_npy, make, within};
 use nt_support::qemu::root;
 use nt_support::tools::scratch;
 
@@ -30,16 +30,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let prefix = dir.join("prefix");
     make(&["install".into(), format!("PREFIX={}", prefix.display())]);
     let ntx = prefix.join("bin/ntx");
-    let mut x = b"\x93NUMPY\x01\x00".to_vec();
-    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }".to_string();
-    while !(header.len() + 11).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    x.extend((header.len() as u16).to_le_bytes());
-    x.extend(header.as_bytes());
-    x.extend(1.5f32.to_le_bytes());
-    x.extend((-2f32).to_le_bytes());
+    let x = f32_npy("(1, 2)", &[1.5, -2.0]);
     std::fs::write(dir.join("x.npy"), x).unwrap();
     let program = dir.join("prog");
     let built = Command::new(&ntx)
@@ -84,17 +75,6 @@ fn ntx_run(ntx: &Path, dir: &Path, args: &[&str]) -> Command {
         .args(args)
         .env_remove("PKG_CONFIG_PATH");
     c
-}
-
-fn within(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let t = Instant::now();
-    while t.elapsed() < limit {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    f()
 }
 
 #[test]

@@ -122,3 +122,31 @@ pub fn build_and_run(
     let out = run_ok(&mut Command::new(exe));
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{what}");
 }
+
+/// Waits up to `limit` for `f` to hold (polling): whether it did.
+pub fn within(limit: std::time::Duration, mut f: impl FnMut() -> bool) -> bool {
+    let t = std::time::Instant::now();
+    while t.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    f()
+}
+
+/// A `.npy` file (format 1.0) of float32 `values` in shape `shape`.
+pub fn f32_npy(shape: &str, values: &[f32]) -> Vec<u8> {
+    let mut x = b"\x93NUMPY\x01\x00".to_vec();
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+    while !(header.len() + 11).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    x.extend((header.len() as u16).to_le_bytes());
+    x.extend(header.as_bytes());
+    for v in values {
+        x.extend(v.to_le_bytes());
+    }
+    x
+}

@@ -195,7 +195,9 @@ def test_a_fork_while_another_thread_calls_does_not_hang_the_child(built) -> Non
         t = threading.Thread(target=long_call)
         t.start()
         started.wait()
-        time.sleep(0.3)  # the thread holds the library's lock, inside its call
+        while lib._lock.acquire(blocking=False):  # until the thread holds the lock, in its call
+            lib._lock.release()
+            time.sleep(0.01)
 
         def child() -> None:
             np.testing.assert_array_equal(lib.passes(x), x)

@@ -48,6 +48,9 @@ impl Reserved {
                     way: Way::Write,
                 });
             }
+            if t.is_dir() {
+                return Err(refuse("is a folder".into()));
+            }
             if !t.is_file() {
                 return Err(refuse(
                     "is not a regular file, a character device or a FIFO".into(),

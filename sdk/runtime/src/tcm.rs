@@ -2,12 +2,15 @@
 //! fast stream accessor takes its 4 KiB buffer. First fit over the 16 KiB, 16-byte granules;
 //! the high-water mark is what `--stats` reports.
 //!
-//! Each block lives in pages of its own, its end at the end of the last one, followed by
-//! an inaccessible guard page; a freed block's pages become inaccessible and are not used
-//! again in the job. An access past a block's end (beyond its 16-byte rounding), between
-//! blocks or into a freed block therefore faults at once, and [`Pool::describe`] says what
-//! the address was. An access before a block's start lands in its first page and is not
-//! caught unless it reaches the page before (docs/customop-host.md).
+//! The pool's blocks live in an arena: one reserved, inaccessible stretch of address space
+//! ([`ARENA_BYTES`]) in which only live blocks' pages are open. Each block has pages of its
+//! own, its end at the end of the last one, with [`GUARD_PAGES`] inaccessible pages before
+//! and after it; a freed block's pages become inaccessible again and are not used again in
+//! the job. An access anywhere in the arena but a live block's pages (past a block's end
+//! beyond its 16-byte rounding, before its first page, between blocks, into a freed block)
+//! therefore faults at once, and [`Pool::describe`] names the block nearest the address.
+//! Not caught: an access before a block's start that stays in its first page, and one that
+//! lands inside another live block's pages (docs/customop-host.md).
 //!
 //! A watched block (`tcm_malloc` under `--sanitize`) starts with its pages inaccessible
 //! too: the first store into a page opens it ([`Pool::touch`]); a load from a page nothing
@@ -20,6 +23,12 @@ pub const POOL_BYTES: usize = 16 * 1024;
 /// Allocation granule (and alignment) in bytes.
 const GRANULE: usize = 16;
 const PAGE: usize = 4096;
+/// Inaccessible pages between two blocks of the arena (a block's own stray accesses up to
+/// this far past its end or before its start fault, even with a neighbour).
+pub const GUARD_PAGES: usize = 4;
+/// The address space a pool reserves for its blocks (inaccessible, costing no memory): room
+/// for about 460,000 blocks in a job; past that, blocks get mappings of their own.
+pub const ARENA_BYTES: usize = 16 << 30;
 
 /// One block and its pages.
 #[derive(Debug)]
@@ -30,9 +39,11 @@ struct Block {
     asked: usize,
     /// Bytes taken (rounded up to the granule).
     size: usize,
-    /// Its mapping: the block's pages, then the guard page.
+    /// Its pages (in the arena, or a mapping of its own with a guard page after them).
     map: usize,
     map_len: usize,
+    /// Whether `map` is a mapping of its own (unmapped with the pool).
+    own_mapping: bool,
     /// Its first byte.
     ptr: usize,
     freed: bool,
@@ -62,11 +73,20 @@ impl Block {
         )
     }
 
-    /// The mapping's page holding `addr`, if it is one of the block's own (not the guard).
+    /// The mapping's page holding `addr`, if it is one of the block's own (not a guard).
     fn page_of(&self, addr: usize) -> Option<u32> {
-        let pages = self.map_len / PAGE - 1;
+        let pages = self.map_len / PAGE;
         let k = addr.checked_sub(self.map)? / PAGE;
         (k < pages).then_some(k as u32)
+    }
+
+    /// How far `addr` is from the block's bytes (0: inside them).
+    fn distance(&self, addr: usize) -> usize {
+        if addr < self.ptr {
+            self.ptr - addr
+        } else {
+            addr.saturating_sub(self.ptr + self.size.max(1) - 1)
+        }
     }
 
     fn closed(&self, page: u32) -> bool {
@@ -82,6 +102,38 @@ pub struct Pool {
     blocks: Vec<Block>,
     in_use: usize,
     high_water: usize,
+    /// The arena's first byte (0: not reserved yet) and the next block's place in it.
+    arena: usize,
+    next: usize,
+}
+
+/// Pages `len` bytes from `at`, opened for reading and writing; false if that failed.
+fn open_pages(at: usize, len: usize) -> bool {
+    // SAFETY: pages of a mapping the pool owns.
+    len == 0
+        || unsafe {
+            libc::mprotect(
+                at as *mut libc::c_void,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+            )
+        } == 0
+}
+
+/// A new inaccessible private mapping of `len` bytes: its address.
+fn reserve(len: usize) -> Option<usize> {
+    // SAFETY: a new anonymous mapping, inaccessible, reserving no memory.
+    let m = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    (m != libc::MAP_FAILED).then_some(m as usize)
 }
 
 impl Pool {
@@ -110,26 +162,10 @@ impl Pool {
             return None;
         }
         let pages = size.div_ceil(PAGE) * PAGE;
-        let map_len = pages + PAGE;
-        let opened = if watch { 0 } else { pages };
-        // SAFETY: a new private mapping, inaccessible, then its first pages opened (none
-        // for a watched block).
-        let map = unsafe {
-            let m = libc::mmap(
-                core::ptr::null_mut(),
-                map_len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            if m == libc::MAP_FAILED
-                || libc::mprotect(m, opened, libc::PROT_READ | libc::PROT_WRITE) != 0
-            {
-                return None;
-            }
-            m as usize
-        };
+        let (map, own_mapping) = self.place(pages)?;
+        if !open_pages(map, if watch { 0 } else { pages }) {
+            return None;
+        }
         self.live.insert(slot, (at, size));
         self.in_use += size;
         self.high_water = self.high_water.max(self.in_use);
@@ -139,13 +175,36 @@ impl Pool {
             asked: bytes,
             size,
             map,
-            map_len,
+            map_len: pages,
+            own_mapping,
             ptr,
             freed: false,
             watched: watch,
             open: 0,
         });
         Some(ptr as *mut u8)
+    }
+
+    /// Where a block of `pages` bytes of pages goes: the next place in the arena (reserved
+    /// at the first block), or, once the arena is used up, a mapping of its own with a
+    /// guard page after it. (address, whether it is a mapping of its own)
+    fn place(&mut self, pages: usize) -> Option<(usize, bool)> {
+        if self.arena == 0 {
+            self.arena = reserve(ARENA_BYTES).unwrap_or(0);
+            self.next = GUARD_PAGES * PAGE;
+        }
+        let end = self.next + pages + GUARD_PAGES * PAGE;
+        if self.arena != 0 && end <= ARENA_BYTES {
+            let at = self.arena + self.next;
+            self.next = end;
+            return Some((at, false));
+        }
+        reserve(pages + PAGE).map(|m| (m, true))
+    }
+
+    /// Whether `addr` is in the arena.
+    fn in_arena(&self, addr: usize) -> bool {
+        self.arena != 0 && (self.arena..self.arena + ARENA_BYTES).contains(&addr)
     }
 
     /// Frees the live block starting at `p`; false (nothing freed) if none starts there.
@@ -185,14 +244,20 @@ impl Pool {
             .map(|b| b.ptr as *mut u8)
     }
 
-    /// What address `addr` is to the pool, if it is in a block's pages or guard: where, in
-    /// words (`None`: not the pool's).
+    /// What address `addr` is to the pool, if it is in the arena or in a block's own
+    /// mapping and its guard page: where, in words, from the block nearest it (a live one
+    /// before a freed one as near); `None`: not the pool's.
     pub fn describe(&self, addr: usize) -> Option<String> {
-        let b = self
-            .blocks
-            .iter()
-            .rev()
-            .find(|b| (b.map..b.map + b.map_len).contains(&addr))?;
+        let own = |b: &&Block| b.own_mapping && (b.map..b.map + b.map_len + PAGE).contains(&addr);
+        let b = match self.blocks.iter().rev().find(own) {
+            Some(b) => b,
+            None if self.in_arena(addr) => self
+                .blocks
+                .iter()
+                .filter(|b| !b.own_mapping)
+                .min_by_key(|b| (b.distance(addr), b.freed))?,
+            None => return None,
+        };
         let block = b.words();
         Some(if b.freed {
             format!(
@@ -201,6 +266,8 @@ impl Pool {
             )
         } else if addr >= b.ptr + b.size {
             format!("{} bytes past the end of {block}", addr - (b.ptr + b.asked))
+        } else if addr >= b.ptr {
+            format!("{} bytes into {block}", addr - b.ptr)
         } else {
             format!("{} bytes before the start of {block}", b.ptr - addr)
         })
@@ -268,9 +335,13 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        for b in &self.blocks {
-            // SAFETY: each block's own mapping, unmapped once.
-            unsafe { libc::munmap(b.map as *mut libc::c_void, b.map_len) };
+        for b in self.blocks.iter().filter(|b| b.own_mapping) {
+            // SAFETY: a block's own mapping, unmapped once.
+            unsafe { libc::munmap(b.map as *mut libc::c_void, b.map_len + PAGE) };
+        }
+        if self.arena != 0 {
+            // SAFETY: the arena, unmapped once.
+            unsafe { libc::munmap(self.arena as *mut libc::c_void, ARENA_BYTES) };
         }
     }
 }
@@ -412,8 +483,25 @@ mod tests {
             p.describe(a - 4).unwrap(),
             "4 bytes before the start of a block of 64 bytes (pool offset 0)"
         );
-        assert_eq!(p.describe(a + (1 << 40)), None);
-        assert_eq!(p.describe(a + 64 + 4096), None, "past the guard page");
+        assert_eq!(p.describe(a + (1 << 40)), None, "outside the arena");
+        assert_eq!(
+            p.describe(a + 64 + 5000).unwrap(),
+            "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
+            "past the guard pages, in the arena"
+        );
+        assert!(!accessible(a + 64 + 5000) && !accessible(a + 64 + 100_000));
+        let b = p.alloc(4096).unwrap() as usize;
+        assert!(!accessible(b - 1), "the byte before a block of whole pages");
+        assert_eq!(
+            p.describe(b - 1).unwrap(),
+            "1 bytes before the start of a block of 4096 bytes (pool offset 64)",
+            "the nearest block"
+        );
+        assert!(p.free(b as *const u8));
+        assert_eq!(
+            p.describe(b + 10).unwrap(),
+            "10 bytes into a block of 4096 bytes (pool offset 64), already freed"
+        );
     }
 
     #[test]

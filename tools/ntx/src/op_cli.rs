@@ -151,6 +151,9 @@ fn check_out(out: &Path) -> Result<(), String> {
         if t.is_char_device() || t.is_fifo() {
             return Ok(());
         }
+        if t.is_dir() {
+            return Err(format!("--out {}: is a folder", out.display()));
+        }
         if !t.is_file() {
             return Err(format!(
                 "--out {}: is not a regular file, a character device or a FIFO",
