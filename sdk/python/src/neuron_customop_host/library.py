@@ -6,6 +6,7 @@ exit)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 import subprocess
@@ -227,7 +228,7 @@ class Library:
         return self._held(answer, code, shape)
 
     def _held(self, answer: dict[str, Any], code: int, shape: tuple[int, ...]) -> Held:
-        nbytes = int(np.prod(shape, dtype=np.int64)) * self._numpy_dtype(code).itemsize
+        nbytes = math.prod(shape) * self._numpy_dtype(code).itemsize
         return Held(answer["handle"], answer["offset"], nbytes, code, tuple(shape))
 
     def empty(self, shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
