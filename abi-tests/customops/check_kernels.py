@@ -116,6 +116,7 @@ MISUSES = [
     (13, 2, 2, "cores-write-same-element"),
     (14, 2, 0, "core-reads-other-core-write"),
     (15, 2, 2, "output-unwritten"),
+    (15, 1, 2, "output-unwritten"),
     (16, 1, 2, "index-out-of-range"),
     (17, 1, 2, "operation-error"),
     (18, 1, 3, "kernel-crashed"),
@@ -133,6 +134,30 @@ TCM_STRAYS = {
     30: "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
     31: "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
 }
+
+
+def idioms(ntx, src, work):
+    """Kernels in ATen's idioms (idioms.cpp) against NumPy, and what they print."""
+    x = np.load(work / "x.npy")[:7, :9] * np.float32(0.25)
+    x[3] = -np.abs(x[3])
+    np.save(work / "small.npy", x)
+    k = Runner(ntx, src, work, "idioms", "idioms.cpp", "idioms_shape.cpp")
+    p = k.run("row_stats", "small.npy")
+    mean = np.zeros(7, np.float32)
+    for c in range(9):
+        mean += x[:, c] / np.float32(9)
+    best = x.max(axis=1)
+    want = np.stack([best, (x > 0).sum(1), (x <= 0).sum(1), mean, (best > np.abs(mean))], axis=1).astype(np.float32)
+    same("row_stats (references, std::max, ++, +=, float&, float*, float division)", np.load(work / "out.npy"), want)
+    if p.stdout != f"row 0: max {best[0]:f}, {int(want[0, 1])} positive\n":
+        sys.exit(f"printf of accessor elements: {p.stdout!r}")
+    a = np.arange(-6, 6, dtype=np.int32)
+    np.save(work / "ints.npy", a)
+    p = k.run("bits", "ints.npy")
+    same("bits (<<=, |=, int32_t&, a vector of sizes)", np.load(work / "out.npy"), ((a << 1) | 1) ^ 2)
+    if p.stdout != f"bits[0] = {((a[0] << 1) | 1) ^ 2}\n":
+        sys.exit(f"printf of an int element: {p.stdout!r}")
+    print("ok printf of accessor elements")
 
 
 def misuses(ntx, src, work):
@@ -153,6 +178,10 @@ def misuses(ntx, src, work):
     if m.run("misuse", "x.npy", 26, sanitize=False).stderr:
         sys.exit("a standard accessor's reads were checked without --sanitize")
     print("ok uninitialized-read through a standard accessor under --sanitize")
+    p = m.run("misuse", "x.npy", 32, "--sanitize", code=2)
+    if "error[output-unwritten] op misuse, core 0, output, index 50..3000" not in p.stderr:
+        sys.exit(f"one core, a standard accessor, --sanitize: {p.stderr!r}")
+    print("ok output-unwritten on one core through a standard accessor under --sanitize")
     for case, what in ((27, "tcm_to_tensor of 64 bytes reads bytes 0..64"), (28, "a load at")):
         p = m.run("misuse", "x.npy", case, code=2)
         if f"error[uninitialized-read] op misuse, core 0: {what}" not in p.stderr or "misuse.cpp:" not in p.stderr:
@@ -206,6 +235,7 @@ def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
     kernels(ntx, src, work)
+    idioms(ntx, src, work)
     misuses(ntx, src, work)
     print("all kernels right")
 

@@ -108,11 +108,15 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         t.tcm_accessor().tensor_to_tcm<float>(buf, 10, 4);
         return out;
     }
-    case 26: { // an empty tensor's element read through a standard accessor (--sanitize)
+    case 26: { // an empty tensor's element read through a read-only accessor (--sanitize)
         torch::Tensor t = torch::empty({4, 4}, torch::kFloat);
-        auto a = t.accessor<float, 2>();
-        a[0][0] = 1.0f;
-        return (void)(float)a[0][0], (void)(float)a[1][2], out;
+        {
+            auto a = t.accessor<float, 2>();
+            a[0][0] = 1.0f;
+        }
+        const torch::Tensor &readonly = t;
+        auto r = readonly.accessor<float, 2>();
+        return (void)r[0][0], (void)r[1][2], out;
     }
     case 27: case 28: case 29: { // TCM bytes copied out (27) or loaded (28) before anything wrote
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(256 * sizeof(float)));
@@ -124,6 +128,13 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         else
             out.tcm_accessor().tcm_to_tensor<float>(t, 0, 16);
         return torch::neuron::tcm_free(t), out;
+    }
+    case 32: { // one core: the output's first row written through a standard accessor, no more
+        torch::Tensor dst = get_dst_tensor();
+        auto a = dst.accessor<float, 2>();
+        for (int64_t c = 0; c < dst.size(1); c++)
+            a[0][c] = 1.0f;
+        return dst;
     }
     case 30: { // a store 5000 bytes past the end of a 64-byte block (past its guard pages)
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(64));

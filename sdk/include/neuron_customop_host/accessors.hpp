@@ -43,40 +43,21 @@ template <class T> inline T *element(const Q7PtrType &p)
     return static_cast<T *>(neuron_translate(nt_customop_ctx(p.ctx), p.hbm_addr));
 }
 
-/// A writable element: each read and each write translates again (a pointer kept across
-/// another element's translate could be stale: the stale-pointer rule).
-template <class T> class ElementRef {
-  public:
-    ElementRef(Q7PtrType p, const nt_customop_meta *m) : p_(p), m_(m) {}
-    ElementRef(const ElementRef &) = default;
-    operator T() const
-    {
-        note(false);
-        return *element<T>(p_);
-    }
-    ElementRef &operator=(const T &v)
-    {
-        note(true);
-        *element<T>(p_) = v;
-        return *this;
-    }
-    ElementRef &operator=(const ElementRef &o) { return *this = static_cast<T>(o); }
-    ElementRef &operator+=(const T &v) { return *this = static_cast<T>(*this) + v; }
-    ElementRef &operator-=(const T &v) { return *this = static_cast<T>(*this) - v; }
-    ElementRef &operator*=(const T &v) { return *this = static_cast<T>(*this) * v; }
-    ElementRef &operator/=(const T &v) { return *this = static_cast<T>(*this) / v; }
-
-  private:
-    /// While the runtime tracks the tensor's written elements (under --sanitize), it is
-    /// told of each element read or written.
-    void note(bool write) const
-    {
-        if (m_->track)
-            nt_customop_note(m_, (p_.hbm_addr - m_->hbm_addr) / sizeof(T), 1, write);
-    }
-    Q7PtrType p_;
-    const nt_customop_meta *m_;
-};
+/// Element `i` of an accessor (its place `p`) as a reference, as ATen's accessors give it:
+/// `T&` (writable) or `const T&`. The reference is valid until the window it was
+/// translated through is refilled (the device's rule: a later translate of an address in
+/// another region may move it); read or write through it at once, as `out[i] = v`,
+/// `out[i] += v` and `printf("%f", out[i])` do. While the runtime tracks the tensor's
+/// written elements (under --sanitize), taking a writable reference counts as a write (a
+/// reference cannot say whether it will be read first) and a read-only one as a read.
+template <class T, bool ReadOnly>
+inline typename std::conditional<ReadOnly, const T &, T &>::type element_ref(const Q7PtrType &p,
+                                                                              const nt_customop_meta *m)
+{
+    if (m->track)
+        nt_customop_note(m, (p.hbm_addr - m->hbm_addr) / sizeof(T), 1, ReadOnly ? 0 : 1);
+    return *element<T>(p);
+}
 
 /// The span walk's view of a tensor's elements.
 template <class T> inline NEURON_TRANSLATE_NAMESPACE::Tensor<T> view(const nt_customop_meta *m)
@@ -194,7 +175,7 @@ template <class T, size_t N, bool ReadOnly> class TensorAccessor {
 
 template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
   public:
-    using Ref = typename std::conditional<ReadOnly, T, nt_customop::ElementRef<T>>::type;
+    using Ref = typename std::conditional<ReadOnly, const T &, T &>::type;
     TensorAccessor(const nt_customop_meta *m, uint64_t addr, int dim, bool owner)
         : m_(m), addr_(addr), dim_(dim), owner_(owner)
     {
@@ -215,19 +196,12 @@ template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
         if (i < 0 || i >= n)
             nt_customop_bad_index(m_, dim_, i, n);
         nt_customop::Q7PtrType p = {addr_ + static_cast<uint64_t>(i) * sizeof(T), nt_customop::kCoreCtx, 0};
-        return get(p, std::integral_constant<bool, ReadOnly>());
+        return nt_customop::element_ref<T, ReadOnly>(p, m_);
     }
     int64_t size(int64_t d) const { return m_->sizes[dim_ + d]; }
     int64_t stride(int64_t d) const { return m_->strides[dim_ + d]; }
 
   private:
-    T get(const nt_customop::Q7PtrType &p, std::true_type) const
-    {
-        if (m_->track)
-            nt_customop_note(m_, (p.hbm_addr - m_->hbm_addr) / sizeof(T), 1, 0);
-        return *nt_customop::element<T>(p);
-    }
-    Ref get(const nt_customop::Q7PtrType &p, std::false_type) const { return Ref(p, m_); }
     const nt_customop_meta *m_;
     uint64_t addr_;
     int dim_;

@@ -108,6 +108,11 @@ fn kernel_job(job: &Job) {
             }
         });
         let mut report = core_report(rt, returned);
+        if report.dst_called {
+            report
+                .reports
+                .extend(unwritten_output(rt, &job.op, job.core));
+        }
         if let Some((r, elements)) = ran {
             report.device = Some(crate::report::Device {
                 counts: r.counts,
@@ -222,6 +227,41 @@ pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (i32, bool) {
     let (reports, crashes) = run_cores(o, call, output, lazy);
     let dst_called = reports.iter().any(|r| r.dst_called);
     (conclude(o, reports, crashes, output), dst_called)
+}
+
+/// On one core, the output elements the kernel never wrote, as `output-unwritten` (the
+/// first stretch): known while the runtime still tracks the output's written elements
+/// (every TCM and stream copy and operation, and each standard accessor's element under
+/// `--sanitize`; without it, a standard accessor ends the tracking and nothing is said).
+fn unwritten_output(
+    rt: &mut crate::state::Runtime,
+    op: &str,
+    core: u32,
+) -> Option<crate::misuse::Report> {
+    let d = rt.dst?;
+    let e = rt.entry(d);
+    if e.meta.track == 0 {
+        return None;
+    }
+    let n = e.meta.numel;
+    let mut next = 0;
+    for &(s, end) in e.written.iter().chain([&(n, n)]) {
+        if s > next {
+            let detail = format!("the kernel never wrote output elements {next}..{s} of {n}");
+            return Some(crate::misuse::Report {
+                core: Some(core),
+                ..crate::report::cross_core(
+                    op,
+                    crate::misuse::Kind::Unwritten,
+                    "output",
+                    format!("{next}..{s}"),
+                    detail,
+                )
+            });
+        }
+        next = next.max(end);
+    }
+    None
 }
 
 /// The reports of a run, checked across cores, printed: the exit status.

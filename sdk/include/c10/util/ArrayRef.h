@@ -2,10 +2,11 @@
  * c10::IntArrayRef: a size list, as the custom-op API's factories and sizes() take and give
  * it, for kernels built on a workstation with the neuron-translate custom-op SDK. C++14.
  *
- * It holds its sizes (at most kMaxDims of them), so a braced list of any one integer type
- * converts without a narrowing error: torch::zeros({n}, ...) with a size_t n, as the
- * public guide writes it, compiles. Negative sizes are kept as given; the factories
- * refuse them.
+ * It holds its sizes (at most kMaxDims of them), so a braced list of integers of any
+ * kinds converts without a narrowing error, as in ATen and on the device:
+ * torch::zeros({n}, ...) with a size_t n, torch::zeros({x.size(0), 4}, ...) (int64_t and
+ * int), and a std::vector of sizes all compile. Negative sizes are kept as given; the
+ * factories refuse them.
  */
 #ifndef NEURON_CUSTOMOP_C10_ARRAY_REF_H
 #define NEURON_CUSTOMOP_C10_ARRAY_REF_H
@@ -14,11 +15,17 @@
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
+#include <vector>
 
 namespace c10 {
 
 /// The most dimensions a custom operator's tensor has.
 constexpr size_t kMaxDims = 8;
+
+/// Whether every type of a pack is an integer type.
+template <class... Ts> struct all_integral : std::true_type {};
+template <class T, class... Ts>
+struct all_integral<T, Ts...> : std::integral_constant<bool, std::is_integral<T>::value && all_integral<Ts...>::value> {};
 
 class IntArrayRef {
   public:
@@ -30,6 +37,26 @@ class IntArrayRef {
     {
         for (T s : sizes)
             push(static_cast<int64_t>(s));
+    }
+    /// A braced list of integers of several kinds ({x.size(0), 4}, {n, 2} with a size_t n).
+    template <class A, class B, class... Rest,
+              class = typename std::enable_if<std::is_integral<A>::value && std::is_integral<B>::value &&
+                                              all_integral<Rest...>::value>::type>
+    IntArrayRef(A a, B b, Rest... rest)
+    {
+        const int64_t sizes[] = {static_cast<int64_t>(a), static_cast<int64_t>(b), static_cast<int64_t>(rest)...};
+        for (int64_t s : sizes)
+            push(s);
+    }
+    /// One size, as ATen's IntArrayRef converts from one element.
+    template <class T, class = typename std::enable_if<std::is_integral<T>::value>::type> IntArrayRef(T one)
+    {
+        push(static_cast<int64_t>(one));
+    }
+    /// The sizes a vector holds.
+    template <class T, class Alloc, class = typename std::enable_if<std::is_integral<T>::value>::type>
+    IntArrayRef(const std::vector<T, Alloc> &sizes) : IntArrayRef(sizes.data(), sizes.size())
+    {
     }
     /// n sizes from `data`.
     template <class T, class = typename std::enable_if<std::is_integral<T>::value>::type>
