@@ -87,9 +87,12 @@ def kernels(ntx, src, work):
     if p.stdout != "hello from core 0 of 4, 3000 elements\n" or p.stderr.count("printf-off-core-0") != 3:
         sys.exit(f"printf: {p.stdout!r} {p.stderr!r}")
     print("ok printf: core 0 prints, cores 1-3 reported")
-    misc.run("factories", "x.npy")
+    p = misc.run("factories", "x.npy")
     want = np.array([[0] * 4, [1] * 4, [7] * 4, [0, 1, 0, 0], [3] * 4], dtype=np.int64)
     same("factories", np.load(work / "out.npy"), want)
+    if p.stderr.count("warning[int64-tensor] op factories, core 0: a tensor of int64 elements (torch::kLong)") != 1:
+        sys.exit(f"factories of kLong: {p.stderr!r}")
+    print("ok int64-tensor warned once")
     p = misc.run("window_move", "x.npy", stats=True)
     same("an accessor across moved windows", np.load(work / "out.npy"), np.arange(1, 6, dtype=np.float32)[None])
     refills = json.loads(p.stdout)["per_core"][0]["refills"]
@@ -204,6 +207,10 @@ def misuses(ntx, src, work):
     if "error[timeout] op spin, core 1:" not in p.stderr or (work / "out.npy").exists():
         sys.exit(f"spin past --timeout: {p.stderr!r}")
     print("ok timeout reported (exit 4)")
+    p = spin.run("passes", "x.npy")
+    if "warning[device-lacks] op passes: the kernels call exit, which the device runtime does not have" not in p.stderr:
+        sys.exit(f"a kernel calling exit(): {p.stderr!r}")
+    print("ok device-lacks warned on the host")
     eleven = Runner(ntx, src, work, "eleven", "misc.cpp", "eleven_shape.cpp")
     p = eleven.run("scale", 1, 1, "x.npy", 1.0, code=1)
     if "at most 10" not in p.stderr:

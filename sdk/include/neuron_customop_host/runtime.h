@@ -100,6 +100,9 @@ void nt_customop_register(const char *lib, const char *name, const char *kernel,
 void nt_customop_bind(const char *name, nt_customop_invoker invoker, const void *function, const int *params,
                       size_t n);
 int nt_customop_main(int argc, char **argv);
+/* The C functions the kernels call that the device runtime lacks (ntx's glue tells them):
+ * each run warns of them (device-lacks). */
+void nt_customop_device_lacks(const char *const *names, size_t n);
 /* A C++ exception left a kernel or shape function: what() (NULL: not a std::exception). */
 void nt_customop_thrown(const char *what);
 

@@ -101,3 +101,10 @@ def test_timeouts_past_the_limit_are_refused(built) -> None:
         with pytest.raises(ValueError, match="timeout"):
             built("relu", timeout=bad)
     built("relu", timeout=365 * 24 * 3600).close()
+
+
+def test_int64_tensors_warn_that_the_guide_dropped_them(built) -> None:
+    a = np.arange(6, dtype=np.int64).reshape(2, 3)
+    with built("ops") as lib, pytest.warns(nch.NeuronCustomOpWarning, match="int64-tensor: .*torch::kLong"):
+        out = lib.elementwise(a, np.ones_like(a), 0, 0, 19, 0, 4)
+    np.testing.assert_array_equal(out, a)

@@ -264,6 +264,23 @@ fn unwritten_output(
     None
 }
 
+/// A warning for the C functions the kernels call that the device runtime lacks (ntx
+/// compares the compute objects' undefined symbols with the device runtime's).
+fn device_lacks(o: &Options) -> Option<Report> {
+    let lacks = crate::registry::with(|r| r.device_lacks.clone());
+    (!lacks.is_empty()).then(|| {
+        let d = format!(
+            "the kernels call {}, which the device runtime does not have: it runs here, not on the device",
+            lacks.join(", ")
+        );
+        Report {
+            tensor: None,
+            index: None,
+            ..cross_core(&o.op, Kind::DeviceLacks, "", String::new(), d)
+        }
+    })
+}
+
 /// The reports of a run, checked across cores, printed: the exit status.
 fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, output: u32) -> i32 {
     if !crashes.is_empty() {
@@ -284,6 +301,9 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
         (e.meta.hbm_addr, e.meta.numel)
     });
     let mut found = across_cores(o, &reports, (addr, numel));
+    if o.device.is_none() {
+        found.extend(device_lacks(o));
+    }
     state::with(|rt| {
         for r in &reports {
             take_result(rt, o, r, output, &mut found);

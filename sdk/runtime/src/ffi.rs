@@ -185,6 +185,22 @@ pub unsafe extern "C" fn nt_customop_bind(
     registry::bind(name, f);
 }
 
+/// The C functions the kernels call that the device runtime lacks, as ntx found them.
+///
+/// # Safety
+/// `names` points to `n` NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_device_lacks(names: *const *const c_char, n: usize) {
+    // SAFETY: the caller's contract.
+    let names = unsafe { std::slice::from_raw_parts(names, n) };
+    let names: Vec<String> = names
+        .iter()
+        // SAFETY: the caller's contract.
+        .map(|p| unsafe { CStr::from_ptr(*p) }.to_string_lossy().into_owned())
+        .collect();
+    registry::with(|r| r.device_lacks = names);
+}
+
 /// # Safety
 /// `p` points to `n` codes.
 unsafe fn params_of(p: *const c_int, n: usize) -> Vec<Param> {

@@ -67,7 +67,7 @@ kinds! {
     CrossRead = "core-reads-other-core-write", Warning,
         "a core read elements another core wrote (no ordering between cores)";
     Unwritten = "output-unwritten", Error,
-        "output elements no core wrote (get_dst_tensor under several cores)";
+        "output elements the kernel never wrote (several cores; one core while its writes are tracked)";
     PrintfOffCore0 = "printf-off-core-0", Warning,
         "a core other than 0 printed: the device drops it (shown here after the run)";
     OpFailed = "operation-error", Error,
@@ -82,6 +82,10 @@ kinds! {
         "tcm_malloc blocks still live when the kernel returned (their sizes and places)";
     Timeout = "timeout", Error,
         "a kernel or shape function still ran when --timeout ran out (every core is ended)";
+    Int64Tensor = "int64-tensor", Warning,
+        "a tensor of torch::kLong (int64): the vendor's current guide dropped it (64-bit custom ops are not supported on the device)";
+    DeviceLacks = "device-lacks", Warning,
+        "the kernel calls a function the device runtime does not have (fopen, say): it runs here, not on the device";
 }
 
 /// How a kernel or shape function ended when it did not return: where it ran, and the

@@ -80,12 +80,15 @@ pub struct Registry {
     pub ops: Vec<OpDef>,
     /// Kernels by name.
     pub kernels: Vec<(String, Function)>,
+    /// The C functions the kernels call that the device runtime lacks (ntx's glue).
+    pub device_lacks: Vec<String>,
 }
 
 /// The program's registry.
 pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     ops: Vec::new(),
     kernels: Vec::new(),
+    device_lacks: Vec::new(),
 });
 
 /// Runs `f` on the registry.

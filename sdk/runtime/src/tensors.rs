@@ -143,9 +143,23 @@ pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), Str
     ))
 }
 
+/// The first tensor of int64 elements a kernel makes or is given on core 0 is a warning:
+/// the vendor's current guide dropped `torch::kLong`. Still run, as the device once did.
+fn warn_int64(rt: &mut Runtime, dtype: DType) {
+    let noted = rt.reports.iter().any(|r| r.kind == Kind::Int64Tensor);
+    if dtype != DType::Long || noted || rt.core != 0 || rt.phase != crate::state::Phase::Kernel {
+        return;
+    }
+    let detail = "a tensor of int64 elements (torch::kLong): the vendor's current guide dropped it, as the device is \
+                  unable to support 64-bit custom ops; it runs here as before"
+        .to_string();
+    rt.misuse(Kind::Int64Tensor, None, None, detail);
+}
+
 /// A tensor entry for `numel(sizes)` elements with `storage` (its HBM address and bytes;
 /// `None`: data-less), under the first free handle. The caller checked the sizes.
 pub fn insert(rt: &mut Runtime, dtype: DType, sizes: &[i64], storage: Option<(u64, u64)>) -> u32 {
+    warn_int64(rt, dtype);
     let (addr, bytes) = storage.unwrap_or_default();
     let mut meta = Meta {
         hbm_addr: addr,

@@ -165,6 +165,64 @@ pub fn dependencies(b: &Build) -> Result<Vec<PathBuf>, String> {
     Ok(all.into_iter().collect())
 }
 
+/// The plain C functions (no C++ mangling, no leading underscore) `data` (an object)
+/// calls but does not define.
+pub fn c_calls(data: &[u8]) -> Result<Vec<String>, String> {
+    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+    let mut names: Vec<String> = file
+        .symbols()
+        .filter(|s| s.is_undefined())
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// The symbols the device side defines for a kernel's program, if the device SDK is
+/// installed: its runtime archive's (`neuron_customop_device`'s `runtime`) and the
+/// translation object's.
+fn device_runtime_symbols() -> Option<std::collections::BTreeSet<String>> {
+    let var =
+        |v: &str| pkg_config(&["--variable", v], "neuron_customop_device").map(|w| w.join(" "));
+    let mut defined = std::collections::BTreeSet::new();
+    let mut add = |bytes: &[u8]| {
+        if let Ok(file) = object::File::parse(bytes) {
+            for s in file
+                .symbols()
+                .filter(|s| s.is_definition() && s.is_global())
+            {
+                if let Ok(n) = s.name() {
+                    defined.insert(n.to_string());
+                }
+            }
+        }
+    };
+    let runtime = std::fs::read(var("runtime").ok()?).ok()?;
+    let archive = object::read::archive::ArchiveFile::parse(&*runtime).ok()?;
+    for member in archive.members().flatten() {
+        if let Ok(bytes) = member.data(&*runtime) {
+            add(bytes);
+        }
+    }
+    add(&std::fs::read(var("translation").ok()?).ok()?);
+    Some(defined)
+}
+
+/// Of the plain C functions the compute objects call, those the device runtime lacks
+/// (none known when the device SDK is not installed).
+pub fn device_lacks(compute_calls: &[String]) -> Vec<String> {
+    let Some(defined) = device_runtime_symbols() else {
+        return Vec::new();
+    };
+    compute_calls
+        .iter()
+        .filter(|n| !defined.contains(*n))
+        .cloned()
+        .collect()
+}
+
 /// The functions an object defines that could be kernels: (name, parameter types).
 pub fn kernels_in(data: &[u8]) -> Result<Vec<(String, Vec<String>)>, String> {
     let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
@@ -215,7 +273,7 @@ pub fn kernel_signature(text: &str) -> Option<(String, Vec<String>)> {
 
 /// The generated main: each candidate kernel declared (a kernel returns `torch::Tensor`)
 /// and bound by name.
-pub fn glue(kernels: &[(String, Vec<String>)]) -> String {
+pub fn glue(kernels: &[(String, Vec<String>)], device_lacks: &[String]) -> String {
     let mut s =
         String::from("// Written by ntx op run: the kernels, bound by name for the runner.\n");
     s += "#include <neuron_customop_host/bind.hpp>\n\n";
@@ -225,6 +283,15 @@ pub fn glue(kernels: &[(String, Vec<String>)]) -> String {
     s += "\nint main(int argc, char **argv)\n{\n";
     for (name, _) in kernels {
         let _ = writeln!(s, "    NT_CUSTOMOP_BIND({name});");
+    }
+    if !device_lacks.is_empty() {
+        let quoted: Vec<String> = device_lacks.iter().map(|n| format!("\"{n}\"")).collect();
+        let _ = writeln!(
+            s,
+            "    static const char *const lacks[] = {{{}}};\n    nt_customop_device_lacks(lacks, {});",
+            quoted.join(", "),
+            device_lacks.len()
+        );
     }
     s += "    return nt_customop_main(argc, argv);\n}\n";
     s
@@ -261,6 +328,7 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     let mut objects = Vec::new();
     let mut kernels = Vec::new();
+    let mut calls = Vec::new();
     for (k, src) in b.compute.iter().chain(&b.shape).enumerate() {
         let obj = b.dir.join(format!("{k}.o"));
         compile(&cxx, b, &cflags, src, &obj)?;
@@ -268,11 +336,14 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
             let data =
                 std::fs::read(&obj).map_err(|e| format!("cannot read {}: {e}", obj.display()))?;
             kernels.extend(kernels_in(&data)?);
+            calls.extend(c_calls(&data)?);
         }
         objects.push(obj);
     }
+    calls.sort();
+    calls.dedup();
     let main = b.dir.join("ntx-op-main.cpp");
-    std::fs::write(&main, glue(&kernels))
+    std::fs::write(&main, glue(&kernels, &device_lacks(&calls)))
         .map_err(|e| format!("cannot write {}: {e}", main.display()))?;
     let main_obj = b.dir.join("ntx-op-main.o");
     compile(&cxx, b, &cflags, &main, &main_obj)?;
@@ -310,7 +381,9 @@ mod tests {
         assert!(kernel_signature("helper(float*, unsigned long)").is_none());
         assert!(kernel_signature("ns::relu(at::Tensor const&)").is_none());
         assert!(kernel_signature("std::vector<int>::size() const").is_none());
-        let g = glue(&[k]);
+        let g = glue(&[k], &["fopen".into()]);
+        assert!(g.contains("static const char *const lacks[] = {\"fopen\"};"));
+        assert!(g.contains("nt_customop_device_lacks(lacks, 1);"));
         assert!(g.contains("at::Tensor relu_backward(at::Tensor const&, at::Tensor const&);"));
         assert!(g.contains("NT_CUSTOMOP_BIND(relu_backward);"));
     }

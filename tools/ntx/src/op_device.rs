@@ -167,7 +167,7 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
         objects.push(obj);
     }
     let main = dir.join("ntx-op-main.cpp");
-    std::fs::write(&main, glue(&kernels)).map_err(|e| format!("{}: {e}", main.display()))?;
+    std::fs::write(&main, glue(&kernels, &[])).map_err(|e| format!("{}: {e}", main.display()))?;
     let main_obj = dir.join("ntx-op-main.o");
     compile(sdk, b, &main, &main_obj)?;
     objects.push(main_obj);
