@@ -114,6 +114,46 @@ def boxes(ntx, src, work):
     print(f"ok box_overlap (<algorithm>, TCM, printf): NumPy's areas, the host's text {text.strip()!r}")
 
 
+def objcopy(ntx):
+    """The device SDK's llvm-objcopy, as pkg-config names it."""
+    out = subprocess.run(
+        ["pkg-config", "--variable=llvm_objcopy", "neuron_customop_device"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PKG_CONFIG_PATH": str(Path(ntx).resolve().parent.parent / "lib" / "pkgconfig")},
+    )
+    return out.stdout.strip()
+
+
+def original_shaped(ntx, src, work, relu):
+    """--translation with an object of the contract's functions only (no neuron_translate_span,
+    as the original's): the device runtime's span by lookup; the host's bytes. An object
+    lacking neuron_translate is refused, naming the object."""
+    tool = objcopy(ntx)
+    four = work / "four-functions.o"
+    subprocess.run([tool, "--localize-symbol=neuron_translate_span", relu.translation, four], check=True)
+    for name, compute, shape, op, arg in (
+        ("relu-four", "relu.cpp", "relu_shape.cpp", "relu_forward", "x.npy"),
+        ("tcm-four", "relu_tcm.cpp", "relu_tcm_shape.cpp", "relu_tcm", "odd.npy"),
+    ):
+        ntx_device(ntx, src, work, name, compute, shape, "--translation", four, op, arg, "--out", "four.npy")
+        host = Built.__new__(Built)
+        host.work, host.program = work, work / name / "op"
+        want, _ = host.run(op, arg, device=False)
+        if np.load(work / "four.npy").tobytes() != want.tobytes():
+            sys.exit(f"{op} with the contract's functions only: not the host's bytes")
+        print(f"ok {op} with a translation object of the contract's functions only: the host's bytes")
+    bare = work / "no-translate.o"
+    subprocess.run([tool, "--localize-symbol=_Z16neuron_translatePvy", four, bare], check=True)
+    p = ntx_device(
+        ntx, src, work, "relu-bare", "relu.cpp", "relu_shape.cpp", "--translation", bare, "relu_forward", "x.npy", code=1
+    )
+    if f"--translation {bare}: does not define neuron_translate" not in p.stderr:
+        sys.exit(f"a translation object without neuron_translate: {p.stderr!r}")
+    print("ok a translation object without neuron_translate is refused, naming it")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -133,6 +173,7 @@ def main():
     for cores in (1, 2, 8):
         same_as_host(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=cores)
     boxes(ntx, src, work)
+    original_shaped(ntx, src, work, relu)
     p = ntx_device(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "hello", "x.npy", code=1)
     if "cannot build this kernel" not in p.stderr or "__muldf3: double arithmetic" not in p.stderr:
         sys.exit(f"a kernel of double arithmetic: {p.stderr!r}")

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use object::{Object, ObjectSection};
+use object::{Object, ObjectSection, ObjectSymbol};
 
 use crate::op::{glue, kernels_in, Build};
 
@@ -153,8 +153,54 @@ fn missing(symbol: &str) -> String {
     format!("{symbol}: {why}")
 }
 
+/// What the device runtime needs of a translation object, by ELF name: the contract's
+/// neuron_translate, neuron_translate_ctx and _init_translate_ctx.
+const NEEDED: [(&str, &str); 3] = [
+    ("_Z16neuron_translatePvy", "neuron_translate"),
+    ("_Z20neuron_translate_ctxv", "neuron_translate_ctx"),
+    ("_Z19_init_translate_ctxv", "_init_translate_ctx"),
+];
+
+/// The linker flags `translation` needs: none when it has `neuron_translate_span` (this
+/// project's object); the device runtime's span by lookup in its place otherwise (the
+/// original's object, which has the contract's functions only). The reason, naming the
+/// object, when it lacks a function the runtime needs.
+fn translation_flags(translation: &Path) -> Result<Vec<String>, String> {
+    let data = std::fs::read(translation)
+        .map_err(|e| format!("--translation {}: {e}", translation.display()))?;
+    let file = object::File::parse(&*data).map_err(|e| {
+        format!(
+            "--translation {}: not an object file: {e}",
+            translation.display()
+        )
+    })?;
+    let defined: Vec<&str> = file
+        .symbols()
+        .filter(|s| s.is_definition() && s.is_global())
+        .filter_map(|s| s.name().ok())
+        .collect();
+    let missing: Vec<&str> = NEEDED
+        .iter()
+        .filter(|(elf, _)| !defined.contains(elf))
+        .map(|(_, n)| *n)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "--translation {}: does not define {} (the contract's functions the device runtime calls)",
+            translation.display(),
+            missing.join(", ")
+        ));
+    }
+    Ok(if defined.contains(&"neuron_translate_span") {
+        Vec::new()
+    } else {
+        vec!["--defsym=neuron_translate_span=nt_span_by_lookup".into()]
+    })
+}
+
 /// Builds the program for the device for `b` with `translation`: its path.
 pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, String> {
+    let span_flags = translation_flags(translation)?;
     let dir = b.dir.join("device");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
     let mut objects = Vec::new();
@@ -189,6 +235,7 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
         "--wrap=neuron_translate_span",
         "--wrap=_Z16neuron_translatePvy",
     ])
+    .args(&span_flags)
     .args(&objects)
     .arg(&sdk.runtime)
     .arg(translation)
