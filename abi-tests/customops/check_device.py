@@ -154,6 +154,24 @@ def original_shaped(ntx, src, work, relu):
     print("ok a translation object without neuron_translate is refused, naming it")
 
 
+def refusals(ntx, src, work):
+    """What the device cannot have is refused by the compiler, naming the construct and
+    the line: a throw (kernels build without exceptions) and _Float16."""
+    for name, body, words in (
+        ("throws", '    if (x.numel() == 0)\n        throw std::runtime_error("empty");\n', "cannot use 'throw'"),
+        ("half", "    _Float16 h = 1;\n    (void)h;\n", "_Float16 is not supported on this target"),
+    ):
+        kernel = work / f"{name}.cpp"
+        kernel.write_text(
+            "#include <stdexcept>\n#include <torch/torch.h>\n"
+            f"torch::Tensor passes(const torch::Tensor &x)\n{{\n{body}    return x;\n}}\n"
+        )
+        p = ntx_device(ntx, src, work, name, kernel, "failures_shape.cpp", "passes", "x.npy", code=1)
+        if f"{name}.cpp:" not in p.stderr or words not in p.stderr:
+            sys.exit(f"{name}: {p.stderr!r}")
+        print(f"ok {words!r} refused with its line")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -174,6 +192,9 @@ def main():
         same_as_host(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=cores)
     boxes(ntx, src, work)
     original_shaped(ntx, src, work, relu)
+    select = Built(ntx, src, work, "select", "float_select.cpp", "float_select_shape.cpp", "above_first", "x.npy")
+    same_as_host(select, "above_first (a select of two float constants, references)", "above_first", "x.npy")
+    refusals(ntx, src, work)
     p = ntx_device(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "hello", "x.npy", code=1)
     if "cannot build this kernel" not in p.stderr or "__muldf3: double arithmetic" not in p.stderr:
         sys.exit(f"a kernel of double arithmetic: {p.stderr!r}")

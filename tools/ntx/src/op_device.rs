@@ -56,29 +56,36 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     }
 }
 
-/// Compiles `src` for the device into `obj` (through assembly: see the module's doc).
+/// Compiles `src` for the device into `obj`: to LLVM IR (optimized), the IR's selects of
+/// two floating-point constants split ([`split_fp_constant_selects`]), the IR to assembly
+/// (no IR pass again), then assembled (see the module's doc).
 fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), String> {
+    let ir = obj.with_extension("ll");
     let asm = obj.with_extension("s");
+    let dir = obj.parent().unwrap_or(Path::new("."));
     let mut cmd = Command::new(&sdk.clang);
-    cmd.args([
-        "--target=xtensa",
-        "-O2",
-        "-g",
-        "-nostdinc",
-        "-fno-exceptions",
-        "-fno-rtti",
-    ])
-    .args(["-ffunction-sections", "-fdata-sections", "-fno-jump-tables"])
-    .arg(format!("-std={}", b.std))
-    .args(features(&sdk.mattr))
-    .args(&sdk.cflags)
-    .arg("-isystem")
-    .arg(resource_include(&sdk.clang)?)
-    .args(&b.cflags)
-    .arg("-S")
-    .arg(src)
-    .arg("-o")
-    .arg(&asm);
+    codegen_flags(&mut cmd, sdk, dir);
+    cmd.args(["-g", "-nostdinc", "-fno-exceptions", "-fno-rtti"])
+        .arg(format!("-std={}", b.std))
+        .args(&sdk.cflags)
+        .arg("-isystem")
+        .arg(resource_include(&sdk.clang)?)
+        .args(&b.cflags)
+        .args(["-S", "-emit-llvm"])
+        .arg(src)
+        .arg("-o")
+        .arg(&ir);
+    run(&mut cmd, &sdk.clang)
+        .map_err(|e| format!("{} does not compile for the device:\n{e}", src.display()))?;
+    let text = std::fs::read_to_string(&ir).map_err(|e| format!("{}: {e}", ir.display()))?;
+    std::fs::write(&ir, split_fp_constant_selects(&text))
+        .map_err(|e| format!("{}: {e}", ir.display()))?;
+    let mut cmd = Command::new(&sdk.clang);
+    codegen_flags(&mut cmd, sdk, dir);
+    cmd.args(["-Xclang", "-disable-llvm-passes", "-S"])
+        .arg(&ir)
+        .arg("-o")
+        .arg(&asm);
     run(&mut cmd, &sdk.clang)
         .map_err(|e| format!("{} does not compile for the device:\n{e}", src.display()))?;
     // clang writes call-frame directives its own assembler rejects for Xtensa.
@@ -90,6 +97,68 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
         .collect();
     std::fs::write(&asm, kept).map_err(|e| format!("{}: {e}", asm.display()))?;
     assemble(sdk, &asm, obj)
+}
+
+/// The target and code generation flags of both of a compile's steps; the compiler's
+/// temporaries (and no crash reproducer) in `dir`, the build folder.
+fn codegen_flags(cmd: &mut Command, sdk: &DeviceSdk, dir: &Path) {
+    cmd.env("TMPDIR", dir)
+        .args(["--target=xtensa", "-O2", "-fno-crash-diagnostics"])
+        .args(["-ffunction-sections", "-fdata-sections", "-fno-jump-tables"])
+        .args(features(&sdk.mattr));
+}
+
+/// LLVM IR with each `select` of two `float` (or `double`) constants made a `select` of
+/// their bit patterns and a `bitcast`: LLVM 22's Xtensa backend cannot select the
+/// constant-pool load the DAG combiner makes of the former ("Cannot select ...
+/// TargetConstantPool"), so `o[i] = w > h ? 1.0f : 0.0f` would refuse the whole file. The
+/// same value, bit for bit.
+pub fn split_fp_constant_selects(ir: &str) -> String {
+    let mut out = String::with_capacity(ir.len() + 64);
+    for line in ir.lines() {
+        match fp_constant_select(line) {
+            Some(split) => out += &split,
+            None => out += line,
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `%x = select i1 %c, float A, float B` (A, B constants) as two instructions.
+fn fp_constant_select(line: &str) -> Option<String> {
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let (lhs, rhs) = line.trim().split_once(" = select ")?;
+    let name = lhs.strip_prefix('%').filter(|n| !n.starts_with('"'))?;
+    let (rhs, meta) = match rhs.split_once(", !") {
+        Some((r, m)) => (r, format!(", !{m}")),
+        None => (rhs, String::new()),
+    };
+    let [cond, a, b]: [&str; 3] = rhs.split(", ").collect::<Vec<_>>().try_into().ok()?;
+    let cond = cond.strip_prefix("i1 ").filter(|c| c.starts_with('%'))?;
+    let ((ty, a), (ty_b, b)) = (a.split_once(' ')?, b.split_once(' ')?);
+    let (int, a, b) = match (ty, ty_b) {
+        ("float", "float") => ("i32", i64::from(fp_bits(a)?.1), i64::from(fp_bits(b)?.1)),
+        ("double", "double") => ("i64", fp_bits(a)?.0, fp_bits(b)?.0),
+        _ => return None,
+    };
+    Some(format!(
+        "{indent}%ntsel.{name} = select i1 {cond}, {int} {a}, {int} {b}{meta}\n\
+         {indent}%{name} = bitcast {int} %ntsel.{name} to {ty}{meta}"
+    ))
+}
+
+/// An IR floating-point constant (decimal, or LLVM's 64-bit hex form) as a double's and a
+/// float's bit patterns, signed as IR integers print.
+fn fp_bits(text: &str) -> Option<(i64, i32)> {
+    let value = match text.strip_prefix("0x") {
+        Some(hex) => f64::from_bits(u64::from_str_radix(hex, 16).ok()?),
+        None if text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') => {
+            text.parse().ok()?
+        }
+        None => return None,
+    };
+    Some((value.to_bits() as i64, (value as f32).to_bits() as i32))
 }
 
 /// `-target-feature` for each ISA option.
@@ -265,4 +334,31 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
         ));
     }
     Ok(elf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selects_of_two_fp_constants_become_selects_of_their_bits() {
+        let ir = "  %14 = select i1 %13, float 1.000000e+00, float 0.000000e+00, !dbg !7\n  %x = select i1 %c, double -2.500000e+00, double 0x7FF0000000000000\n  %y = select i1 %c, float %a, float 0.000000e+00\n";
+        let out = split_fp_constant_selects(ir);
+        assert!(out.contains("  %ntsel.14 = select i1 %13, i32 1065353216, i32 0, !dbg !7\n  %14 = bitcast i32 %ntsel.14 to float, !dbg !7\n"), "{out}");
+        assert!(
+            out.contains(
+                "%ntsel.x = select i1 %c, i64 -4610560118520545280, i64 9218868437227405312"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("  %y = select i1 %c, float %a, float 0.000000e+00\n"),
+            "a variable operand stays"
+        );
+        assert_eq!(
+            fp_bits("0x3FB99999A0000000").map(|b| b.1),
+            Some(0.1f32.to_bits() as i32)
+        );
+        assert_eq!(fp_bits("0xH3C00"), None);
+    }
 }
