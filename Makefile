@@ -26,6 +26,7 @@ LLVM_MC ?= llvm-mc$(LLVM_SUFFIX)
 LLVM_OBJCOPY ?= llvm-objcopy$(LLVM_SUFFIX)
 LLVM_OBJDUMP ?= llvm-objdump$(LLVM_SUFFIX)
 LLVM_AR ?= llvm-ar$(LLVM_SUFFIX)
+LLVM_NM ?= llvm-nm$(LLVM_SUFFIX)
 XTENSA_CLANG ?= clang$(LLVM_SUFFIX)
 XTENSA_LD ?= xtensa-lx106-elf-ld
 XTENSA_AS ?= xtensa-lx106-elf-as

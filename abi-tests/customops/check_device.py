@@ -17,6 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import check_ops  # noqa: E402  (its value generators and operation table)
+
 
 def ntx_device(ntx, src, work, name, compute, shape, *args, code=0):
     """ntx op run --device, building into WORK/NAME: the finished process."""
@@ -31,8 +34,8 @@ def ntx_device(ntx, src, work, name, compute, shape, *args, code=0):
 class Built:
     """A library built by ntx op run --device: its host program and its device program."""
 
-    def __init__(self, ntx, src, work, name, compute, shape, *op_and_args):
-        ntx_device(ntx, src, work, name, compute, shape, *op_and_args)
+    def __init__(self, ntx, src, work, name, compute, shape, *op_and_args, code=0):
+        ntx_device(ntx, src, work, name, compute, shape, *op_and_args, code=code)
         self.work = work
         self.program = work / name / "op"
         self.elf = work / name / "device" / "op.elf"
@@ -51,6 +54,16 @@ class Built:
         if p.returncode != 0:
             sys.exit(f"{args} on {cores} cores (device {device}): exit {p.returncode}\n{p.stderr}")
         return np.load(out), json.loads(p.stdout) if stats else p.stdout
+
+    def outcome(self, *args, device=True):
+        """(exit status, the output's bytes or b'') of a run, without stats."""
+        out = self.work / "out.npy"
+        out.unlink(missing_ok=True)
+        cmd = [self.program, *map(str, args), "--out", out]
+        if device:
+            cmd += ["--device", self.elf, "--translation", self.translation]
+        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
+        return p.returncode, np.load(out).tobytes() if p.returncode == 0 else b""
 
 
 def same_as_host(built, name, *args, cores=1):
@@ -154,6 +167,40 @@ def original_shaped(ntx, src, work, relu):
     print("ok a translation object without neuron_translate is refused, naming it")
 
 
+def soft_float(ntx, src, work):
+    """Float division, int64-to-float conversion and double arithmetic on the device
+    (compiler_builtins' routines in the device runtime): the host's bits."""
+    x = np.load(work / "x.npy")[:7, :9] * np.float32(0.25)
+    x[3] = -np.abs(x[3])
+    np.save(work / "small.npy", x)
+    np.save(work / "ints.npy", np.arange(-6, 6, dtype=np.int32))
+    idioms = Built(ntx, src, work, "idioms", "idioms.cpp", "idioms_shape.cpp", "bits", "ints.npy")
+    same_as_host(idioms, "row_stats (ATen idioms, float division)", "row_stats", "small.npy")
+    same_as_host(idioms, "bits (ATen idioms, a vector of sizes)", "bits", "ints.npy")
+    misc = Built(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "negate", "x.npy")
+    same_as_host(misc, "scale (double arithmetic)", "scale", 20, 30, "x.npy", 0.3)
+    for op in ("negate", "factories"):
+        same_as_host(misc, op, op, "x.npy")
+
+
+def ops_on_device(ntx, src, work):
+    """Every operation of ops.cpp on float32 (the kernel converts Scalars through doubles):
+    the host's bytes, or the same refusal."""
+    built = Built(ntx, src, work, "ops", "ops.cpp", "ops_shape.cpp", "none", code=1)
+    for k, op in enumerate(check_ops.OPS):
+        rng = np.random.default_rng(k)
+        a, b = check_ops.values("float32", rng, True), check_ops.values("float32", rng, True)
+        np.save(work / "a.npy", a)
+        np.save(work / "b.npy", b)
+        claim = check_ops.CODES[check_ops.result_type(op, "float32") or "float32"]
+        args = ["elementwise", "a.npy", "b.npy", check_ops.S, check_ops.T, k, 0, claim]
+        host = built.outcome(*args, device=False)
+        got = built.outcome(*args)
+        if got != host:
+            sys.exit(f"{op} float32: the device gave {got[0]} {got[1][:64]!r}, the host {host[0]} {host[1][:64]!r}")
+    print(f"ok every operation of ops.cpp on float32 ({len(check_ops.OPS)}): the host's bytes or refusals")
+
+
 def refusals(ntx, src, work):
     """What the device cannot have is refused by the compiler, naming the construct and
     the line: a throw (kernels build without exceptions) and _Float16."""
@@ -195,9 +242,16 @@ def main():
     select = Built(ntx, src, work, "select", "float_select.cpp", "float_select_shape.cpp", "above_first", "x.npy")
     same_as_host(select, "above_first (a select of two float constants, references)", "above_first", "x.npy")
     refusals(ntx, src, work)
-    p = ntx_device(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "hello", "x.npy", code=1)
-    if "cannot build this kernel" not in p.stderr or "__muldf3: double arithmetic" not in p.stderr:
-        sys.exit(f"a kernel of double arithmetic: {p.stderr!r}")
+    soft_float(ntx, src, work)
+    ops_on_device(ntx, src, work)
+    lacks = work / "lacks.cpp"
+    lacks.write_text(
+        "#include <stdio.h>\n#include <torch/torch.h>\ntorch::Tensor passes(const torch::Tensor &x)\n"
+        '{\n    FILE *f = fopen("x.npy", "rb");\n    if (f)\n        fclose(f);\n    return x;\n}\n'
+    )
+    p = ntx_device(ntx, src, work, "lacks", lacks, "failures_shape.cpp", "passes", "x.npy", code=1)
+    if "cannot build this kernel" not in p.stderr or "fopen: not in the device runtime" not in p.stderr:
+        sys.exit(f"a kernel calling fopen(): {p.stderr!r}")
     print("ok a kernel the device cannot build is refused, the symbols named (exit 1)")
     missing = work / "no-such.o"
     p = ntx_device(

@@ -6,7 +6,8 @@
 # with apt-get download and unpacked under target/ (nothing is installed on the system).
 
 DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
-DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/protocol.h
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/protocol.h \
+  sdk/device/builtins.sh sdk/device/builtins/Cargo.toml sdk/device/builtins/Cargo.lock sdk/device/builtins/src/lib.rs
 DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot
 DEVICE_SYSROOT_STAMP := $(DEVICE_SYSROOT)/unpacked
@@ -41,7 +42,11 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	done
 	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/start.S \
 	  -o $(DEVICE_RT_DIR)/start.o
-	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o $(DEVICE_RT_DIR)/printf.o
+	XTENSA_SPEC=$(abspath $(XTENSA_SPEC)) XTENSA_TARGET_DIR=$(abspath $(XTENSA_TARGET_DIR)) LLVM_NM=$(LLVM_NM) \
+	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o \
+	  $(DEVICE_RT_DIR)/support.o $(DEVICE_RT_DIR)/printf.o
+	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o \
+	  $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/builtins.o
 
 .PHONY: device-sdk
 device-sdk: $(DEVICE_RT) $(DEVICE_SYSROOT_STAMP)

@@ -212,8 +212,6 @@ fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), String> {
 fn missing(symbol: &str) -> String {
     let why = if ["printf", "puts", "putchar", "vprintf", "fprintf"].contains(&symbol) {
         "printf and the like: the device runtime has no output yet (clang's Xtensa variadic calls are not usable)"
-    } else if symbol.starts_with("__") && symbol.contains("df") {
-        "double arithmetic: the Q7's FPU is single precision and no soft-float library is linked"
     } else if symbol.starts_with("__cxa_") || symbol.starts_with("_Unwind") {
         "C++ exceptions: kernels are built without them"
     } else {
