@@ -61,8 +61,10 @@ def kernels(ntx, src, work):
     np.save(work / "g.npy", g)
     relu = Runner(ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp")
     readme_run(relu, work)
-    relu.run("relu_forward", "x.npy")
+    p = relu.run("relu_forward", "x.npy")
     same("relu_forward accessor", np.load(work / "out.npy"), np.maximum(x, 0))
+    if p.stderr:
+        sys.exit(f"a clean kernel's run said: {p.stderr!r}")
     relu.run("relu_backward", "g.npy", "x.npy")
     same("relu_backward accessor", np.load(work / "out.npy"), np.where(x > 0, g, 0).astype(np.float32))
     tcm = Runner(ntx, src, work, "relu_tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp")

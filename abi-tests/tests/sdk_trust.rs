@@ -245,6 +245,32 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
     assert!(err.contains("at naps(at::Tensor const&) ("), "{err}");
     assert!(err.contains("trust.cpp:29"), "{err}");
     assert!(err.contains("(innermost: "), "{err}");
+    // Killed while compiling: nothing left in its TMPDIR (the build folder and the
+    // compilers' temporaries go with it).
+    let tmp = dir.join("tmp-compile");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut child = ntx_run(&ntx, &dir, &["naps", "x.npy"])
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let compiling = within(Duration::from_secs(20), || {
+        std::fs::read_dir(&tmp).unwrap().next().is_some()
+    });
+    assert!(compiling, "the build never started");
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a child of this test.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    let empty = within(Duration::from_secs(10), || {
+        std::fs::read_dir(&tmp).unwrap().next().is_none()
+    });
+    assert!(
+        empty,
+        "left in TMPDIR: {:?}",
+        std::fs::read_dir(&tmp).unwrap().collect::<Vec<_>>()
+    );
     // Killed mid-run by any signal: nothing beside --out.
     for sig in [libc::SIGTERM, libc::SIGKILL] {
         let mut child = ntx_run(

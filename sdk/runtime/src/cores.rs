@@ -64,15 +64,7 @@ fn kernel_job(job: &Job) {
         }
         let (call, mut held) = worker::adopt_args(rt, &job.args, false);
         if let Some(out) = &job.output {
-            let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
-            rt.dst = h.first().copied();
-            rt.dst_poison = job.poison_at_dst;
-            // On one core, which of the output's elements the kernel reads before it
-            // writes them is known (several cores write it side by side).
-            if let (1, Some(d)) = (job.cores, rt.dst) {
-                tensors::track(rt, d);
-            }
-            held.extend(h);
+            held.extend(adopt_output(rt, job, out));
         }
         if let Some(m) = &rt.machine {
             m.reset_counters();
@@ -227,6 +219,19 @@ pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (i32, bool) {
     let (reports, crashes) = run_cores(o, call, output, lazy);
     let dst_called = reports.iter().any(|r| r.dst_called);
     (conclude(o, reports, crashes, output), dst_called)
+}
+
+/// The op's output in a kernel's job: `get_dst_tensor()`'s tensor, tracked on one core
+/// (which of its elements the kernel reads before it writes them, and which it never
+/// writes, is known there; several cores write it side by side). The handles to release.
+fn adopt_output(rt: &mut crate::state::Runtime, job: &Job, out: &JobArg) -> Vec<u32> {
+    let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
+    rt.dst = h.first().copied();
+    rt.dst_poison = job.poison_at_dst;
+    if let (1, Some(d)) = (job.cores, rt.dst) {
+        tensors::track(rt, d);
+    }
+    h
 }
 
 /// On one core, the output elements the kernel never wrote, as `output-unwritten` (the

@@ -202,8 +202,10 @@ fn device_runtime_symbols() -> Option<std::collections::BTreeSet<String>> {
     let runtime = std::fs::read(var("runtime").ok()?).ok()?;
     let archive = object::read::archive::ArchiveFile::parse(&*runtime).ok()?;
     for member in archive.members().flatten() {
+        // A member starts 2-aligned in the archive; the ELF parser wants its header aligned:
+        // a copy (the allocator aligns it).
         if let Ok(bytes) = member.data(&*runtime) {
-            add(bytes);
+            add(&bytes.to_vec());
         }
     }
     add(&std::fs::read(var("translation").ok()?).ok()?);

@@ -261,7 +261,11 @@ fn translation_flags(translation: &Path) -> Result<Vec<String>, String> {
     Ok(if defined.contains(&"neuron_translate_span") {
         Vec::new()
     } else {
-        vec!["--defsym=neuron_translate_span=nt_span_by_lookup".into()]
+        vec![
+            "-u".into(),
+            "nt_span_by_lookup".into(),
+            "--defsym=neuron_translate_span=nt_span_by_lookup".into(),
+        ]
     })
 }
 
