@@ -87,3 +87,21 @@ def test_the_package_is_typed_and_says_its_minimum_python() -> None:
     project = (ROOT / "sdk" / "python" / "pyproject.toml").read_text()
     assert 'requires-python = ">=3.10"' in project and 'python_version = "3.10"' in project
     assert 'target-version = "py310"' in project and 'dynamic = ["version"]' in project
+
+
+def test_load_library_runs_on_the_cores_load_was_given(tmp_path: Path) -> None:
+    sources = ([KERNELS / "relu_tcm.cpp"], [KERNELS / "relu_tcm_shape.cpp"])
+    custom_op.load("relu_tcm", *sources, tmp_path, multicore=True).close()
+    path = tmp_path / "librelu_tcm.so"
+    with custom_op.load_library(str(path)) as lib:
+        assert lib.cores == 8  # as the device builds multicore into the library
+        x = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
+        np.testing.assert_array_equal(lib.relu_multicore(x), np.maximum(x, 0))
+        assert len(lib.last_stats["per_core"]) == 8
+    with custom_op.load_library(path, cores=2) as lib:
+        assert lib.cores == 2, "load_library's own keyword overrides"
+    with custom_op.load_library(path, multicore=False) as lib:
+        assert lib.cores == 1
+    custom_op.load("relu_tcm", *sources, tmp_path).close()  # up to date, now on one core
+    with custom_op.load_library(path) as lib:
+        assert lib.cores == 1

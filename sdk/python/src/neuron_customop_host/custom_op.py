@@ -95,38 +95,83 @@ def load(
     else:
         if verbose:
             print(f"neuron_customop_host: {lib} is out of date: {', '.join(stale)}", file=sys.stderr)
-        deps = out_dir / f"lib{name}.so.deps"
-        cmd = [tool, "op", "build", "--name", name, "--std", std, "--out", str(lib), "--deps", str(deps)]
-        cmd += [a for s in compute for a in ("--compute", str(s))]
-        cmd += [a for s in shape for a in ("--shape", str(s))]
-        cmd += [f"--cflag={f}" for f in cflags]
-        if verbose:
-            print(f"neuron_customop_host: building {lib}: {' '.join(cmd)}", file=sys.stderr)
-        stamp.unlink(missing_ok=True)
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            deps.unlink(missing_ok=True)
-            raise RuntimeError(f"building lib{name}.so failed:\n{p.stderr.strip()}")
-        read = [Path(line) for line in deps.read_text().splitlines() if line]
-        deps.unlink()
-        files = {str(f): _digest(f) for f in sorted(set(read) | set(compute + shape))}
+        _build(tool, name, std, cflags, compute, shape, lib, verbose)
+        files = _depended_on(lib, compute + shape)
         record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
         stamp.write_text(json.dumps(record, indent=1) + "\n")
+    _record_cores(stamp, _cores(multicore, cores))
     return load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
+
+
+def _build(
+    tool: str, name: str, std: str, cflags: list[str], compute: list[Path], shape: list[Path], lib: Path, verbose: bool
+) -> None:
+    """`ntx op build` of the sources into `lib`, its dependency list beside it."""
+    stamp, deps = lib.with_name(lib.name + ".stamp"), lib.with_name(lib.name + ".deps")
+    cmd = [tool, "op", "build", "--name", name, "--std", std, "--out", str(lib), "--deps", str(deps)]
+    cmd += [a for s in compute for a in ("--compute", str(s))]
+    cmd += [a for s in shape for a in ("--shape", str(s))]
+    cmd += [f"--cflag={f}" for f in cflags]
+    if verbose:
+        print(f"neuron_customop_host: building {lib}: {' '.join(cmd)}", file=sys.stderr)
+    stamp.unlink(missing_ok=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        deps.unlink(missing_ok=True)
+        raise RuntimeError(f"building {lib.name} failed:\n{p.stderr.strip()}")
+
+
+def _depended_on(lib: Path, sources: list[Path]) -> dict[str, str | None]:
+    """Every file the build of `lib` read, with its hash (the list `_build` wrote, taken)."""
+    deps = lib.with_name(lib.name + ".deps")
+    read = [Path(line) for line in deps.read_text().splitlines() if line]
+    deps.unlink()
+    return {str(f): _digest(f) for f in sorted(set(read) | set(sources))}
+
+
+def _cores(multicore: bool | None, cores: int | None) -> int | None:
+    """The cores `multicore` and `cores` ask for (None: neither says)."""
+    if cores is not None:
+        return cores
+    return None if multicore is None else (8 if multicore else 1)
+
+
+def _record_cores(stamp: Path, cores: int | None) -> None:
+    """Records in the stamp the cores the library was loaded with by `load` (as the device
+    builds multicore into the library): `load_library` of it uses them."""
+    try:
+        record = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return
+    if record.get("cores") != cores:
+        record["cores"] = cores
+        stamp.write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _recorded_cores(path: str | os.PathLike[str]) -> int | None:
+    """The cores `load` recorded for the library at `path` (None: no record)."""
+    try:
+        cores = json.loads(Path(f"{os.fspath(path)}.stamp").read_text()).get("cores")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return cores if isinstance(cores, int) and not isinstance(cores, bool) else None
 
 
 def load_library(
     path: str | os.PathLike[str],
-    multicore: bool = False,
+    multicore: bool | None = None,
     cores: int | None = None,
     timeout: float = 60.0,
     sanitize: bool = False,
 ) -> Library:
-    """Loads an op library `load` built: its ops as methods, on 8 cores with `multicore`
-    (or `cores`), each call ended after `timeout` seconds (0: no limit), each op registered
-    as torch.ops.<library>.<op> when PyTorch is installed; `sanitize` turns on the checks
-    that cost a call per element (docs/customop-host.md)."""
-    library = Library(path, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
+    """Loads an op library `load` built: its ops as methods, on the cores `load` was given
+    (`multicore=True`: 8; recorded beside the library), unless `multicore` or `cores` here
+    say otherwise; each call ended after `timeout` seconds (0: no limit), each op
+    registered as torch.ops.<library>.<op> when PyTorch is installed; `sanitize` turns on
+    the checks that cost a call per element (docs/customop-host.md)."""
+    if multicore is None and cores is None:
+        cores = _recorded_cores(path)
+    library = Library(path, multicore=bool(multicore), cores=cores, timeout=timeout, sanitize=sanitize)
     if "torch" in sys.modules or _torch_installed():
         from . import _torch
 
