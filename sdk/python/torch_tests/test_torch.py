@@ -6,9 +6,12 @@ model with torch.relu."""
 
 from __future__ import annotations
 
+import pytest
 import torch
+from conftest import KERNELS
 
 import my_ops
+from neuron_customop_host import NeuronCustomOpWarning, custom_op
 
 
 def test_the_ops_are_torch_ops() -> None:
@@ -64,3 +67,13 @@ def test_an_mlp_trains_bit_for_bit_as_with_torch_relu() -> None:
     theirs, ours = losses(torch.relu), losses(my_ops.relu)
     assert ours == theirs, (ours, theirs)
     assert ours[-1] < ours[0]
+
+
+def test_a_second_library_of_the_same_name_keeps_the_ops_it_does_not_define(tmp_path) -> None:
+    with pytest.warns(NeuronCustomOpWarning, match="relu_forward now run .*librelu_again.so"):
+        again = custom_op.load("relu_again", [KERNELS / "relu.cpp"], [KERNELS / "relu_forward_only_shape.cpp"], tmp_path)
+    x = torch.linspace(-2, 2, 3000).reshape(60, 50)
+    g = torch.rand(60, 50)
+    assert torch.equal(torch.ops.relu_ops.relu_forward(x), torch.relu(x))
+    assert again.server_pids(), "the new library ran relu_forward"
+    assert torch.equal(torch.ops.relu_ops.relu_backward(g, x), torch.where(x > 0, g, 0))

@@ -1,20 +1,24 @@
 """Every op of a loaded library as torch.ops.<library>.<op>, through torch.library, on CPU
 tensors of the API's element types (imported only when PyTorch is installed). A tensor is
 handed over as a NumPy array (made contiguous), the result comes back as a tensor; loading
-a library of the same name again points the ops at the new one."""
+a library of the same name again points the ops it defines at it (a warning names those
+replaced) and keeps the others on the library that defined them."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import torch
 
+from .errors import NeuronCustomOpWarning
 from .library import Library
 
 _SCHEMA = {"tensor": "Tensor", "int": "int", "double": "float", "scalar": "Scalar"}
-# Per library name: its torch.library.Library (kept alive) and the Library it calls now.
-_REGISTERED: dict[str, tuple[Any, list[Library]]] = {}
+# Per library name: its torch.library.Library (kept alive) and, per op, the Library that
+# runs it now.
+_REGISTERED: dict[str, tuple[Any, dict[str, Library]]] = {}
 
 
 def _to_numpy(t: Any) -> Any:
@@ -33,19 +37,44 @@ def _to_torch(a: np.ndarray) -> torch.Tensor:
 
 
 def register(library: Library) -> None:
-    """Defines each op of `library` in its namespace (once) and points it at `library`."""
-    if library.name in _REGISTERED:
-        _REGISTERED[library.name][1][0] = library
-        return
-    current = [library]
-    lib = torch.library.Library(library.name, "DEF")
+    """Defines each op of `library` in its namespace (once) and points it at `library`; ops
+    of an earlier library of the same name that `library` does not define stay on it."""
+    if library.name not in _REGISTERED:
+        _REGISTERED[library.name] = (torch.library.Library(library.name, "DEF"), {})
+    lib, routes = _REGISTERED[library.name]
+    replaced, kept = [], []
     for name, op in library.ops.items():
-        params = ", ".join(f"{_SCHEMA[p]} a{k}" for k, p in enumerate(op.params))
-        lib.define(f"{name}({params}) -> Tensor")
+        before = routes.get(name)
+        if before is None:
+            params = ", ".join(f"{_SCHEMA[p]} a{k}" for k, p in enumerate(op.params))
+            lib.define(f"{name}({params}) -> Tensor")
+            lib.impl(name, _impl(routes, name), "CPU")
+        elif before.ops[name].params != op.params:
+            kept.append(name)
+            continue
+        elif before is not library:
+            replaced.append(name)
+        routes[name] = library
+    if replaced:
+        warnings.warn(
+            f"torch.ops.{library.name}: {', '.join(replaced)} now run {library.path}; "
+            f"the ops it does not define keep their library",
+            NeuronCustomOpWarning,
+            stacklevel=3,
+        )
+    if kept:
+        warnings.warn(
+            f"torch.ops.{library.name}: {', '.join(kept)} keep their earlier library: {library.path} "
+            f"defines them with other parameters (call them as lib.ops[...])",
+            NeuronCustomOpWarning,
+            stacklevel=3,
+        )
 
-        def impl(*args: Any, _name: str = name) -> torch.Tensor:
-            target = current[0]
-            return _to_torch(getattr(target, _name)(*[_to_numpy(a) for a in args]))
 
-        lib.impl(name, impl, "CPU")
-    _REGISTERED[library.name] = (lib, current)
+def _impl(routes: dict[str, Library], name: str) -> Any:
+    """The CPU implementation of op `name`: the library that runs it now, on NumPy arrays."""
+
+    def impl(*args: Any) -> torch.Tensor:
+        return _to_torch(routes[name].ops[name](*[_to_numpy(a) for a in args]))
+
+    return impl
