@@ -205,7 +205,8 @@ fn device_runtime_symbols() -> Option<std::collections::BTreeSet<String>> {
         // A member starts 2-aligned in the archive; the ELF parser wants its header aligned:
         // a copy (the allocator aligns it).
         if let Ok(bytes) = member.data(&*runtime) {
-            add(&bytes.to_vec());
+            let aligned: Vec<u8> = bytes.to_vec();
+            add(&aligned);
         }
     }
     add(&std::fs::read(var("translation").ok()?).ok()?);
