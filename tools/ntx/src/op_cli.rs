@@ -102,7 +102,8 @@ pub struct OpRun {
     #[arg(long)]
     sanitize: bool,
     /// Per core: translations, refills per window, bytes through TCM, the TCM pool's
-    /// high-water mark and every warning; --stats=json as one JSON document.
+    /// high-water mark and every warning; --stats=json as one JSON document, alone on
+    /// stdout (what the kernels print goes to stderr then).
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "text")]
     stats: Option<Format>,
     /// The kernel built for the Q7 and run on an emulated core (qemu-xtensa), with what it
