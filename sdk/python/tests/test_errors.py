@@ -108,3 +108,12 @@ def test_int64_tensors_warn_that_the_guide_dropped_them(built) -> None:
     with built("ops") as lib, pytest.warns(nch.NeuronCustomOpWarning, match="int64-tensor: .*torch::kLong"):
         out = lib.elementwise(a, np.ones_like(a), 0, 0, 19, 0, 4)
     np.testing.assert_array_equal(out, a)
+
+
+def test_the_shape_function_alone_gives_the_output_spec(built) -> None:
+    with built("misc") as lib:
+        spec = nch.TensorSpec(np.dtype(np.float32), (60, 50))
+        assert lib.output_spec("scale", [4, 5, spec, 1.0]) == (np.dtype(np.float32), (4, 5))
+        assert lib.output_spec("negate", [np.zeros((3, 2), np.float16)]) == (np.dtype(np.float32), (3, 2))
+    with built("failures") as lib, pytest.raises(KernelCrashError, match="no shape for this input"):
+        lib.output_spec("shape_throws", [nch.TensorSpec(np.dtype(np.float32), (2, 2))])

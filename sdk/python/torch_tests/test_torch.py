@@ -77,3 +77,18 @@ def test_a_second_library_of_the_same_name_keeps_the_ops_it_does_not_define(tmp_
     assert torch.equal(torch.ops.relu_ops.relu_forward(x), torch.relu(x))
     assert again.server_pids(), "the new library ran relu_forward"
     assert torch.equal(torch.ops.relu_ops.relu_backward(g, x), torch.where(x > 0, g, 0))
+
+
+def test_the_shape_function_is_the_fake_implementation() -> None:
+    x = torch.linspace(-2, 2, 3000).reshape(60, 50)
+    g = torch.rand(60, 50)
+    for op, args in ((torch.ops.relu_ops.relu_forward, (x,)), (torch.ops.relu_ops.relu_backward, (g, x))):
+        torch.library.opcheck(op, args)
+    meta = torch.ops.relu_ops.relu_forward(torch.empty(7, 9, device="meta"))
+    assert meta.device.type == "meta" and meta.shape == (7, 9) and meta.dtype == torch.float32
+
+    @torch.compile(fullgraph=True)
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return torch.ops.relu_ops.relu_forward(t * 2) + 1
+
+    assert torch.equal(f(x), torch.relu(x * 2) + 1)

@@ -207,6 +207,19 @@ fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
 /// Calls op `o.op` with arguments already made (the C++ API's `nt_customop::run`): the
 /// output tensor (one reference), or the exit status the runner would give.
 pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
+    let args = converted(o, args)?;
+    run_op(o, &args)
+}
+
+/// Op `o.op`'s shape function alone on arguments already made (its tensors may be
+/// data-less): the output's element type code and sizes, or the exit status.
+pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
+    let args = converted(o, args)?;
+    crate::shape::run(o, &args)
+}
+
+/// The arguments of a call of `o.op` as its kernel's parameters take them, or the refusal.
+fn converted(o: &Options, args: &[Arg]) -> Result<Vec<Arg>, i32> {
     let kernel = find_op(&o.op, false).map_err(usage)?;
     let converted: Option<Vec<Arg>> = (args.len() == kernel.params.len())
         .then(|| {
@@ -218,15 +231,14 @@ pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
                 .collect()
         })
         .flatten();
-    let Some(args) = converted else {
+    converted.ok_or_else(|| {
         let want: Vec<&str> = kernel.params.iter().map(|p| p.name()).collect();
-        return Err(usage(format!(
+        usage(format!(
             "op '{}' takes ({}): the call's arguments do not convert",
             o.op,
             want.join(", ")
-        )));
-    };
-    run_op(o, &args)
+        ))
+    })
 }
 
 /// An argument of the C++ API as parameter `p` takes it: a number converts to a `Scalar`,

@@ -49,6 +49,15 @@ enum Request {
     Free {
         handles: Vec<u32>,
     },
+    /// The op's shape function alone, on data-less tensors (`{"Meta": ...}` arguments):
+    /// `{"status", "dtype"?, "shape"?, "error"?, "reports"?}`.
+    Shape {
+        op: String,
+        args: Vec<ArgIn>,
+        /// Seconds the shape function may run (0: no limit; none: the default).
+        #[serde(default)]
+        timeout: Option<f64>,
+    },
     Call {
         op: String,
         args: Vec<ArgIn>,
@@ -73,6 +82,11 @@ enum ArgIn {
     Double(u64),
     ScalarInt(i64),
     ScalarFloat(u64),
+    /// A data-less tensor (a shape request's): its element type code and sizes.
+    Meta {
+        dtype: i32,
+        shape: Vec<i64>,
+    },
 }
 
 /// The protocol's version (the Python package checks it).
@@ -208,6 +222,28 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
         ArgIn::Double(bits) => value(ARG_DOUBLE, 0, f64::from_bits(bits)),
         ArgIn::ScalarInt(i) => value(ARG_SCALAR_INT, i, 0.0),
         ArgIn::ScalarFloat(bits) => value(ARG_SCALAR_FLOAT, 0, f64::from_bits(bits)),
+        ArgIn::Meta { dtype, ref shape } => {
+            let d = DType::from_code(dtype)
+                .ok_or_else(|| format!("argument {k}: no element type has code {dtype}"))?;
+            let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
+            if !dims.is_some_and(|d| within_limits(&d)) {
+                return Err(format!(
+                    "argument {k}: shape {shape:?} is past a tensor's limits"
+                ));
+            }
+            let meta = state::with(|rt| {
+                let h = tensors::create(rt, d, shape, true);
+                let e = rt.entry(h);
+                e.label = format!("input {k}");
+                &*e.meta as *const crate::cabi::Meta
+            });
+            Arg {
+                kind: ARG_TENSOR,
+                meta,
+                i: 0,
+                f: 0.0,
+            }
+        }
         ArgIn::Tensor(h) => state::with(|rt| {
             let live = (h as usize)
                 .checked_sub(1)
@@ -286,6 +322,7 @@ fn answer(request: &[u8]) -> Value {
             free_all(&handles);
             json!({})
         }
+        Ok(Request::Shape { op, args, timeout }) => shape(op, &args, timeout),
         Ok(Request::Call {
             op,
             args,
@@ -298,6 +335,48 @@ fn answer(request: &[u8]) -> Value {
             call(op, &args, cores, timeout, sanitize)
         }
     }
+}
+
+/// Op `op`'s shape function on data-less tensors (what PyTorch's fake implementation asks).
+fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
+    let timeout = match timeout.map(crate::limits::timeout_of_secs) {
+        None => Some(crate::limits::DEFAULT_TIMEOUT),
+        Some(Ok(t)) => t,
+        Some(Err(m)) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
+    };
+    let o = Options {
+        op,
+        cores: 1,
+        timeout,
+        stats: Some(StatsFormat::Keep),
+        ..Options::default()
+    };
+    let converted: Result<Vec<Arg>, String> = args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| argument(a, k))
+        .collect();
+    let made: Vec<u32> = args
+        .iter()
+        .zip(converted.iter().flatten())
+        .filter(|(a, _)| matches!(a, ArgIn::Meta { .. }))
+        // SAFETY: a tensor argument() just made.
+        .map(|(_, c)| unsafe { (*c.meta).handle })
+        .collect();
+    let answer = match converted {
+        Err(m) => json!({"status": crate::status::EXIT_USAGE, "error": m}),
+        Ok(call) => match crate::run::shape_of(&o, &call) {
+            Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
+            Err(code) => {
+                let error = crate::report::take_refusal().map(|r| r.0);
+                let stats: Option<Value> =
+                    crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
+                json!({"status": code, "error": error, "stats": stats})
+            }
+        },
+    };
+    state::with(|rt| made.iter().for_each(|h| tensors::release(rt, *h)));
+    answer
 }
 
 /// Lets go of the caller's reference to each live tensor of `handles`.

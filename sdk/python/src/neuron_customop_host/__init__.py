@@ -22,7 +22,7 @@ from .errors import (
     RefusedError,
     ServerGoneError,
 )
-from .library import Library, Op
+from .library import Library, Op, TensorSpec
 
 __all__ = [
     "HbmFullError",
@@ -34,6 +34,7 @@ __all__ = [
     "NeuronCustomOpWarning",
     "RefusedError",
     "ServerGoneError",
+    "TensorSpec",
     "Op",
     "custom_op",
     "load",

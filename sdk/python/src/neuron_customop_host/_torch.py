@@ -13,12 +13,54 @@ import numpy as np
 import torch
 
 from .errors import NeuronCustomOpWarning
-from .library import Library
+from .library import BFLOAT16, Library, TensorSpec
 
 _SCHEMA = {"tensor": "Tensor", "int": "int", "double": "float", "scalar": "Scalar"}
 # Per library name: its torch.library.Library (kept alive) and, per op, the Library that
 # runs it now.
 _REGISTERED: dict[str, tuple[Any, dict[str, Library]]] = {}
+
+
+# The API's element types, PyTorch's and NumPy's (bfloat16: ml_dtypes' when installed, else
+# its bit patterns as uint16, which the library takes as bfloat16).
+_DTYPES: list[tuple[Any, np.dtype]] = [
+    (torch.uint8, np.dtype(np.uint8)),
+    (torch.int8, np.dtype(np.int8)),
+    (torch.int16, np.dtype(np.int16)),
+    (torch.int32, np.dtype(np.int32)),
+    (torch.int64, np.dtype(np.int64)),
+    (torch.float16, np.dtype(np.float16)),
+    (torch.float32, np.dtype(np.float32)),
+    (torch.bfloat16, BFLOAT16 if BFLOAT16 is not None else np.dtype(np.uint16)),
+]
+
+
+def _fake(routes: dict[str, Library], name: str) -> Any:
+    """Op `name`'s fake implementation: its shape function run on data-less tensors of the
+    arguments' shapes and element types (once per signature and library), an empty tensor
+    of what it gives on the arguments' device (fake or meta)."""
+    cache: dict[tuple[Any, ...], tuple[np.dtype, tuple[int, ...]]] = {}
+
+    def fake(*args: Any) -> torch.Tensor:
+        specs: list[Any] = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                dtype = next((n for t, n in _DTYPES if t == a.dtype), None)
+                if dtype is None:
+                    raise TypeError(f"{name}: tensors of {a.dtype} are not an API type")
+                specs.append(TensorSpec(dtype, tuple(int(d) for d in a.shape)))
+            else:
+                specs.append(int(a) if isinstance(a, torch.SymInt) else float(a) if isinstance(a, torch.SymFloat) else a)
+        library = routes[name]
+        key = (id(library), *((s.dtype.str, s.shape) if isinstance(s, TensorSpec) else (type(s), s) for s in specs))
+        if key not in cache:
+            cache[key] = library.output_spec(name, specs)
+        dtype, shape = cache[key]
+        torch_dtype = next(t for t, n in _DTYPES if n == dtype)
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("meta"))
+        return torch.empty(shape, dtype=torch_dtype, device=device)
+
+    return fake
 
 
 def _to_numpy(t: Any) -> Any:
@@ -49,10 +91,11 @@ def register(library: Library) -> None:
             params = ", ".join(f"{_SCHEMA[p]} a{k}" for k, p in enumerate(op.params))
             lib.define(f"{name}({params}) -> Tensor")
             lib.impl(name, _impl(routes, name), "CPU")
+            torch.library.register_fake(f"{library.name}::{name}", _fake(routes, name), lib=lib)
         elif before.ops[name].params != op.params:
             kept.append(name)
             continue
-        elif before is not library:
+        elif before.path != library.path:
             replaced.append(name)
         routes[name] = library
     if replaced:

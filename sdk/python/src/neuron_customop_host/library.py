@@ -15,7 +15,7 @@ import warnings
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,6 +44,13 @@ def within_limits(shape: tuple[int, ...]) -> bool:
     """A tensor's limits: 8 dimensions of at most 65535, or 4 of at most 2^32 - 1."""
     small = len(shape) <= 8 and all(d <= MAX_DIM_SMALL for d in shape)
     return small or (len(shape) <= 4 and all(d <= MAX_DIM_LARGE for d in shape))
+
+
+class TensorSpec(NamedTuple):
+    """A tensor argument of `Library.output_spec`: its element type and shape, no data."""
+
+    dtype: np.dtype
+    shape: tuple[int, ...]
 
 
 class Op:
@@ -248,6 +255,31 @@ class Library:
         prepared = [self._prepare(p, k, a) for k, (p, a) in enumerate(zip(params, args, strict=True))]
         with self._lock:
             return self._call_locked(op, prepared)
+
+    def output_spec(self, op: str, args: Sequence[Any]) -> tuple[np.dtype, tuple[int, ...]]:
+        """What op `op` would return for `args`, from its shape function alone (on data-less
+        tensors: each tensor argument needs only `.dtype` and `.shape`, an array or a
+        `TensorSpec`): the element type and the shape. PyTorch's fake implementation."""
+        params = self.ops[op].params
+        if len(args) != len(params):
+            raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
+        prepared = []
+        for k, (p, a) in enumerate(zip(params, args, strict=True)):
+            if p != "tensor":
+                prepared.append(_number(p, k, a))
+                continue
+            shape = tuple(int(d) for d in a.shape)
+            if not within_limits(shape):
+                raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits")
+            code = self._dtype(np.empty(0, dtype=a.dtype), k)
+            prepared.append({"Meta": {"dtype": code, "shape": shape}})
+        with self._lock:
+            answer = self._serve().request({"Shape": {"op": op, "args": prepared, "timeout": self.timeout}})
+        if answer.get("status") == 0:
+            return self._numpy_dtype(answer["dtype"]), tuple(answer["shape"])
+        self.last_stats = answer.get("stats")
+        self._conclude(op, answer, None)  # raises: the status is not 0
+        raise RefusedError(f"{self.name}.{op}: the shape function gave no shape")
 
     def _prepare(self, param: str, k: int, value: Any) -> Any:
         if param != "tensor":
