@@ -264,11 +264,19 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
     })
 }
 
+/// A request's timeout (none given: the default), or the refusal to answer.
+fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value> {
+    match timeout.map(crate::limits::timeout_of_secs) {
+        None => Ok(Some(crate::limits::DEFAULT_TIMEOUT)),
+        Some(Ok(t)) => Ok(t),
+        Some(Err(m)) => Err(json!({"status": crate::status::EXIT_USAGE, "error": m})),
+    }
+}
+
 fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: bool) -> Value {
-    let timeout = match timeout.map(crate::limits::timeout_of_secs) {
-        None => Some(crate::limits::DEFAULT_TIMEOUT),
-        Some(Ok(t)) => t,
-        Some(Err(m)) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
+    let timeout = match timeout_of(timeout) {
+        Ok(t) => t,
+        Err(refused) => return refused,
     };
     let o = Options {
         op,
@@ -339,10 +347,9 @@ fn answer(request: &[u8]) -> Value {
 
 /// Op `op`'s shape function on data-less tensors (what PyTorch's fake implementation asks).
 fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
-    let timeout = match timeout.map(crate::limits::timeout_of_secs) {
-        None => Some(crate::limits::DEFAULT_TIMEOUT),
-        Some(Ok(t)) => t,
-        Some(Err(m)) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
+    let timeout = match timeout_of(timeout) {
+        Ok(t) => t,
+        Err(refused) => return refused,
     };
     let o = Options {
         op,
