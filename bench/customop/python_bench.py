@@ -43,8 +43,8 @@ def main() -> None:
     ntx, kernels, build = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     calls = int(sys.argv[4]) if len(sys.argv) > 4 else 7
     os.environ["NEURON_CUSTOMOP_HOST_NTX"] = ntx
-    # -O3, as bench/customop/relu_bench.cpp builds the same kernel (ntx's default is -O2).
-    tcm = custom_op.load("relu_tcm", [kernels / "relu_tcm.cpp"], [kernels / "relu_tcm_shape.cpp"], build, extra_cflags=["-O3"])
+    # ntx's default flags, as the public samples build (no extra_cflags).
+    tcm = custom_op.load("relu_tcm", [kernels / "relu_tcm.cpp"], [kernels / "relu_tcm_shape.cpp"], build)
     relu = custom_op.load("relu", [kernels / "relu.cpp"], [kernels / "relu_shape.cpp"], build)
     x = np.random.default_rng(0).standard_normal((8192, 8192), dtype=np.float32)
     out = np.empty_like(x)
