@@ -191,14 +191,22 @@ fn watch_caller(fd: i32) {
     });
 }
 
-fn alloc(dtype: i32, shape: &[i64]) -> Value {
-    let Some(d) = DType::from_code(dtype) else {
-        return json!({"error": format!("no element type has code {dtype}")});
-    };
+/// The element type of a tensor the caller describes (`Alloc`, a `Meta` argument), its
+/// shape checked against a tensor's limits: the reason when either is wrong.
+fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, String> {
+    let d = DType::from_code(dtype).ok_or_else(|| format!("no element type has code {dtype}"))?;
     let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
-    if !dims.as_ref().is_some_and(|d| within_limits(d)) {
-        return json!({"error": format!("shape {shape:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)")});
+    if !dims.is_some_and(|d| within_limits(&d)) {
+        return Err(format!("shape {shape:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)"));
     }
+    Ok(d)
+}
+
+fn alloc(dtype: i32, shape: &[i64]) -> Value {
+    let d = match tensor_type(dtype, shape) {
+        Ok(d) => d,
+        Err(m) => return json!({"error": m}),
+    };
     state::with(|rt| {
         if let Err(m) = tensors::room_for(rt, d, shape) {
             return json!({"error": m, "kind": "hbm-full"});
@@ -223,14 +231,7 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
         ArgIn::ScalarInt(i) => value(ARG_SCALAR_INT, i, 0.0),
         ArgIn::ScalarFloat(bits) => value(ARG_SCALAR_FLOAT, 0, f64::from_bits(bits)),
         ArgIn::Meta { dtype, ref shape } => {
-            let d = DType::from_code(dtype)
-                .ok_or_else(|| format!("argument {k}: no element type has code {dtype}"))?;
-            let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
-            if !dims.is_some_and(|d| within_limits(&d)) {
-                return Err(format!(
-                    "argument {k}: shape {shape:?} is past a tensor's limits"
-                ));
-            }
+            let d = tensor_type(dtype, shape).map_err(|m| format!("argument {k}: {m}"))?;
             let meta = state::with(|rt| {
                 let h = tensors::create(rt, d, shape, true);
                 let e = rt.entry(h);
@@ -358,21 +359,27 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
         stats: Some(StatsFormat::Keep),
         ..Options::default()
     };
-    let converted: Result<Vec<Arg>, String> = args
-        .iter()
-        .enumerate()
-        .map(|(k, a)| argument(a, k))
-        .collect();
-    let made: Vec<u32> = args
-        .iter()
-        .zip(converted.iter().flatten())
-        .filter(|(a, _)| matches!(a, ArgIn::Meta { .. }))
-        // SAFETY: a tensor argument() just made.
-        .map(|(_, c)| unsafe { (*c.meta).handle })
-        .collect();
-    let answer = match converted {
-        Err(m) => json!({"status": crate::status::EXIT_USAGE, "error": m}),
-        Ok(call) => match crate::run::shape_of(&o, &call) {
+    // The data-less tensors made for `Meta` arguments, released whatever happens after
+    // (a later argument refused included).
+    let (mut made, mut call, mut refused) = (Vec::new(), Vec::new(), None);
+    for (k, a) in args.iter().enumerate() {
+        match argument(a, k) {
+            Ok(c) => {
+                if matches!(a, ArgIn::Meta { .. }) {
+                    // SAFETY: a tensor argument() just made.
+                    made.push(unsafe { (*c.meta).handle });
+                }
+                call.push(c);
+            }
+            Err(m) => {
+                refused = Some(m);
+                break;
+            }
+        }
+    }
+    let answer = match refused {
+        Some(m) => json!({"status": crate::status::EXIT_USAGE, "error": m}),
+        None => match crate::run::shape_of(&o, &call) {
             Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
             Err(code) => {
                 let error = crate::report::take_refusal().map(|r| r.0);
