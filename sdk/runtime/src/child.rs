@@ -262,8 +262,17 @@ pub fn catch_faults() {
 /// program has debug information, else the nearest symbol, else the address. The runner
 /// and its children share the program's mapping, so the runner can place a child's address.
 pub fn place(pc: u64) -> String {
-    let found = mapping_of(pc);
-    let Some((address, Some(path))) = found else {
+    place_in(&maps(), pc)
+}
+
+/// This process's memory map (`/proc/self/maps`), read once for several places.
+fn maps() -> String {
+    std::fs::read_to_string("/proc/self/maps").unwrap_or_default()
+}
+
+/// [`place`] with the memory map read already.
+fn place_in(maps: &str, pc: u64) -> String {
+    let Some((address, Some(path))) = mapping_in(maps, pc) else {
         return format!("pc {pc:#x}");
     };
     let out = std::process::Command::new("addr2line")
@@ -280,9 +289,8 @@ pub fn place(pc: u64) -> String {
     }
 }
 
-/// The file mapped at `pc` in this process, and `pc`'s offset in it.
-fn mapping_of(pc: u64) -> Option<(u64, Option<String>)> {
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+/// The file `maps` shows mapped at `pc`, and `pc`'s offset in it.
+fn mapping_in(maps: &str, pc: u64) -> Option<(u64, Option<String>)> {
     maps.lines().find_map(|l| {
         let f: Vec<&str> = l.split_whitespace().collect();
         let (lo, hi) = f.first()?.split_once('-')?;
@@ -299,27 +307,37 @@ fn mapping_of(pc: u64) -> Option<(u64, Option<String>)> {
 
 /// Where a stack (innermost first) was: the innermost frame in the program's own sources
 /// (with a file and line: the kernel's, or an SDK header's), and below it, when it is not
-/// the innermost, the frame that was (libc's, say).
+/// the innermost, the frame that was (libc's, say). The memory map is read once, and only
+/// the innermost frame and the program's own frames, up to the first with a line, are
+/// placed (each is an addr2line).
 pub fn place_stack(stack: &[u64]) -> String {
-    // A caller's frame holds a return address: the call is the instruction before it.
-    let placed: Vec<String> = stack
-        .iter()
-        .enumerate()
-        .map(|(k, pc)| place(if k == 0 { *pc } else { pc - 1 }))
-        .collect();
+    let maps = maps();
     let exe = std::fs::read_link("/proc/self/exe").ok();
+    // A caller's frame holds a return address: the call is the instruction before it.
+    let place_frame = |k: usize| place_in(&maps, if k == 0 { stack[0] } else { stack[k] - 1 });
     let in_program = |pc: u64| {
-        let path = mapping_of(pc)
+        let path = mapping_in(&maps, pc)
             .and_then(|(_, p)| p)
             .map(std::path::PathBuf::from);
         path.is_some() && path == exe
     };
-    let own = placed.iter().zip(stack).position(|(p, pc)| {
-        in_program(*pc) && !p.starts_with("pc ") && !p.contains("no line: build with -g")
-    });
+    let innermost = place_frame(0);
+    let own = (0..stack.len())
+        .filter(|k| in_program(stack[*k]))
+        .map(|k| {
+            (
+                k,
+                if k == 0 {
+                    innermost.clone()
+                } else {
+                    place_frame(k)
+                },
+            )
+        })
+        .find(|(_, p)| !p.starts_with("pc ") && !p.contains("no line: build with -g"));
     match own {
-        Some(0) | None => placed[0].clone(),
-        Some(k) => format!("{} (innermost: {})", placed[k], placed[0]),
+        Some((0, _)) | None => innermost,
+        Some((_, p)) => format!("{p} (innermost: {innermost})"),
     }
 }
 
