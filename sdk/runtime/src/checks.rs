@@ -90,20 +90,30 @@ pub fn across_cores(o: &Options, reports: &[CoreReport], output: (u64, u64)) -> 
             .flat_map(|r| ranges(r, output.0, true))
             .collect();
         written.sort_unstable();
-        let mut next = 0;
-        for (s, e) in written.into_iter().chain([(output.1, output.1)]) {
-            if s > next {
-                let d = format!("no core wrote output elements {next}..{s} of {}", output.1);
-                found.push(cross_core(
-                    &o.op,
-                    Kind::Unwritten,
-                    "output",
-                    format!("{next}..{s}"),
-                    d,
-                ));
-            }
-            next = next.max(e);
+        for (s, e) in gaps(&written, output.1) {
+            let d = format!("no core wrote output elements {s}..{e} of {}", output.1);
+            found.push(cross_core(
+                &o.op,
+                Kind::Unwritten,
+                "output",
+                format!("{s}..{e}"),
+                d,
+            ));
         }
+    }
+    found
+}
+
+/// The stretches of elements `0..n` that no range of `written` (sorted by start, maybe
+/// overlapping) covers.
+pub fn gaps(written: &[(u64, u64)], n: u64) -> Vec<(u64, u64)> {
+    let mut found = Vec::new();
+    let mut next = 0;
+    for &(s, e) in written.iter().chain([&(n, n)]) {
+        if s > next {
+            found.push((next, s));
+        }
+        next = next.max(e);
     }
     found
 }

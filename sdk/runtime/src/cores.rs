@@ -249,24 +249,12 @@ fn unwritten_output(
         return None;
     }
     let n = e.meta.numel;
-    let mut next = 0;
-    for &(s, end) in e.written.iter().chain([&(n, n)]) {
-        if s > next {
-            let detail = format!("the kernel never wrote output elements {next}..{s} of {n}");
-            return Some(crate::misuse::Report {
-                core: Some(core),
-                ..crate::report::cross_core(
-                    op,
-                    crate::misuse::Kind::Unwritten,
-                    "output",
-                    format!("{next}..{s}"),
-                    detail,
-                )
-            });
-        }
-        next = next.max(end);
-    }
-    None
+    let &(s, end) = crate::checks::gaps(&e.written, n).first()?;
+    let detail = format!("the kernel never wrote output elements {s}..{end} of {n}");
+    Some(crate::misuse::Report {
+        core: Some(core),
+        ..cross_core(op, Kind::Unwritten, "output", format!("{s}..{end}"), detail)
+    })
 }
 
 /// A warning for the C functions the kernels call that the device runtime lacks (ntx
