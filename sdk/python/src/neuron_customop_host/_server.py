@@ -150,12 +150,20 @@ class Server:
             taken.append(self.to_free.pop())
         return taken
 
+    def _bytes(self, held: Held) -> np.ndarray:
+        """The bytes of tensor `held` in place: an array over the mapping."""
+        return np.frombuffer(self.hbm, dtype=np.uint8, count=held.nbytes, offset=held.offset)  # type: ignore[arg-type]
+
     def hold(self, held: Held, dtype: np.dtype) -> np.ndarray:
         """The tensor `held` as an array in place, its owner made (see the module's text)."""
-        owner = np.frombuffer(self.hbm, dtype=np.uint8, count=held.nbytes, offset=held.offset)  # type: ignore[arg-type]
+        owner = self._bytes(held)
         self.held[held.offset] = held
         weakref.finalize(owner, Server._let_go, weakref.ref(self), held)
         return owner.view(dtype).reshape(held.shape)
+
+    def fill(self, held: Held, a: np.ndarray) -> None:
+        """Copies array `a` into tensor `held` (a tensor of its type and shape)."""
+        np.copyto(self._bytes(held).view(a.dtype).reshape(a.shape), a, casting="no")
 
     @staticmethod
     def _let_go(server_ref: weakref.ref[Server], held: Held) -> None:

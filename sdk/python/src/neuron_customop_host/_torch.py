@@ -39,6 +39,7 @@ def _fake(routes: dict[str, Library], name: str) -> Any:
     """Op `name`'s fake implementation: its shape function run on data-less tensors of the
     arguments' shapes and element types (once per signature and library), an empty tensor
     of what it gives on the arguments' device (fake or meta)."""
+    # Keyed by the library itself (not its id(), which a later library could reuse).
     cache: dict[tuple[Any, ...], tuple[np.dtype, tuple[int, ...]]] = {}
 
     def fake(*args: Any) -> torch.Tensor:
@@ -52,7 +53,7 @@ def _fake(routes: dict[str, Library], name: str) -> Any:
             else:
                 specs.append(int(a) if isinstance(a, torch.SymInt) else float(a) if isinstance(a, torch.SymFloat) else a)
         library = routes[name]
-        key = (id(library), *((s.dtype.str, s.shape) if isinstance(s, TensorSpec) else (type(s), s) for s in specs))
+        key = (library, *((s.dtype.str, s.shape) if isinstance(s, TensorSpec) else (type(s), s) for s in specs))
         if key not in cache:
             cache[key] = library.output_spec(name, specs)
         dtype, shape = cache[key]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _sdk
-from .library import Library
+from .library import Library, cores_of
 
 STAMP_VERSION = 2
 
@@ -99,7 +99,7 @@ def load(
         files = _depended_on(lib, compute + shape)
         record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
         stamp.write_text(json.dumps(record, indent=1) + "\n")
-    _record_cores(stamp, _cores(multicore, cores))
+    _record_cores(stamp, cores_of(multicore, cores))
     return load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
 
 
@@ -127,13 +127,6 @@ def _depended_on(lib: Path, sources: list[Path]) -> dict[str, str | None]:
     read = [Path(line) for line in deps.read_text().splitlines() if line]
     deps.unlink()
     return {str(f): _digest(f) for f in sorted(set(read) | set(sources))}
-
-
-def _cores(multicore: bool | None, cores: int | None) -> int | None:
-    """The cores `multicore` and `cores` ask for (None: neither says)."""
-    if cores is not None:
-        return cores
-    return None if multicore is None else (8 if multicore else 1)
 
 
 def _record_cores(stamp: Path, cores: int | None) -> None:

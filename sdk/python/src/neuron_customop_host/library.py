@@ -69,6 +69,14 @@ class Op:
         return f"<op {self.library.name}.{self.name}({', '.join(self.params)})>"
 
 
+def cores_of(multicore: bool | None, cores: int | None) -> int | None:
+    """The cores `multicore` and `cores` ask for: `cores` if given, else 8 for
+    `multicore=True` and 1 for `False` (None: neither says)."""
+    if cores is not None:
+        return cores
+    return None if multicore is None else (8 if multicore else 1)
+
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -129,7 +137,7 @@ class Library:
     ):
         self.path = str(Path(path).resolve())
         self.sanitize = bool(sanitize)
-        n = cores if cores is not None else (8 if multicore else 1)
+        n = cores_of(multicore, cores)
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
             raise ValueError(f"cores={cores!r}: give a number from 1 to 8")
         self.cores = n
@@ -250,28 +258,28 @@ class Library:
 
     def call(self, op: str, params: list[str], args: Sequence[Any]) -> np.ndarray:
         """Op `op` on `args`: its output. See the package's documentation for the errors."""
-        if len(args) != len(params):
-            raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
+        self._check_count(op, params, args)
         prepared = [self._prepare(p, k, a) for k, (p, a) in enumerate(zip(params, args, strict=True))]
         with self._lock:
             return self._call_locked(op, prepared)
+
+    def _check_count(self, op: str, params: list[str], args: Sequence[Any]) -> None:
+        if len(args) != len(params):
+            raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
 
     def output_spec(self, op: str, args: Sequence[Any]) -> tuple[np.dtype, tuple[int, ...]]:
         """What op `op` would return for `args`, from its shape function alone (on data-less
         tensors: each tensor argument needs only `.dtype` and `.shape`, an array or a
         `TensorSpec`): the element type and the shape. PyTorch's fake implementation."""
         params = self.ops[op].params
-        if len(args) != len(params):
-            raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
+        self._check_count(op, params, args)
         prepared = []
         for k, (p, a) in enumerate(zip(params, args, strict=True)):
             if p != "tensor":
                 prepared.append(_number(p, k, a))
                 continue
             shape = tuple(int(d) for d in a.shape)
-            if not within_limits(shape):
-                raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits")
-            code = self._dtype(np.empty(0, dtype=a.dtype), k)
+            code = self._tensor_code(k, np.dtype(a.dtype), shape)
             prepared.append({"Meta": {"dtype": code, "shape": shape}})
         with self._lock:
             answer = self._serve().request({"Shape": {"op": op, "args": prepared, "timeout": self.timeout}})
@@ -286,10 +294,14 @@ class Library:
             return _number(param, k, value)
         if not isinstance(value, np.ndarray):
             raise TypeError(f"argument {k} is a tensor: give a NumPy array, not {type(value).__name__}")
-        if not within_limits(value.shape):
+        return (self._tensor_code(k, value.dtype, value.shape), value)
+
+    def _tensor_code(self, k: int, dtype: np.dtype, shape: tuple[int, ...]) -> int:
+        """The element type code of tensor argument `k`, its shape checked against the limits."""
+        if not within_limits(shape):
             limits = "8 dimensions of at most 65535, or 4 of at most 2^32 - 1"
-            raise ValueError(f"argument {k}: shape {value.shape} is past a tensor's limits ({limits})")
-        return (self._dtype(value, k), value)
+            raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits})")
+        return self._dtype(np.empty(0, dtype=dtype), k)
 
     def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> int:
         """Tensor `a` in HBM: its handle (a new one, holding a copy, unless `a` is exactly a
@@ -299,8 +311,7 @@ class Library:
             return exact.handle
         new = self._alloc(server, code, a.shape)
         held.append(new.handle)
-        target = np.frombuffer(server.hbm, np.uint8, count=new.nbytes, offset=new.offset)  # type: ignore[arg-type]
-        np.copyto(target.view(a.dtype).reshape(a.shape), a, casting="no")
+        server.fill(new, a)
         return new.handle
 
     def _call_locked(self, op: str, prepared: list[Any]) -> np.ndarray:
