@@ -241,63 +241,64 @@ pub fn parse(file: &[u8]) -> Result<Array, NpyError> {
 /// that, so a device, a pipe or an endless file is refused at once with bounded memory.
 pub fn read_file(path: &std::path::Path) -> Result<Array, String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file (a .npy file is read whole, its size known)".into());
     }
     let size = meta.len();
-    let mut prefix = Vec::new();
-    file.take(12)
-        .read_to_end(&mut prefix)
-        .map_err(|e| e.to_string())?;
-    let header_end = match prefix.get(6) {
-        Some(1) if prefix.len() >= 10 => 10 + u64::from(u16::from_le_bytes([prefix[8], prefix[9]])),
-        Some(2 | 3) if prefix.len() >= 12 => {
-            12 + u64::from(u32::from_le_bytes([
-                prefix[8], prefix[9], prefix[10], prefix[11],
-            ]))
-        }
-        _ => 0,
+    let mut bytes = Vec::new();
+    let mut read_to = |bytes: &mut Vec<u8>, end: u64| {
+        let more = end.saturating_sub(bytes.len() as u64);
+        (&mut file)
+            .take(more)
+            .read_to_end(bytes)
+            .map_err(|e| e.to_string())
+    };
+    read_to(&mut bytes, 12)?;
+    // Not a .npy header: `parse` says why.
+    let Some((text_at, header_end)) = header_extent(&bytes) else {
+        return parse(&bytes).map_err(|e| e.to_string());
     };
     if header_end > size.min(1 << 20) {
         return Err(format!(
             "its header claims {header_end} bytes, past the file's {size} (or past 1 MiB)"
         ));
     }
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    (&mut file)
-        .take(header_end.max(12))
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if header_end > 0 {
-        let header = std::str::from_utf8(&bytes[prefix_len(&bytes)..])
-            .map_err(|_| "the header is not text".to_string())?;
-        let (dtype, shape) = parse_header(header).map_err(|e| e.to_string())?;
-        let want = shape
-            .iter()
-            .try_fold(dtype.size() as u64, |n, d| n.checked_mul(*d))
-            .and_then(|n| n.checked_add(header_end));
-        if want != Some(size) {
-            let want = want.map_or_else(|| "more than 2^64".into(), |w| w.to_string());
-            return Err(format!(
-                "the file has {size} bytes where its header promises {want}"
-            ));
-        }
-        file.take(size - header_end)
-            .read_to_end(&mut bytes)
-            .map_err(|e| e.to_string())?;
+    read_to(&mut bytes, header_end)?;
+    let header =
+        std::str::from_utf8(&bytes[text_at..]).map_err(|_| "the header is not text".to_string())?;
+    let (dtype, shape) = parse_header(header).map_err(|e| e.to_string())?;
+    let want = shape
+        .iter()
+        .try_fold(dtype.size() as u64, |n, d| n.checked_mul(*d))
+        .and_then(|n| n.checked_add(header_end));
+    if want != Some(size) {
+        let want = want.map_or_else(|| "more than 2^64".into(), |w| w.to_string());
+        return Err(format!(
+            "the file has {size} bytes where its header promises {want}"
+        ));
     }
+    read_to(&mut bytes, size)?;
     parse(&bytes).map_err(|e| e.to_string())
 }
 
-/// Where a `.npy` header's text starts in `bytes` (format 1.0 or later).
-fn prefix_len(bytes: &[u8]) -> usize {
-    if bytes.get(6) == Some(&1) {
-        10
-    } else {
-        12
+/// Where a `.npy` file's header text starts and where the header ends, from its first 12
+/// bytes (format 1.0: a 2-byte length at 8; 2.0 and 3.0: 4 bytes), if they are a header's.
+fn header_extent(prefix: &[u8]) -> Option<(usize, u64)> {
+    if prefix.get(..6)? != MAGIC {
+        return None;
+    }
+    match prefix.get(6)? {
+        1 => Some((
+            10,
+            10 + u64::from(u16::from_le_bytes([*prefix.get(8)?, *prefix.get(9)?])),
+        )),
+        2 | 3 => {
+            let n = u32::from_le_bytes(prefix.get(8..12)?.try_into().ok()?);
+            Some((12, 12 + u64::from(n)))
+        }
+        _ => None,
     }
 }
 
