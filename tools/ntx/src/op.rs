@@ -183,36 +183,33 @@ pub fn c_calls(data: &[u8]) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
+/// The global symbols an object defines.
+pub fn global_definitions(data: &[u8]) -> Result<std::collections::BTreeSet<String>, String> {
+    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+    Ok(file
+        .symbols()
+        .filter(|s| s.is_definition() && s.is_global())
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .collect())
+}
+
 /// The symbols the device side defines for a kernel's program, if the device SDK is
 /// installed: its runtime archive's (`neuron_customop_device`'s `runtime`) and the
 /// translation object's.
 fn device_runtime_symbols() -> Option<std::collections::BTreeSet<String>> {
     let var =
         |v: &str| pkg_config(&["--variable", v], "neuron_customop_device").map(|w| w.join(" "));
-    let mut defined = std::collections::BTreeSet::new();
-    let mut add = |bytes: &[u8]| {
-        if let Ok(file) = object::File::parse(bytes) {
-            for s in file
-                .symbols()
-                .filter(|s| s.is_definition() && s.is_global())
-            {
-                if let Ok(n) = s.name() {
-                    defined.insert(n.to_string());
-                }
-            }
-        }
-    };
     let runtime = std::fs::read(var("runtime").ok()?).ok()?;
     let archive = object::read::archive::ArchiveFile::parse(&*runtime).ok()?;
+    let mut defined = global_definitions(&std::fs::read(var("translation").ok()?).ok()?).ok()?;
     for member in archive.members().flatten() {
         // A member starts 2-aligned in the archive; the ELF parser wants its header aligned:
         // a copy (the allocator aligns it).
         if let Ok(bytes) = member.data(&*runtime) {
             let aligned: Vec<u8> = bytes.to_vec();
-            add(&aligned);
+            defined.extend(global_definitions(&aligned).unwrap_or_default());
         }
     }
-    add(&std::fs::read(var("translation").ok()?).ok()?);
     Some(defined)
 }
 

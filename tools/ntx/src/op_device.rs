@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use object::{Object, ObjectSection, ObjectSymbol};
+use object::{Object, ObjectSection};
 
 use crate::op::{glue, kernels_in, Build};
 
@@ -235,20 +235,11 @@ const NEEDED: [(&str, &str); 3] = [
 fn translation_flags(translation: &Path) -> Result<Vec<String>, String> {
     let data = std::fs::read(translation)
         .map_err(|e| format!("--translation {}: {e}", translation.display()))?;
-    let file = object::File::parse(&*data).map_err(|e| {
-        format!(
-            "--translation {}: not an object file: {e}",
-            translation.display()
-        )
-    })?;
-    let defined: Vec<&str> = file
-        .symbols()
-        .filter(|s| s.is_definition() && s.is_global())
-        .filter_map(|s| s.name().ok())
-        .collect();
+    let defined = crate::op::global_definitions(&data)
+        .map_err(|e| format!("--translation {}: {e}", translation.display()))?;
     let missing: Vec<&str> = NEEDED
         .iter()
-        .filter(|(elf, _)| !defined.contains(elf))
+        .filter(|(elf, _)| !defined.contains(*elf))
         .map(|(_, n)| *n)
         .collect();
     if !missing.is_empty() {
@@ -258,7 +249,7 @@ fn translation_flags(translation: &Path) -> Result<Vec<String>, String> {
             missing.join(", ")
         ));
     }
-    Ok(if defined.contains(&"neuron_translate_span") {
+    Ok(if defined.contains("neuron_translate_span") {
         Vec::new()
     } else {
         vec![
