@@ -150,10 +150,8 @@ def original_shaped(ntx, src, work, relu):
         ("relu-four", "relu.cpp", "relu_shape.cpp", "relu_forward", "x.npy"),
         ("tcm-four", "relu_tcm.cpp", "relu_tcm_shape.cpp", "relu_tcm", "odd.npy"),
     ):
-        ntx_device(ntx, src, work, name, compute, shape, "--translation", four, op, arg, "--out", "four.npy")
-        host = Built.__new__(Built)
-        host.work, host.program = work, work / name / "op"
-        want, _ = host.run(op, arg, device=False)
+        built = Built(ntx, src, work, name, compute, shape, "--translation", four, op, arg, "--out", "four.npy")
+        want, _ = built.run(op, arg, device=False)
         if np.load(work / "four.npy").tobytes() != want.tobytes():
             sys.exit(f"{op} with the contract's functions only: not the host's bytes")
         print(f"ok {op} with a translation object of the contract's functions only: the host's bytes")

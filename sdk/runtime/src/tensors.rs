@@ -146,8 +146,11 @@ pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), Str
 /// The first tensor of int64 elements a kernel makes or is given on core 0 is a warning:
 /// the vendor's current guide dropped `torch::kLong`. Still run, as the device once did.
 fn warn_int64(rt: &mut Runtime, dtype: DType) {
-    let noted = rt.reports.iter().any(|r| r.kind == Kind::Int64Tensor);
-    if dtype != DType::Long || noted || rt.core != 0 || rt.phase != crate::state::Phase::Kernel {
+    // Every tensor made passes here: the cheap tests first, the reports scanned last.
+    if dtype != DType::Long || rt.core != 0 || rt.phase != crate::state::Phase::Kernel {
+        return;
+    }
+    if rt.reports.iter().any(|r| r.kind == Kind::Int64Tensor) {
         return;
     }
     let detail = "a tensor of int64 elements (torch::kLong): the vendor's current guide dropped it, as the device is \
