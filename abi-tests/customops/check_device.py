@@ -177,8 +177,10 @@ def soft_float(ntx, src, work):
     same_as_host(idioms, "bits (ATen idioms, a vector of sizes)", "bits", "ints.npy")
     misc = Built(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "negate", "x.npy")
     same_as_host(misc, "scale (double arithmetic)", "scale", 20, 30, "x.npy", 0.3)
-    for op in ("negate", "factories"):
+    for op in ("negate", "factories", "window_move"):
         same_as_host(misc, op, op, "x.npy")
+    np.save(work / "pair.npy", np.arange(-300, 300, dtype=np.int32).reshape(20, 30))
+    same_as_host(misc, "stream_add (stream accessors)", "stream_add", "pair.npy", "pair.npy")
 
 
 def ops_on_device(ntx, src, work):
@@ -217,6 +219,80 @@ def refusals(ntx, src, work):
         print(f"ok {words!r} refused with its line")
 
 
+STACK_KERNEL = """#include <torch/torch.h>
+// Each row of x summed through a local array of 2500 floats (10000 bytes of stack).
+torch::Tensor row_sums(const torch::Tensor &x)
+{
+    volatile float buf[2500];
+    auto in = x.accessor<float, 2>();
+    torch::Tensor out = torch::zeros({x.size(0)}, torch::kFloat);
+    auto o = out.accessor<float, 1>();
+    for (int64_t i = 0; i < x.size(0); ++i) {
+        for (int64_t k = 0; k < 2500; ++k)
+            buf[k] = k < x.size(1) ? float(in[i][k]) : float(buf[k - x.size(1)]);
+        float s = 0;
+        for (int64_t k = 0; k < 2500; ++k)
+            s += buf[k];
+        o[i] = s;
+    }
+    return out;
+}
+"""
+
+STACK_SHAPE = """#include <torch/torch.h>
+#include "torchneuron/register.h"
+torch::Tensor row_sums_shape(const torch::Tensor &x) { return torch::zeros({x.size(0)}, torch::kFloat); }
+NEURON_LIBRARY(stack_ops, m) { m.def("row_sums", &row_sums_shape, "row_sums"); }
+"""
+
+
+def stack(ntx, src, work):
+    """A kernel with 10000 bytes of locals: past the device's default stack (8192) it is
+    stack-overflow on the device (exit 2) and stack-overflow-host on the host (a warning);
+    with -DSTACK_SIZE=16384 the device gives the host's bytes; more than 400 KB is refused."""
+    (work / "stack.cpp").write_text(STACK_KERNEL)
+    (work / "stack_shape.cpp").write_text(STACK_SHAPE)
+    np.save(work / "rows.npy", np.load(work / "x.npy")[:2])
+    deep = Built(ntx, src, work, "stack", work / "stack.cpp", work / "stack_shape.cpp", "row_sums", "rows.npy", code=2)
+    cmd = [deep.program, "row_sums", "rows.npy", "--out", "rows-out.npy"]
+    device = ["--device", deep.elf, "--translation", deep.translation]
+    p = subprocess.run([*cmd, *device], cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 2 or "error[stack-overflow]" not in p.stderr or "past the 8192" not in p.stderr:
+        sys.exit(f"a kernel past the device's stack: exit {p.returncode}\n{p.stderr}")
+    print("ok stack-overflow: 10000 bytes of locals past the device's 8192, exit 2")
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 0 or "warning[stack-overflow-host]" not in p.stderr:
+        sys.exit(f"the same on the host: exit {p.returncode}\n{p.stderr}")
+    print("ok stack-overflow-host: the host's frames past 8192 when the kernel called the SDK (a warning)")
+    raised = Built(
+        ntx,
+        src,
+        work,
+        "stack-raised",
+        work / "stack.cpp",
+        work / "stack_shape.cpp",
+        "--cflag=-DSTACK_SIZE=16384",
+        "row_sums",
+        "rows.npy",
+    )
+    same_as_host(raised, "row_sums with -DSTACK_SIZE=16384", "row_sums", "rows.npy")
+    p = ntx_device(
+        ntx,
+        src,
+        work,
+        "stack-big",
+        work / "stack.cpp",
+        work / "stack_shape.cpp",
+        "--cflag=-DSTACK_SIZE=409601",
+        "row_sums",
+        "rows.npy",
+        code=1,
+    )
+    if "at most 400 KB" not in p.stderr:
+        sys.exit(f"-DSTACK_SIZE=409601: {p.stderr!r}")
+    print("ok -DSTACK_SIZE past 400 KB refused at compile time")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -240,6 +316,7 @@ def main():
     select = Built(ntx, src, work, "select", "float_select.cpp", "float_select_shape.cpp", "above_first", "x.npy")
     same_as_host(select, "above_first (a select of two float constants, references)", "above_first", "x.npy")
     refusals(ntx, src, work)
+    stack(ntx, src, work)
     soft_float(ntx, src, work)
     ops_on_device(ntx, src, work)
     lacks = work / "lacks.cpp"

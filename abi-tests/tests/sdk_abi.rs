@@ -266,7 +266,7 @@ fn the_device_runtimes_requests_are_the_runners() {
         .filter(|(n, _)| !n.starts_with("FD_"))
         .cloned()
         .collect();
-    assert_eq!(requests.len(), 19, "{c:?}");
+    assert_eq!(requests.len(), 20, "{c:?}");
     assert_eq!(
         requests, rust,
         "sdk/device/protocol.h against sdk/runtime/src/device.rs"
@@ -274,4 +274,21 @@ fn the_device_runtimes_requests_are_the_runners() {
     let fds = numbered(&read("sdk/device/protocol.h"), "#define NT_DEVICE_", " ");
     let rust_fds = numbered(&read("sdk/runtime/src/device.rs"), "const ", ": RawFd = ");
     assert_eq!(fds, rust_fds, "the program's descriptors");
+}
+
+#[test]
+fn the_stack_limits_are_the_runtimes() {
+    let h = numbered(
+        &read("sdk/include/neuron_customop_host/runtime.h"),
+        "#define NT_CUSTOMOP_STACK_",
+        " ",
+    );
+    let want = [
+        (
+            "DEFAULT".to_string(),
+            neuron_customop_host::limits::STACK_DEFAULT,
+        ),
+        ("MAX".to_string(), neuron_customop_host::limits::STACK_MAX),
+    ];
+    assert_eq!(h, want, "runtime.h against sdk/runtime/src/limits.rs");
 }

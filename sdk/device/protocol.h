@@ -4,7 +4,7 @@
  * runtime does (checks, tensors, operations, reports) over a socket, fd NT_DEVICE_FD_RPC.
  * A request is u32 code, u32 payload bytes, the payload; every request gets a reply: u32
  * payload bytes, the payload. All little-endian. sdk/runtime/src/device.rs serves them
- * (abi-tests/tests/sdk_device.rs holds the two lists of codes to each other).
+ * (abi-tests/tests/sdk_abi.rs holds the two lists of codes to each other).
  */
 #ifndef NT_DEVICE_PROTOCOL_H
 #define NT_DEVICE_PROTOCOL_H
@@ -34,6 +34,7 @@ enum {
     NT_DEVICE_DST = 17,        /* -> meta */
     NT_DEVICE_PRINT = 18,      /* printf's pieces (printf.c) -> u32 bytes printed */
     NT_DEVICE_RETURN = 19,     /* u32 handle (0: none), u64 translations, u64 hits[5], u64 refills[5] */
+    NT_DEVICE_STACK = 20,      /* u32 limit, u64 depth, u32 at least (1: deeper than measured) */
 };
 
 /* A printf piece (u8 type, u8 spec bytes, the spec, the value): text (the spec is the

@@ -58,6 +58,25 @@ static uint64_t shown[3] = {~0ull, ~0ull, ~0ull};
  * neuron_translate_ctx, whose instructions count as the translation object's. */
 static _translation_ctx_t *table;
 
+/* The kernel's stack (docs/customop-device.md, "The stack"): the build's limit (ntx's glue
+ * passes -DSTACK_SIZE or the default), the stack pointer the kernel was called below (0: no
+ * kernel runs) and the lowest stack pointer a request was made at. The kernel runs on
+ * qemu's stack, megabytes deep: what goes past the limit lands in memory nothing else
+ * uses and is reported, where the device would overwrite its local memory. */
+static uint32_t stack_limit = NT_CUSTOMOP_STACK_DEFAULT;
+static uintptr_t stack_top, stack_low;
+static int stack_reported;
+/* Painted below the limit, to see how far past it the frames went. */
+#define STACK_ROOM 65536u
+#define STACK_PAINT 0x5ac0ffeeu
+
+static uintptr_t nt_device_sp(void)
+{
+    uintptr_t sp;
+    __asm__ volatile("mov %0, a1" : "=r"(sp));
+    return sp;
+}
+
 static long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f)
 {
     const long args[6] = {a, b, c, d, e, f};
@@ -77,55 +96,6 @@ static void nt_device_copy(void *d, const void *s, size_t n)
     const unsigned char *sp = s;
     while (n--)
         *dp++ = *sp++;
-}
-
-void *memcpy(void *d, const void *s, size_t n)
-{
-    unsigned char *dp = d;
-    const unsigned char *sp = s;
-    if ((((uintptr_t)dp | (uintptr_t)sp) & 3) == 0) {
-        for (; n >= 4; n -= 4, dp += 4, sp += 4)
-            *(uint32_t *)dp = *(const uint32_t *)sp;
-    }
-    while (n--)
-        *dp++ = *sp++;
-    return d;
-}
-
-void *memmove(void *d, const void *s, size_t n)
-{
-    unsigned char *dp = d;
-    const unsigned char *sp = s;
-    if (dp <= sp || dp >= sp + n)
-        return memcpy(d, s, n);
-    while (n--)
-        dp[n] = sp[n];
-    return d;
-}
-
-void *memset(void *d, int c, size_t n)
-{
-    unsigned char *dp = d;
-    while (n--)
-        *dp++ = (unsigned char)c;
-    return d;
-}
-
-int memcmp(const void *a, const void *b, size_t n)
-{
-    const unsigned char *x = a, *y = b;
-    for (; n; --n, ++x, ++y)
-        if (*x != *y)
-            return *x < *y ? -1 : 1;
-    return 0;
-}
-
-size_t strlen(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        ++n;
-    return n;
 }
 
 static int nt_device_streq(const char *a, const char *b)
@@ -169,7 +139,17 @@ static const unsigned char *nt_device_ask(uint32_t code)
     nt_device_io(1, msg, msg_len);
     return msg;
 }
-static void nt_device_begin(void) { msg_len = 0; }
+static void nt_device_stack_check(uintptr_t low, int at_least);
+static void nt_device_begin(void)
+{
+    msg_len = 0;
+    if (stack_top) {
+        uintptr_t sp = nt_device_sp();
+        if (sp < stack_low)
+            stack_low = sp;
+        nt_device_stack_check(sp, 0);
+    }
+}
 
 /* A meta of a reply at r: kept in its handle's slot. */
 static const nt_customop_meta *nt_device_meta_at(const unsigned char *r)
@@ -371,6 +351,57 @@ const nt_customop_meta *nt_customop_dst_tensor(void)
     return nt_device_meta_at(nt_device_ask(NT_DEVICE_DST));
 }
 
+/* Reports the kernel's stack past its limit, once: its deepest address seen is `low`. */
+static void nt_device_stack_check(uintptr_t low, int at_least)
+{
+    if (stack_reported || stack_top - low <= stack_limit)
+        return;
+    stack_reported = 1;
+    msg_len = 0;
+    nt_device_put32(stack_limit);
+    nt_device_put64((uint64_t)(stack_top - low));
+    nt_device_put32((uint32_t)at_least);
+    nt_device_ask(NT_DEVICE_STACK);
+    msg_len = 0;
+}
+
+void nt_customop_stack_size(uint32_t bytes)
+{
+    if (bytes == 0 || bytes > NT_CUSTOMOP_STACK_MAX)
+        nt_device_exit(77);
+    stack_limit = bytes;
+}
+
+/* Paints the limit and the room below it, up to 256 bytes under the caller's frame (this
+ * function's own frame lies within those 256 bytes): the first word of [at, stack_top)
+ * the kernel will write shows its depth. */
+static __attribute__((noinline)) uint32_t *nt_device_paint(void)
+{
+    uint32_t *at = (uint32_t *)((stack_top - stack_limit - STACK_ROOM) & ~(uintptr_t)3);
+    for (uint32_t *p = at; p < (uint32_t *)(stack_top - 256); ++p)
+        *p = STACK_PAINT;
+    return at;
+}
+
+/* The kernel, called with its stack watched: painted first, read after it returns. */
+static const nt_customop_meta *nt_device_call(nt_customop_invoker invoker, const void *function,
+                                              const nt_customop_arg *a)
+{
+    const nt_customop_meta *out;
+    uint32_t *at, *p;
+    stack_top = nt_device_sp();
+    stack_low = stack_top;
+    at = nt_device_paint();
+    out = invoker(function, a);
+    for (p = at; p < (uint32_t *)(stack_top - 256) && *p == STACK_PAINT; ++p)
+        ;
+    if ((uintptr_t)p < stack_low)
+        stack_low = (uintptr_t)p;
+    nt_device_stack_check(stack_low, stack_low <= (uintptr_t)at);
+    stack_top = 0;
+    return out;
+}
+
 uint32_t nt_customop_cpu_id(void) { return core; }
 uint32_t nt_customop_cpu_count(void) { return cores; }
 
@@ -549,7 +580,7 @@ int nt_customop_main(int argc, char **argv)
     out = NULL;
     for (uint32_t k = 0; k < nkernels; ++k)
         if (nt_device_streq(kernels[k].name, name)) {
-            out = kernels[k].invoker(kernels[k].function, args);
+            out = nt_device_call(kernels[k].invoker, kernels[k].function, args);
             break;
         }
     nt_device_begin();

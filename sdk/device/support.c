@@ -2,8 +2,9 @@
  * What a kernel's compiled code may call beyond the SDK on the emulated Q7, with no C
  * library linked: the integer division helpers the compiler calls (the core has no
  * divider; __muldi3 is in start.S), a small heap for `new`, and the C++ ABI's few hooks.
- * A kernel that needs more (double arithmetic, <cmath> functions, exceptions) does not
- * link, and ntx says which symbols are missing.
+ * A kernel that needs more (<cmath> functions, exceptions) does not link, and ntx says
+ * which symbols are missing. The C library's memory and string functions the compiler
+ * and the headers call are here too (memcpy counts as the kernel's copies: its name).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -118,4 +119,53 @@ double __extendsfdf2(float f)
         out.u = sign | ((uint64_t)(exp - 127 + 1023) << 52) | ((uint64_t)man << 29);
     }
     return out.d;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    if ((((uintptr_t)dp | (uintptr_t)sp) & 3) == 0) {
+        for (; n >= 4; n -= 4, dp += 4, sp += 4)
+            *(uint32_t *)dp = *(const uint32_t *)sp;
+    }
+    while (n--)
+        *dp++ = *sp++;
+    return d;
+}
+
+void *memmove(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    if (dp <= sp || dp >= sp + n)
+        return memcpy(d, s, n);
+    while (n--)
+        dp[n] = sp[n];
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    unsigned char *dp = d;
+    while (n--)
+        *dp++ = (unsigned char)c;
+    return d;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n; --n, ++x, ++y)
+        if (*x != *y)
+            return *x < *y ? -1 : 1;
+    return 0;
+}
+
+size_t strlen(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        ++n;
+    return n;
 }

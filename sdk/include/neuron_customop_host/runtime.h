@@ -2,7 +2,7 @@
  * The C ABI of the custom-op SDK's runtime (sdk/runtime, Rust): what the C++ headers call.
  * Not for kernels: they use <torch/torch.h>. A tensor crosses as a pointer to its
  * nt_customop_meta, which the runtime owns and keeps in place while the tensor lives.
- * abi-tests/tests/sdk_runtime.rs checks these declarations against the runtime's.
+ * abi-tests/tests/sdk_abi.rs checks these declarations against the runtime's.
  */
 #ifndef NEURON_CUSTOMOP_HOST_RUNTIME_H
 #define NEURON_CUSTOMOP_HOST_RUNTIME_H
@@ -27,6 +27,12 @@ typedef struct nt_customop_meta {
     uint32_t track; /* 1: tell the runtime of each TCM and stream copy (nt_customop_note) */
     uint32_t pad;
 } nt_customop_meta;
+
+/* A core's stack on the device: about 8 KB unless the build says -DSTACK_SIZE=N, at most
+ * 400 KB (the vendor's developer guide; taken as KiB). bind.hpp refuses more at compile
+ * time; sdk/runtime/src/limits.rs holds the same values (a test compares them). */
+#define NT_CUSTOMOP_STACK_DEFAULT 8192
+#define NT_CUSTOMOP_STACK_MAX 409600
 
 /** What an nt_customop_arg holds. */
 enum {
@@ -103,6 +109,10 @@ int nt_customop_main(int argc, char **argv);
 /* The C functions the kernels call that the device runtime lacks (ntx's glue tells them):
  * each run warns of them (device-lacks). */
 void nt_customop_device_lacks(const char *const *names, size_t n);
+/* The stack the build gives a core (-DSTACK_SIZE, or NT_CUSTOMOP_STACK_DEFAULT): each
+ * run reports a kernel deeper than that (stack-overflow on the device, stack-overflow-host
+ * where the host sees it). */
+void nt_customop_stack_size(uint32_t bytes);
 /* A C++ exception left a kernel or shape function: what() (NULL: not a std::exception). */
 void nt_customop_thrown(const char *what);
 

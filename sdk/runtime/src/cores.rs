@@ -81,11 +81,7 @@ fn kernel_job(job: &Job) {
             ran = Some((r, job.output.as_ref().map_or(0, JobArg::numel)));
             out
         }
-        None => {
-            neuron_translate::abi::_init_translate_ctx();
-            // SAFETY: registered together; arguments checked against the parameters.
-            unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) }
-        }
+        None => on_host(&kernel, &call),
     };
     state::with(|rt| {
         crate::access::report_leaks(rt, child::place);
@@ -123,6 +119,20 @@ fn kernel_job(job: &Job) {
         }
         rt.dst = None;
     })
+}
+
+/// The kernel called here, on the host, its stack watched ([`crate::stack`]): the tensor
+/// it returned.
+fn on_host(kernel: &registry::Function, call: &[crate::cabi::Arg]) -> *const crate::cabi::Meta {
+    neuron_translate::abi::_init_translate_ctx();
+    let limit = registry::with(|r| r.stack_bytes);
+    let top = 0u8;
+    let top = std::hint::black_box(&top) as *const u8 as usize;
+    state::with(|rt| rt.stack = crate::stack::Watch::start(limit, top));
+    // SAFETY: registered together; arguments checked against the parameters.
+    let out = unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) };
+    state::with(|rt| rt.stack = crate::stack::Watch::default());
+    out
 }
 
 /// After the kernel's program ran on the emulated Q7: the tensor it returned (as a kernel

@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use crate::cabi::{Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
 use crate::device_count::{Classes, DeviceCounts};
 use crate::dtype::Num;
+use crate::misuse::Kind;
 use crate::ops::{self, Operand};
 use crate::state::{self, Runtime};
 use crate::{access, tensors};
@@ -56,6 +57,7 @@ pub mod code {
     pub const DST: u32 = 17;
     pub const PRINT: u32 = 18;
     pub const RETURN: u32 = 19;
+    pub const STACK: u32 = 20;
 }
 
 /// What the program's run left: the tensor it returned (a reference for the runtime), the
@@ -149,6 +151,11 @@ fn answer(rt: &mut Runtime, code: u32, p: &[u8], ran: &mut Ran, out: &mut Vec<u8
                 ran.refills[k] = r.u64();
             }
             return false;
+        }
+        code::STACK => {
+            let (limit, depth, at_least) = (r.u32(), r.u64(), r.u32() != 0);
+            let detail = crate::stack::device_detail(limit, depth, at_least);
+            rt.misuse(Kind::StackOverflow, None, None, detail);
         }
         _ => tensor_answer(rt, code, &mut r, out),
     }

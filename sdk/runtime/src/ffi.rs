@@ -201,6 +201,21 @@ pub unsafe extern "C" fn nt_customop_device_lacks(names: *const *const c_char, n
     registry::with(|r| r.device_lacks = names);
 }
 
+/// The stack the build gives a core on the device (`-DSTACK_SIZE`, through ntx's glue).
+/// The C++ headers refuse a size outside 1..=[`crate::limits::STACK_MAX`] at compile time;
+/// a program that passes one anyway stops here, saying so.
+#[no_mangle]
+pub extern "C" fn nt_customop_stack_size(bytes: u32) {
+    if bytes == 0 || bytes > crate::limits::STACK_MAX {
+        eprintln!(
+            "error: a stack of {bytes} bytes: a core's stack on the device is 1 to {} bytes",
+            crate::limits::STACK_MAX
+        );
+        std::process::exit(crate::status::EXIT_USAGE);
+    }
+    registry::with(|r| r.stack_bytes = bytes);
+}
+
 /// # Safety
 /// `p` points to `n` codes.
 unsafe fn params_of(p: *const c_int, n: usize) -> Vec<Param> {

@@ -43,6 +43,7 @@ pub mod report;
 pub mod run;
 pub mod serve;
 pub mod shape;
+pub mod stack;
 pub mod state;
 pub mod stats;
 pub mod status;

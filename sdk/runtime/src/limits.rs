@@ -36,3 +36,12 @@ pub fn timeout_of_secs(secs: f64) -> Result<Option<std::time::Duration>, String>
         ))
     }
 }
+
+/// The stack a core gives a kernel on the device unless the build says `-DSTACK_SIZE=N`:
+/// "about 8 KB" in the vendor's developer guide, taken as 8 KiB (runtime.h's
+/// `NT_CUSTOMOP_STACK_DEFAULT`, which a test holds to this).
+pub const STACK_DEFAULT: u32 = 8192;
+
+/// The most `-DSTACK_SIZE` may say: "at most 400 KB", taken as 400 KiB (runtime.h's
+/// `NT_CUSTOMOP_STACK_MAX`; the C++ headers refuse more at compile time).
+pub const STACK_MAX: u32 = 400 * 1024;

@@ -74,7 +74,7 @@ pub struct OpDef {
 pub use crate::limits::MAX_OPS;
 
 /// Everything registered in this program.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Registry {
     /// Ops, in registration order.
     pub ops: Vec<OpDef>,
@@ -82,6 +82,8 @@ pub struct Registry {
     pub kernels: Vec<(String, Function)>,
     /// The C functions the kernels call that the device runtime lacks (ntx's glue).
     pub device_lacks: Vec<String>,
+    /// The stack the build gives a core on the device, in bytes (ntx's glue).
+    pub stack_bytes: u32,
 }
 
 /// The program's registry.
@@ -89,6 +91,7 @@ pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     ops: Vec::new(),
     kernels: Vec::new(),
     device_lacks: Vec::new(),
+    stack_bytes: crate::limits::STACK_DEFAULT,
 });
 
 /// Runs `f` on the registry.

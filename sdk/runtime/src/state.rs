@@ -180,6 +180,8 @@ pub struct Runtime {
     pub tcm_blocks: Vec<(usize, usize, u64)>,
     /// `--sanitize`: the checks that cost a call per element are on.
     pub sanitize: bool,
+    /// The running kernel's stack on the host ([`crate::stack`]).
+    pub stack: crate::stack::Watch,
 }
 
 fn exit_on_error(rt: &Runtime) -> ! {
@@ -200,7 +202,11 @@ pub fn try_with<T>(f: impl FnOnce(&mut Runtime) -> T) -> Option<T> {
 /// Runs `f` on the runtime (made on first use).
 pub fn with<T>(f: impl FnOnce(&mut Runtime) -> T) -> T {
     let mut g: MutexGuard<'_, Option<Runtime>> = RT.lock().unwrap_or_else(|e| e.into_inner());
-    f(g.get_or_insert_with(Runtime::new))
+    let rt = g.get_or_insert_with(Runtime::new);
+    // Every call of a kernel into the SDK comes here: how deep its frames are.
+    let here = 0u8;
+    rt.stack_seen(std::hint::black_box(&here) as *const u8 as usize);
+    f(rt)
 }
 
 impl Runtime {
@@ -227,6 +233,7 @@ impl Runtime {
             share: None,
             tcm_blocks: Vec::new(),
             sanitize: false,
+            stack: crate::stack::Watch::default(),
         }
     }
 
@@ -334,6 +341,15 @@ impl Runtime {
             pc: Some(pc),
         });
         (self.on_error)(self)
+    }
+
+    /// A `stack-overflow-host` warning if the kernel running is deeper than its build's
+    /// stack at `here` (an address on the stack).
+    fn stack_seen(&mut self, here: usize) {
+        if let Some(depth) = self.stack.observe(here) {
+            let detail = crate::stack::host_detail(self.stack.limit(), depth);
+            self.misuse(Kind::StackOverflowHost, None, None, detail);
+        }
     }
 
     /// Records a misuse; an error stops the core here (through `on_error`).

@@ -287,6 +287,7 @@ pub fn glue(kernels: &[(String, Vec<String>)], device_lacks: &[String]) -> Strin
     for (name, _) in kernels {
         let _ = writeln!(s, "    NT_CUSTOMOP_BIND({name});");
     }
+    s += "    nt_customop_stack_size(NT_CUSTOMOP_STACK_SIZE);\n";
     if !device_lacks.is_empty() {
         let quoted: Vec<String> = device_lacks.iter().map(|n| format!("\"{n}\"")).collect();
         let _ = writeln!(

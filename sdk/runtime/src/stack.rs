@@ -1,0 +1,105 @@
+//! A kernel's stack against the device's. A core runs a kernel on a stack in its local
+//! memory, `-DSTACK_SIZE` bytes or about 8 KB ([`crate::limits::STACK_DEFAULT`]); deeper
+//! frames overwrite what lies below it. On the emulated Q7 the device runtime measures the
+//! depth itself (sdk/device/runtime.c: the stack pointer at each request, and a painted
+//! region below the kernel's first frame, read after it returns) and sends it; here on the
+//! host the frames are x86-64's, and [`Watch`] sees them only when the kernel calls the SDK.
+//! docs/customop-device.md ("The stack") says what each can see.
+
+/// The stack pointer a kernel was called at on the host, and whether its depth was reported.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Watch {
+    /// An address just above the kernel's first frame (0: no kernel is running).
+    top: usize,
+    /// The device's stack for this build, in bytes.
+    limit: u32,
+    /// Whether this call reported already (once is enough).
+    reported: bool,
+}
+
+impl Watch {
+    /// A watch over a kernel called below `top`, whose build gives it `limit` bytes.
+    pub fn start(limit: u32, top: usize) -> Watch {
+        Watch {
+            top,
+            limit,
+            reported: false,
+        }
+    }
+
+    /// The stack this build gives a core.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// `here`, an address on the running stack: the kernel's depth there the first time it
+    /// is past the limit, else `None`.
+    pub fn observe(&mut self, here: usize) -> Option<u64> {
+        if self.top == 0 || self.reported || here > self.top {
+            return None;
+        }
+        let depth = (self.top - here) as u64;
+        self.reported = depth > u64::from(self.limit);
+        self.reported.then_some(depth)
+    }
+}
+
+/// How to give a kernel more stack, or need less.
+fn remedy() -> String {
+    format!(
+        "build with -DSTACK_SIZE=N (extra_cflags; at most {} bytes), or keep large arrays in \
+         TCM (tcm_malloc) or a tensor",
+        crate::limits::STACK_MAX
+    )
+}
+
+/// A `stack-overflow` report's words: the device runtime measured `depth` bytes (or more,
+/// `at_least`) against `limit`.
+pub fn device_detail(limit: u32, depth: u64, at_least: bool) -> String {
+    let more = if at_least { "at least " } else { "" };
+    format!(
+        "the kernel's frames took {more}{depth} bytes of stack on the emulated core, past the \
+         {limit} a core has on the device (where they would overwrite its local memory): {}",
+        remedy()
+    )
+}
+
+/// A `stack-overflow-host` report's words.
+pub fn host_detail(limit: u32, depth: u64) -> String {
+    format!(
+        "the kernel's frames reached {depth} bytes below its call when it called the SDK, past \
+         the {limit} bytes a core's stack has on the device; these are the host's frames, not \
+         the device's (ntx op run --device measures those): {}",
+        remedy()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watch_reports_once_past_its_limit_and_never_when_stopped() {
+        let mut w = Watch::start(8192, 100_000);
+        assert_eq!(w.observe(100_000 - 8192), None);
+        assert_eq!(w.observe(100_000 - 8193), Some(8193));
+        assert_eq!(w.observe(100_000 - 20_000), None, "once");
+        let mut idle = Watch::default();
+        assert_eq!(idle.observe(1), None);
+        let mut above = Watch::start(16, 1000);
+        assert_eq!(
+            above.observe(2000),
+            None,
+            "an address above the kernel's call"
+        );
+    }
+
+    #[test]
+    fn the_reports_say_the_limit_and_the_remedy() {
+        let d = device_detail(8192, 12_000, true);
+        assert!(d.contains("at least 12000 bytes") && d.contains("the 8192 a core has"));
+        assert!(d.contains("-DSTACK_SIZE=N") && d.contains("409600"));
+        let h = host_detail(8192, 9000);
+        assert!(h.contains("9000 bytes") && h.contains("--device"));
+    }
+}
