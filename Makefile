@@ -450,6 +450,17 @@ torch-check: $(TORCH_STAMP)
 	  $(TORCH_VENV)/bin/python -m pytest -q -p no:cacheprovider target/torch-package/torch_tests \
 	  target/torch-package/tests
 
+# The PyTorch path's speed (bench/customop/torch_bench.py), opt-in as torch-check is.
+.PHONY: torch-bench
+torch-bench: $(TORCH_STAMP)
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TORCH_PREFIX)) > /dev/null
+	rm -rf target/torch-package && cp -r sdk/python target/torch-package
+	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
+	  --force-reinstall ./target/torch-package
+	@mkdir -p target/bench
+	PYTHONDONTWRITEBYTECODE=1 $(TORCH_VENV)/bin/python bench/customop/torch_bench.py \
+	  $(abspath $(TORCH_PREFIX))/bin/ntx abi-tests/customops target/bench/torch-build | tee target/bench/torch.txt
+
 .PHONY: clippy
 clippy:
 	$(CARGO) clippy --locked --workspace --all-targets --all-features -- -D warnings

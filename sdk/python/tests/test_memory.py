@@ -218,3 +218,45 @@ def test_ops_named_like_library_attributes_warn_and_stay_reachable(built) -> Non
         np.testing.assert_array_equal(lib.ops["empty"](x), x)
         assert lib.empty((2, 2)).shape == (2, 2)  # the method, as documented
         np.testing.assert_array_equal(lib.passes(x), x)
+
+
+def test_small_inputs_ride_with_the_call_and_larger_ones_are_copied_first(built, monkeypatch) -> None:
+    with built("relu") as lib:
+        lib.relu_forward(np.ones((1, 1), np.float32))  # starts the server
+        server = lib._server
+        assert isinstance(server, Server)
+        limit = lib.description["inline_bytes"]
+        sent: list[str] = []
+        request = server.request
+
+        def counted(message):
+            sent.append(next(iter(message)))
+            return request(message)
+
+        monkeypatch.setattr(server, "request", counted)
+        rng = np.random.default_rng(5)
+        for n, want in ((limit // 4, ["Call"]), (limit // 4 + 1, ["Alloc", "Call"])):
+            x = rng.standard_normal((1, n)).astype(np.float32)
+            sent.clear()
+            np.testing.assert_array_equal(lib.relu_forward(x), np.maximum(x, 0))
+            assert sent == want, (n, sent)
+        # A strided view's elements go in C order, as the copy would hold them.
+        y = rng.standard_normal((8, 6)).astype(np.float32)[::2, ::-3]
+        np.testing.assert_array_equal(lib.relu_forward(y), np.maximum(y, 0))
+
+
+def test_the_server_refuses_bytes_that_are_not_the_tensor(built) -> None:
+    with built("relu") as lib:
+        lib.relu_forward(np.ones((1, 1), np.float32))
+        server = lib._server
+        assert isinstance(server, Server)
+        f32 = lib._dtype(np.empty(0, np.float32), 0)
+        for shape, hex_, words in (
+            ([1, 2], "00000000", "4 bytes for a [1, 2] tensor of 8"),
+            ([1, 1], "zz000000", "not hexadecimal"),
+            ([1, 2000], "00" * 8000, "8000 bytes sent with the call: at most 4096"),
+        ):
+            arg = {"Bytes": {"dtype": f32, "shape": shape, "hex": hex_}}
+            answer = server.request({"Call": {"op": "relu_forward", "args": [arg], "cores": 1}})
+            assert answer["status"] == 1 and words in answer["error"], answer
+        np.testing.assert_array_equal(lib.relu_forward(np.full((1, 2), -1, np.float32)), np.zeros((1, 2)))

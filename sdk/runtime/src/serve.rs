@@ -11,12 +11,15 @@
 //!   `{"handle", "offset"}` (its bytes at that offset of the memory file), or `{"error"}`;
 //! * `{"Free": {"handles": [H...]}}`: `{}`;
 //!   (`"kind": "hbm-full"` when the HBM left has no room for it);
-//! * `{"Call": {"op", "args": [{"Tensor": H} | {"Int": I} | {"Double": BITS} | {"ScalarInt": I}
-//!   | {"ScalarFloat": BITS}], "cores": N, "timeout"?: SECONDS, "free"?: [H...], "sanitize"?: BOOL}}`:
+//! * `{"Call": {"op", "args": [{"Tensor": H} | {"Bytes": {"dtype", "shape", "hex"}} | {"Int": I}
+//!   | {"Double": BITS} | {"ScalarInt": I} | {"ScalarFloat": BITS}], "cores": N, "timeout"?: SECONDS,
+//!   "free"?: [H...], "sanitize"?: BOOL}}`:
 //!   `{"status", "output"?: {"handle", "offset", "dtype", "shape"}, "error"?, "stats"?}`,
 //!   `stats` being the `--stats=json` document. A double travels as its IEEE-754 bit
 //!   pattern (an unsigned integer), so NaN and the infinities, which JSON lacks, arrive as
-//!   the device would pass them.
+//!   the device would pass them. A `Bytes` argument is a small input sent with the call (at
+//!   most [`INLINE_BYTES`], its bytes in C order as hexadecimal): the server makes it a
+//!   tensor for the call alone, which saves the caller an `Alloc` round trip.
 //!
 //! The server ends when the caller's end of the socket closes, however the caller ended (a
 //! thread watches for it and kills the server's process group, workers included, even in
@@ -87,7 +90,16 @@ enum ArgIn {
         dtype: i32,
         shape: Vec<i64>,
     },
+    /// A small input tensor sent with the call: its element type, sizes and bytes (hex).
+    Bytes {
+        dtype: i32,
+        shape: Vec<i64>,
+        hex: String,
+    },
 }
+
+/// The most bytes a `Bytes` argument may carry (the description says it to the caller).
+pub const INLINE_BYTES: usize = 4096;
 
 /// The protocol's version (the Python package checks it).
 pub const PROTOCOL: u32 = 2;
@@ -132,6 +144,7 @@ pub fn describe() -> Value {
         "host_share": HOST_SHARE,
         "max_cores": MAX_CORES,
         "max_timeout": crate::limits::MAX_TIMEOUT_SECS,
+        "inline_bytes": INLINE_BYTES,
     })
 }
 
@@ -218,7 +231,10 @@ fn alloc(dtype: i32, shape: &[i64]) -> Value {
     })
 }
 
-fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
+/// Why an argument is refused, and whether for want of HBM (`"kind": "hbm-full"`).
+type Refused = (String, bool);
+
+fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
     let value = |kind, i, f| Arg {
         kind,
         meta: core::ptr::null(),
@@ -231,7 +247,7 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
         ArgIn::ScalarInt(i) => value(ARG_SCALAR_INT, i, 0.0),
         ArgIn::ScalarFloat(bits) => value(ARG_SCALAR_FLOAT, 0, f64::from_bits(bits)),
         ArgIn::Meta { dtype, ref shape } => {
-            let d = tensor_type(dtype, shape).map_err(|m| format!("argument {k}: {m}"))?;
+            let d = tensor_type(dtype, shape).map_err(|m| (format!("argument {k}: {m}"), false))?;
             let meta = state::with(|rt| {
                 let h = tensors::create(rt, d, shape, true);
                 let e = rt.entry(h);
@@ -245,13 +261,19 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
                 f: 0.0,
             }
         }
+        ArgIn::Bytes {
+            dtype,
+            ref shape,
+            ref hex,
+        } => inline_tensor(dtype, shape, hex, k)
+            .map_err(|(m, full)| (format!("argument {k}: {m}"), full))?,
         ArgIn::Tensor(h) => state::with(|rt| {
             let live = (h as usize)
                 .checked_sub(1)
                 .and_then(|k| rt.tensors.get(k))
                 .is_some_and(Option::is_some);
             if !live {
-                return Err(format!("argument {k}: tensor {h} is not live"));
+                return Err((format!("argument {k}: tensor {h} is not live"), false));
             }
             let e = rt.entry(h);
             e.label = format!("input {k}");
@@ -263,6 +285,50 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, String> {
             })
         })?,
     })
+}
+
+/// A `Bytes` argument as a tensor of its own (released after the call).
+fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, Refused> {
+    let refused = |m: String| (m, false);
+    let d = tensor_type(dtype, shape).map_err(refused)?;
+    let data = from_hex(hex).ok_or_else(|| refused("its bytes are not hexadecimal".into()))?;
+    if data.len() > INLINE_BYTES {
+        let m = format!(
+            "{} bytes sent with the call: at most {INLINE_BYTES}",
+            data.len()
+        );
+        return Err(refused(m));
+    }
+    state::with(|rt| {
+        let want = shape.iter().product::<i64>() as u64 * d.size() as u64;
+        if data.len() as u64 != want {
+            let m = format!("{} bytes for a {shape:?} tensor of {want}", data.len());
+            return Err(refused(m));
+        }
+        tensors::room_for(rt, d, shape).map_err(|m| (m, true))?;
+        let h = tensors::create(rt, d, shape, false);
+        tensors::write_all(rt, h, &data);
+        let e = rt.entry(h);
+        e.label = format!("input {k}");
+        Ok(Arg {
+            kind: ARG_TENSOR,
+            meta: &*e.meta,
+            i: 0,
+            f: 0.0,
+        })
+    })
+}
+
+/// Bytes from hexadecimal text: `None` for an odd length or a character not a digit.
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    let b = hex.as_bytes();
+    if !b.len().is_multiple_of(2) {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|v| v as u8);
+    b.chunks(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
 }
 
 /// A request's timeout (none given: the default), or the refusal to answer.
@@ -291,16 +357,12 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
         let m = format!("cores={cores}: give a number from 1 to {MAX_CORES}");
         return json!({"status": crate::status::EXIT_USAGE, "error": m});
     }
-    let converted: Result<Vec<Arg>, String> = args
-        .iter()
-        .enumerate()
-        .map(|(k, a)| argument(a, k))
-        .collect();
-    let call = match converted {
+    let (call, made) = match arguments(args) {
         Ok(c) => c,
-        Err(m) => return json!({"status": crate::status::EXIT_USAGE, "error": m}),
+        Err(refused) => return refusal(refused),
     };
     let result = crate::run::call(&o, &call);
+    release(&made);
     let stats: Option<Value> = crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
     match result {
         Ok(h) => state::with(|rt| {
@@ -359,38 +421,58 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
         stats: Some(StatsFormat::Keep),
         ..Options::default()
     };
-    // The data-less tensors made for `Meta` arguments, released whatever happens after
-    // (a later argument refused included).
-    let (mut made, mut call, mut refused) = (Vec::new(), Vec::new(), None);
+    let (call, made) = match arguments(args) {
+        Ok(c) => c,
+        Err(refused) => return refusal(refused),
+    };
+    let answer = match crate::run::shape_of(&o, &call) {
+        Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
+        Err(code) => {
+            let error = crate::report::take_refusal().map(|r| r.0);
+            let stats: Option<Value> =
+                crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
+            json!({"status": code, "error": error, "stats": stats})
+        }
+    };
+    release(&made);
+    answer
+}
+
+/// A request's arguments converted, with the tensors made for `Meta` and `Bytes` ones
+/// (the caller releases them after the run); those already made are released when an
+/// argument is refused.
+fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
+    let (mut call, mut made) = (Vec::new(), Vec::new());
     for (k, a) in args.iter().enumerate() {
         match argument(a, k) {
             Ok(c) => {
-                if matches!(a, ArgIn::Meta { .. }) {
+                if matches!(a, ArgIn::Meta { .. } | ArgIn::Bytes { .. }) {
                     // SAFETY: a tensor argument() just made.
                     made.push(unsafe { (*c.meta).handle });
                 }
                 call.push(c);
             }
             Err(m) => {
-                refused = Some(m);
-                break;
+                release(&made);
+                return Err(m);
             }
         }
     }
-    let answer = match refused {
-        Some(m) => json!({"status": crate::status::EXIT_USAGE, "error": m}),
-        None => match crate::run::shape_of(&o, &call) {
-            Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
-            Err(code) => {
-                let error = crate::report::take_refusal().map(|r| r.0);
-                let stats: Option<Value> =
-                    crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
-                json!({"status": code, "error": error, "stats": stats})
-            }
-        },
-    };
+    Ok((call, made))
+}
+
+/// The answer to a request whose arguments are refused.
+fn refusal((m, hbm_full): Refused) -> Value {
+    let mut v = json!({"status": crate::status::EXIT_USAGE, "error": m});
+    if hbm_full {
+        v["kind"] = "hbm-full".into();
+    }
+    v
+}
+
+/// Lets go of the tensors a request's arguments made.
+fn release(made: &[u32]) {
     state::with(|rt| made.iter().for_each(|h| tensors::release(rt, *h)));
-    answer
 }
 
 /// Lets go of the caller's reference to each live tensor of `handles`.

@@ -303,22 +303,25 @@ class Library:
             raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits})")
         return self._dtype(np.empty(0, dtype=dtype), k)
 
-    def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> int:
-        """Tensor `a` in HBM: its handle (a new one, holding a copy, unless `a` is exactly a
-        tensor this library holds)."""
+    def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> dict[str, Any]:
+        """Tensor `a` as a call's argument: the tensor this library holds if `a` is exactly
+        one; a small one's bytes, sent with the call (no round trip of its own); else a new
+        tensor holding a copy."""
         exact = server.holding(a, code)
         if exact is not None:
-            return exact.handle
+            return {"Tensor": exact.handle}
+        if a.nbytes <= self.description["inline_bytes"]:
+            return {"Bytes": {"dtype": code, "shape": a.shape, "hex": a.tobytes().hex()}}
         new = self._alloc(server, code, a.shape)
         held.append(new.handle)
         server.fill(new, a)
-        return new.handle
+        return {"Tensor": new.handle}
 
     def _call_locked(self, op: str, prepared: list[Any]) -> np.ndarray:
         server = self._serve()
         held: list[int] = []
         try:
-            args = [{"Tensor": self._place(server, p[0], p[1], held)} if isinstance(p, tuple) else p for p in prepared]
+            args = [self._place(server, p[0], p[1], held) if isinstance(p, tuple) else p for p in prepared]
             call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": server.frees()}
             call["sanitize"] = self.sanitize
             answer = server.request({"Call": call})
