@@ -3,6 +3,7 @@ out, the argument kinds, cores, and what is refused before anything runs."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -126,3 +127,16 @@ def test_what_is_refused_before_anything_runs(built, build_dir) -> None:
         custom_op.load_library(build_dir / "librelu.so", cores=9)
     with pytest.raises(ValueError, match="'builtin'"):
         custom_op.load("builtin", ["a.cpp"], ["b.cpp"])
+
+
+def test_ops_know_their_kernels_parameter_names_unless_the_program_is_stripped(built, build_dir, tmp_path) -> None:
+    with built("misc") as lib:
+        assert lib.ops["scale"].names == ["rows", "cols", "x", "factor"]
+        assert "scale(rows: int, cols: int, x: tensor, factor: double)" in repr(lib.ops["scale"])
+    stripped = tmp_path / "libmisc.so"
+    shutil.copy(build_dir / "libmisc.so", stripped)
+    subprocess.run(["strip", "--strip-debug", stripped], check=True)
+    with custom_op.load_library(stripped) as lib:
+        assert lib.ops["scale"].names is None
+        assert lib.ops["scale"].params == ["int", "int", "tensor", "double"]
+        assert lib.scale(2, 3, np.ones((2, 3), np.float32), 0.5).tolist() == [[0.5] * 3] * 2

@@ -38,6 +38,7 @@ pub mod npy;
 pub mod ops;
 pub mod options;
 pub mod outfile;
+pub mod param_names;
 pub mod registry;
 pub mod report;
 pub mod run;

@@ -117,7 +117,7 @@ fn param_name(p: Param) -> &'static str {
 /// parameters' kinds, the element types (code, `.npy` descr, size), the HBM's first SoC
 /// address and the size of the share tensors are allocated in.
 pub fn describe() -> Value {
-    let (libraries, ops) = registry::with(|r| {
+    let (libraries, mut ops, kernels) = registry::with(|r| {
         let mut libs: Vec<String> = r.ops.iter().map(|o| o.library.clone()).collect();
         libs.sort();
         libs.dedup();
@@ -129,8 +129,24 @@ pub fn describe() -> Value {
                 json!({"name": o.name, "library": o.library, "kernel": o.kernel, "params": params})
             })
             .collect();
-        (libs, ops)
+        // Each op's kernel function and its parameter count (0, 0: not bound).
+        let kernels: Vec<(usize, usize)> = r
+            .ops
+            .iter()
+            .map(|o| {
+                let k = r.kernels.iter().find(|k| k.0 == o.kernel);
+                k.map_or((0, 0), |k| (k.1.function as usize, k.1.params.len()))
+            })
+            .collect();
+        (libs, ops, kernels)
     });
+    // The kernels' parameter names where the program's debug information has them.
+    for (op, names) in ops
+        .iter_mut()
+        .zip(crate::param_names::of_functions(&kernels))
+    {
+        op["names"] = json!(names);
+    }
     let dtypes: Vec<Value> = ALL
         .iter()
         .map(|d| json!({"code": *d as i32, "name": d.name(), "descr": crate::npy::descr_of(*d), "size": d.size()}))

@@ -60,13 +60,20 @@ class Op:
         self.library = library
         self.name: str = spec["name"]
         self.params: list[str] = spec["params"]
-        self.__doc__ = f"{self.name}({', '.join(self.params)}) -> numpy.ndarray"
+        # The kernel's parameter names, where the program's debug information has them.
+        self.names: list[str] | None = spec.get("names")
+        self.__doc__ = f"{self.name}({self._signature()}) -> numpy.ndarray"
+
+    def _signature(self) -> str:
+        if self.names is None:
+            return ", ".join(self.params)
+        return ", ".join(f"{n}: {p}" for n, p in zip(self.names, self.params, strict=True))
 
     def __call__(self, *args: Any) -> np.ndarray:
         return self.library.call(self.name, self.params, args)
 
     def __repr__(self) -> str:
-        return f"<op {self.library.name}.{self.name}({', '.join(self.params)})>"
+        return f"<op {self.library.name}.{self.name}({self._signature()})>"
 
 
 def cores_of(multicore: bool | None, cores: int | None) -> int | None:
