@@ -450,6 +450,17 @@ torch-check: $(TORCH_STAMP)
 	  $(TORCH_VENV)/bin/python -m pytest -q -p no:cacheprovider target/torch-package/torch_tests \
 	  target/torch-package/tests
 
+# The public samples' libraries through torch.library.opcheck (SAMPLES=<checkout>), opt-in.
+.PHONY: samples-torch-check
+samples-torch-check: $(TORCH_STAMP)
+	@test -d "$(SAMPLES)/torch-neuronx" || { echo "samples-torch-check: set SAMPLES to an aws-neuron-samples checkout" >&2; exit 1; }
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TORCH_PREFIX)) > /dev/null
+	rm -rf target/torch-package && cp -r sdk/python target/torch-package
+	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
+	  --force-reinstall ./target/torch-package
+	NEURON_CUSTOMOP_HOST_NTX=$(abspath $(TORCH_PREFIX))/bin/ntx PYTHONDONTWRITEBYTECODE=1 \
+	  $(TORCH_VENV)/bin/python sdk/python/torch_tests/samples_opcheck.py "$(abspath $(SAMPLES))" target/samples-torch
+
 # The PyTorch path's speed (bench/customop/torch_bench.py), opt-in as torch-check is.
 .PHONY: torch-bench
 torch-bench: $(TORCH_STAMP)
