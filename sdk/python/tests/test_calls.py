@@ -140,3 +140,53 @@ def test_ops_know_their_kernels_parameter_names_unless_the_program_is_stripped(b
         assert lib.ops["scale"].names is None
         assert lib.ops["scale"].params == ["int", "int", "tensor", "double"]
         assert lib.scale(2, 3, np.ones((2, 3), np.float32), 0.5).tolist() == [[0.5] * 3] * 2
+
+
+SHAPE_COUNTING = """#include <stdio.h>
+#include <stdlib.h>
+#include <torch/torch.h>
+#include "torchneuron/register.h"
+// Appends a line to $NT_SHAPE_LOG each time it runs, and prints one if asked (argument 2).
+torch::Tensor twice_shape(const torch::Tensor &x, int64_t noisy)
+{
+    FILE *f = fopen(getenv("NT_SHAPE_LOG"), "a");
+    fputs("ran\\n", f);
+    fclose(f);
+    if (noisy)
+        printf("shape of %lld\\n", (long long)x.numel());
+    return torch::zeros(x.sizes(), torch::kFloat);
+}
+NEURON_LIBRARY(counting, m) { m.def("twice", &twice_shape, "twice"); }
+"""
+
+KERNEL_TWICE = """#include <torch/torch.h>
+torch::Tensor twice(const torch::Tensor &x, int64_t noisy)
+{
+    (void)noisy;
+    torch::Tensor out = torch::zeros(x.sizes(), torch::kFloat);
+    auto i = x.accessor<float, 1>();
+    auto o = out.accessor<float, 1>();
+    for (int64_t k = 0; k < x.size(0); ++k)
+        o[k] = 2 * i[k];
+    return out;
+}
+"""
+
+
+def test_a_clean_shape_function_runs_once_per_signature(tmp_path, monkeypatch, capfd) -> None:
+    log = tmp_path / "shape.log"
+    monkeypatch.setenv("NT_SHAPE_LOG", str(log))
+    (tmp_path / "shape.cpp").write_text(SHAPE_COUNTING)
+    (tmp_path / "twice.cpp").write_text(KERNEL_TWICE)
+    with custom_op.load("counting", [tmp_path / "twice.cpp"], [tmp_path / "shape.cpp"], tmp_path) as lib:
+        x = np.arange(4, dtype=np.float32)
+        for _ in range(3):
+            assert lib.twice(x, 0).tolist() == [0, 2, 4, 6]
+        assert log.read_text() == "ran\n", "the same signature again: the kept result"
+        lib.twice(np.arange(5, dtype=np.float32), 0)
+        assert log.read_text() == "ran\n" * 2, "another shape: run again"
+        capfd.readouterr()
+        for _ in range(2):
+            lib.twice(x, 1)
+        assert capfd.readouterr().out == "shape of 4\n" * 2, "one that prints runs every time"
+        assert log.read_text() == "ran\n" * 4
