@@ -182,8 +182,8 @@ unsafe fn translate_with(
         return core::ptr::null_mut();
     }
     // The hit path reads through a shared reference that ends before anything is written.
-    // SAFETY: non-null, and valid and aligned by the caller's contract.
     let next_alloc = {
+        // SAFETY: non-null, and valid and aligned by the caller's contract.
         let table = unsafe { &*ctx };
         if let Some(local) = hit(table, addr) {
             return local;

@@ -416,8 +416,8 @@ pub(crate) unsafe fn translate_span_in_place<R: WindowRegisters + ?Sized>(
     len: u64,
     regs: &mut R,
 ) -> Result<(u32, u64), RefillError> {
-    // SAFETY: valid by the caller's contract; this reference ends before any write.
     let found = {
+        // SAFETY: valid by the caller's contract; this reference ends before any write.
         let t = unsafe { &*ctx };
         match t.find(addr) {
             Some(k) => Ok((k, t.records[k].local(addr))),

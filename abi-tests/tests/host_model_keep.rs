@@ -114,15 +114,15 @@ fn a_pointer_kept_across_refills_sees_the_region_the_window_shows_now() {
         stream(region, WORTH_KEEPING, 0);
     }
     assert!(m.memory().kept_views >= 1);
-    // SAFETY: the window is mapped; it shows region 3 now.
     assert_eq!(
+        // SAFETY: the window is mapped; it shows region 3 now.
         unsafe { kept.read_volatile() },
         0xB0B0_0003,
         "the stale pointer sees region 3"
     );
     m.write(r[3] + 8, &0xB0B0_1003u32.to_le_bytes()).unwrap();
-    // SAFETY: as above.
     assert_eq!(
+        // SAFETY: as above.
         unsafe { kept.read_volatile() },
         0xB0B0_1003,
         "and what is written there"
@@ -227,11 +227,12 @@ fn a_limit_of_zero_keeps_nothing_and_the_c_api_reports_the_same() {
     );
     assert!(mem.soc_resident_bytes >= 5 * WORTH_KEEPING);
     assert_eq!(neuron_translate_host_stop(), 0);
-    // SAFETY: NULL is refused, and nothing runs any more.
     assert_eq!(
+        // SAFETY: NULL is refused, and nothing runs any more.
         unsafe { neuron_translate_host_memory(core::ptr::null_mut()) },
         -1
     );
+    // SAFETY: `mem` is a live, writable struct of the declared type.
     assert_eq!(unsafe { neuron_translate_host_memory(&mut mem) }, -1);
 }
 

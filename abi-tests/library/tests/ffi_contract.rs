@@ -166,8 +166,8 @@ fn traps_without_storing(bad: u64) {
         Err(libc::SIGILL),
         "reg_location {bad:#x}: a deterministic trap"
     );
-    // SAFETY: the page holds the table.
     assert_eq!(
+        // SAFETY: the page holds the table.
         unsafe { ctx.read() },
         t,
         "reg_location {bad:#x}: nothing was written"

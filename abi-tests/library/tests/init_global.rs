@@ -149,8 +149,8 @@ fn reinit(page: &RegisterPage, ctx: *mut TranslationCtx) {
         engine_base: engine2,
         hbm_scratch: HBM_SCRATCH,
     };
-    // SAFETY: as above.
     assert_eq!(
+        // SAFETY: as above.
         unsafe { ctx.read() },
         initial_table(&inputs2),
         "init resets the table"

@@ -102,9 +102,9 @@ fn hits_head_to_head() -> Vec<[f64; 5]> {
     let mut t = table(&mut regs);
     let ctx = (&mut t as *mut TranslationCtx).cast::<c_void>();
     let call = |f: Translate, ctx: *mut c_void, addr: u64| {
-        // SAFETY: `ctx` a valid table (the bench's, whose reusable registers point into
-        // `regs`, or the model's); hits only.
         move || {
+            // SAFETY: `ctx` a valid table (the bench's, whose reusable registers point into
+            // `regs`, or the model's); hits only.
             black_box(unsafe { f(black_box(ctx), black_box(addr)) });
         }
     };
@@ -284,9 +284,9 @@ fn kernel_on(c: &mut Criterion, m: &Machine, group: &str, n: u64, align: u64, pe
     if per_element {
         let k = KERNEL_PER_ELEMENT_ELEMS;
         g.bench_function("per-element", |bch| {
-            // SAFETY: as above, on the first k elements.
             bch.iter(|| {
                 assert_eq!(
+                    // SAFETY: as above, on the first k elements.
                     unsafe { nt_bench_kernel_per_element(ctx, sa, sb, sc, k) },
                     1
                 )

@@ -266,9 +266,9 @@ pub extern "C" fn nt_customop_ctx(handle: u32) -> *mut c_void {
 /// `argv` holds `argc` NUL-terminated strings.
 #[no_mangle]
 pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_char) -> c_int {
-    // SAFETY: the caller's contract.
     let args: Vec<String> = (1..argc.max(1) as usize)
         .map(|k| {
+            // SAFETY: the caller's contract.
             unsafe { CStr::from_ptr(*argv.add(k)) }
                 .to_string_lossy()
                 .into_owned()
@@ -295,8 +295,8 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
 /// `what` is null or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nt_customop_thrown(what: *const c_char) {
-    // SAFETY: the caller's contract.
     let what = (!what.is_null()).then(|| {
+        // SAFETY: the caller's contract.
         unsafe { CStr::from_ptr(what) }
             .to_string_lossy()
             .into_owned()
