@@ -60,7 +60,7 @@ def main() -> None:
         ("relu, TCM, 1 core", tcm, ["relu_tcm", work / "x64k.npy"]),
         ("relu, TCM, 8 cores", tcm, ["relu_multicore", work / "x64k.npy", "--cores", "8"]),
     ]
-    print("64 Ki float32 (256 x 256): instructions per output element (all cores, core 0's),")
+    print("64 Ki float32 (256 x 256): instructions per output element (all cores; core 0's per element it wrote),")
     print("then the host model's run and the emulated run of the op's program, min / median / max")
     for label, (program, elf, translation), args in cases:
         host = [run(program, args, None)[0] for _ in range(runs)]
@@ -68,10 +68,10 @@ def main() -> None:
         for _ in range(runs):
             t, stats = run(program, args, (elf, translation))
             device.append(t)
-        per_core = [c["device"] for c in stats["per_core"]]
-        total = sum(d["instructions"] for d in per_core) / per_core[0]["elements"]
-        core0 = per_core[0]["instructions"] / per_core[0]["elements"]
-        trans = sum(d["translation"] for d in per_core) / per_core[0]["elements"]
+        op, core0 = stats["device"], stats["per_core"][0]["device"]
+        total = op["instructions"] / op["elements"]
+        trans = op["translation"] / op["elements"]
+        core0 = core0["instructions"] / core0["elements"]
         print(f"  {label:<34} {total:7.2f} ({core0:6.2f}; {trans:5.2f} in translation)", end="")
         print(f"  {times('host', host)}   {times('emulated', device)}", flush=True)
     print("1 Mi float32 (1024 x 1024) on one emulated core:")

@@ -67,7 +67,7 @@ static uint32_t stack_limit = NT_CUSTOMOP_STACK_DEFAULT;
 static uintptr_t stack_top, stack_low;
 static int stack_reported;
 /* Painted below the limit, to see how far past it the frames went. */
-#define STACK_ROOM 65536u
+#define STACK_ROOM 16384u
 #define STACK_PAINT 0x5ac0ffeeu
 
 static uintptr_t nt_device_sp(void)
@@ -377,9 +377,9 @@ void nt_customop_stack_size(uint32_t bytes)
  * the kernel will write shows its depth. */
 static __attribute__((noinline)) uint32_t *nt_device_paint(void)
 {
-    uint32_t *at = (uint32_t *)((stack_top - stack_limit - STACK_ROOM) & ~(uintptr_t)3);
-    for (uint32_t *p = at; p < (uint32_t *)(stack_top - 256); ++p)
-        *p = STACK_PAINT;
+    uint32_t *at = (uint32_t *)((stack_top - stack_limit - STACK_ROOM) & ~(uintptr_t)15);
+    for (uint32_t *p = at; p < (uint32_t *)(stack_top - 256); p += 4)
+        p[0] = p[1] = p[2] = p[3] = STACK_PAINT;
     return at;
 }
 

@@ -118,6 +118,11 @@ pub fn gaps(written: &[(u64, u64)], n: u64) -> Vec<(u64, u64)> {
     found
 }
 
+/// The elements of `0..n` the sorted ranges `written` cover (overlaps counted once).
+pub fn covered(written: &[(u64, u64)], n: u64) -> u64 {
+    n - gaps(written, n).iter().map(|(s, e)| e - s).sum::<u64>()
+}
+
 /// The result a core leaves: `get_dst_tensor()` (nothing to copy) or the tensor it
 /// returned, checked against the shape function's. Reports what is wrong.
 pub fn take_result(

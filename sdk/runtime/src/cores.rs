@@ -101,7 +101,13 @@ fn kernel_job(job: &Job) {
                 .reports
                 .extend(unwritten_output(rt, &job.op, job.core));
         }
-        if let Some((r, elements)) = ran {
+        if let Some((r, numel)) = ran {
+            // On one core the output is the core's; on several, what its copies wrote.
+            let elements = if job.cores == 1 {
+                numel
+            } else {
+                written_by_core(rt, numel)
+            };
             report.device = Some(crate::report::Device {
                 counts: r.counts,
                 elements,
@@ -119,6 +125,22 @@ fn kernel_job(job: &Job) {
         }
         rt.dst = None;
     })
+}
+
+/// The output's elements (of `numel`) this core's TCM and stream copies wrote.
+fn written_by_core(rt: &mut Runtime, numel: u64) -> u64 {
+    let Some(dst) = rt.dst else {
+        return 0;
+    };
+    let addr = rt.entry(dst).meta.hbm_addr;
+    let mut ranges: Vec<(u64, u64)> = rt
+        .accesses
+        .iter()
+        .filter(|a| a.write && a.tensor == addr)
+        .map(|a| (a.first, a.first.saturating_add(a.count).min(numel)))
+        .collect();
+    ranges.sort_unstable();
+    crate::checks::covered(&ranges, numel)
 }
 
 /// The kernel called here, on the host, its stack watched ([`crate::stack`]): the tensor

@@ -29,7 +29,8 @@ pub struct Device {
     /// Instructions, by where.
     #[serde(flatten)]
     pub counts: crate::device_count::DeviceCounts,
-    /// The op's output elements (the count per element divides by them).
+    /// The output elements this core wrote (all of them on one core; on several, those
+    /// its copies wrote): its count per element divides by them.
     pub elements: u64,
 }
 

@@ -25,7 +25,34 @@ struct Document<'a> {
     op: &'a str,
     cores: u32,
     per_core: &'a [CoreReport],
+    /// `--device`: the op's instructions over all cores and the output elements they wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<crate::report::Device>,
     reports: &'a [Report],
+}
+
+/// The op's figure on the emulated Q7: every core's counts summed, over the elements the
+/// cores wrote together (each its own: two cores writing one element is an error).
+fn op_device(cores: &[CoreReport]) -> Option<crate::report::Device> {
+    let mut sum = cores.first()?.device?;
+    for d in cores[1..].iter().map(|r| r.device) {
+        let d = d?;
+        sum.counts.instructions += d.counts.instructions;
+        sum.counts.translation += d.counts.translation;
+        sum.counts.copies += d.counts.copies;
+        sum.counts.runtime += d.counts.runtime;
+        sum.elements += d.elements;
+    }
+    Some(sum)
+}
+
+/// ", N per element it wrote" (nothing for no elements).
+fn per_element(d: &crate::report::Device, whose: &str) -> String {
+    if d.elements == 0 {
+        return String::new();
+    }
+    let per = d.counts.instructions as f64 / d.elements as f64;
+    format!(", {per:.1} per element {whose} ({} elements)", d.elements)
 }
 
 /// Prints the stats to stdout.
@@ -36,6 +63,7 @@ pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[
             op: &o.op,
             cores: o.cores,
             per_core: cores,
+            device: op_device(cores),
             reports,
         };
         let text = serde_json::to_string_pretty(&doc).expect("stats serialize");
@@ -62,19 +90,19 @@ pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[
         );
         if let Some(d) = &r.device {
             let n = d.counts;
-            let per = if d.elements == 0 {
-                String::new()
-            } else {
-                format!(
-                    ", {:.1} per output element",
-                    n.instructions as f64 / d.elements as f64
-                )
-            };
+            let per = per_element(d, "it wrote");
             println!(
                 "core {}: {} instructions on the emulated Q7{per}: {} in the translation functions, {} in the TCM and stream copies ({} more in the device runtime, not counted)",
                 r.core, n.instructions, n.translation, n.copies, n.runtime
             );
         }
+    }
+    if let Some(d) = op_device(cores).filter(|_| cores.len() > 1) {
+        let per = per_element(&d, "of the output");
+        println!(
+            "op {}: {} instructions on the emulated Q7 over its {} cores{per}",
+            o.op, d.counts.instructions, o.cores
+        );
     }
     for w in reports.iter().filter(|r| r.severity == Severity::Warning) {
         println!("{}", w.line());
