@@ -283,11 +283,11 @@ SDK_INSTALLED_HEADERS := $(patsubst sdk/include/%,$(SDK_INCLUDEDIR)/%,$(SDK_HEAD
 # Every installed file, as DESTDIR-relative paths (make uninstall removes exactly these).
 INSTALLED := $(INCLUDEDIR)/neuron_translate.h $(INCLUDEDIR)/neuron_translate.hpp $(LIBDIR)/libneuron_translate.a \
 	$(DEVICE_LIBDIR)/translation.o $(DEVICE_LIBDIR)/libneuron_translate.a $(BINDIR)/ntx \
-	$(DEVICE_LIBDIR)/libneuron_customop_device.a \
+	$(DEVICE_LIBDIR)/libneuron_customop_device.a $(DEVICE_LIBDIR)/libnt_qemu_count.so \
 	$(LIBDIR)/libneuron_customop_host.a $(SDK_INSTALLED_HEADERS) \
 	$(foreach t,$(TEMPLATES),$(lastword $(subst :, ,$(t))))
 .PHONY: install uninstall
-install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) $(NTX) $(DEVICE_RT) \
+install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) $(NTX) $(DEVICE_RT) $(COUNT_PLUGIN) \
 		$(DEVICE_SYSROOT_STAMP)
 	@echo "install: into $(DESTDIR)$(PREFIX)"
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DEVICE_LIBDIR) \
@@ -295,6 +295,7 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) 
 	$(INSTALL) -m 644 $(DIST_HEADER) $(DIST_CXX_HEADER) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(HOST_LIB) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(DEVICE_OBJ) $(XTENSA_OUT)/libneuron_translate.a $(DEVICE_RT) $(DESTDIR)$(DEVICE_LIBDIR)/
+	$(INSTALL) -m 755 $(COUNT_PLUGIN) $(DESTDIR)$(DEVICE_LIBDIR)/
 	rm -rf $(DESTDIR)$(DEVICE_INCLUDEDIR) && mkdir -p $(DESTDIR)$(DEVICE_INCLUDEDIR) && \
 	  cp -R $(DEVICE_SYSROOT)/include/. $(DESTDIR)$(DEVICE_INCLUDEDIR)/
 	$(INSTALL) -m 755 $(NTX) $(DESTDIR)$(BINDIR)/

@@ -42,15 +42,17 @@ class Built:
         prefix = Path(ntx).resolve().parent.parent
         self.translation = next(prefix.glob("lib/*/translation.o"))
 
-    def run(self, *args, cores=1, device=True, stats=True):
-        """The op's output and its --stats=json document (without stats: what it printed)."""
+    def run(self, *args, cores=1, device=True, stats=True, by_log=False):
+        """The op's output and its --stats=json document (without stats: what it printed);
+        `by_log`: the device's instructions counted from qemu's log, not by the plugin."""
         out = self.work / "out.npy"
         out.unlink(missing_ok=True)
         cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", out]
         cmd += ["--stats=json"] if stats else []
         if device:
             cmd += ["--device", self.elf, "--translation", self.translation]
-        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
+        env = {**os.environ, "NT_QEMU_COUNT_PLUGIN": ""} if by_log else None
+        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False, env=env)
         if p.returncode != 0:
             sys.exit(f"{args} on {cores} cores (device {device}): exit {p.returncode}\n{p.stderr}")
         return np.load(out), json.loads(p.stdout) if stats else p.stdout
@@ -87,6 +89,13 @@ def same_as_host(built, name, *args, cores=1):
         sys.exit(f"{name} on {cores} cores: the op's instructions are not the cores' sum: {op}")
     if stats["schema"] != "neuron-customop-host-stats/2":
         sys.exit(f"schema {stats['schema']}")
+    # The plugin's counts are the log's, block for block (the device runtime's own, not
+    # counted, may differ by how the socket's reads split).
+    _, logged = built.run(*args, cores=cores, by_log=True)
+    for c, by_log in zip(stats["per_core"], logged["per_core"], strict=True):
+        want, got = ({k: x["device"][k] for k in ("instructions", "translation", "copies", "elements")} for x in (by_log, c))
+        if got != want:
+            sys.exit(f"{name} on {cores} cores, core {c['core']}: the plugin counted {got}, the log {want}")
     per = op["instructions"] / host.size
     print(f"ok {name} on {cores} core(s): the host's bytes, {per:.1f} instructions per element")
     return stats
@@ -134,10 +143,10 @@ def boxes(ntx, src, work):
     print(f"ok box_overlap (<algorithm>, TCM, printf): NumPy's areas, the host's text {text.strip()!r}")
 
 
-def objcopy(ntx):
-    """The device SDK's llvm-objcopy, as pkg-config names it."""
+def sdk_variable(ntx, name):
+    """A variable of the device SDK's pkg-config file (the installed tree's)."""
     out = subprocess.run(
-        ["pkg-config", "--variable=llvm_objcopy", "neuron_customop_device"],
+        ["pkg-config", f"--variable={name}", "neuron_customop_device"],
         capture_output=True,
         text=True,
         check=True,
@@ -150,7 +159,7 @@ def original_shaped(ntx, src, work, relu):
     """--translation with an object of the contract's functions only (no neuron_translate_span,
     as the original's): the device runtime's span by lookup; the host's bytes. An object
     lacking neuron_translate is refused, naming the object."""
-    tool = objcopy(ntx)
+    tool = sdk_variable(ntx, "llvm_objcopy")
     four = work / "four-functions.o"
     subprocess.run([tool, "--localize-symbol=neuron_translate_span", relu.translation, four], check=True)
     for name, compute, shape, op, arg in (
@@ -303,6 +312,8 @@ def stack(ntx, src, work):
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    # The op programs run here count by the SDK's qemu plugin, as ntx runs them.
+    os.environ["NT_QEMU_COUNT_PLUGIN"] = sdk_variable(ntx, "count_plugin")
     x = (np.arange(600, dtype=np.float32) - 301.5).reshape(20, 30)
     np.save(work / "x.npy", x)
     np.save(work / "g.npy", np.linspace(-1, 1, 600, dtype=np.float32).reshape(20, 30))

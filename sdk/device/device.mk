@@ -48,5 +48,11 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o \
 	  $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o $(DEVICE_RT_DIR)/builtins.o
 
+# The qemu plugin that counts what a kernel's program executes (a host shared object).
+COUNT_PLUGIN := $(XTENSA_OUT)/libnt_qemu_count.so
+$(COUNT_PLUGIN): sdk/qemu/count_plugin.c sdk/device/device.mk
+	@mkdir -p $(dir $@)
+	$(HOST_CC) -O2 -std=c11 -Wall -Wextra -Werror -shared -fPIC -o $@ sdk/qemu/count_plugin.c
+
 .PHONY: device-sdk
-device-sdk: $(DEVICE_RT) $(DEVICE_SYSROOT_STAMP)
+device-sdk: $(DEVICE_RT) $(DEVICE_SYSROOT_STAMP) $(COUNT_PLUGIN)

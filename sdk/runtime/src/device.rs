@@ -35,6 +35,8 @@ const QEMU_CPU: &str = "de233_fpu";
 /// The program's descriptors (sdk/device/protocol.h).
 const FD_RPC: RawFd = 3;
 const FD_HBM: RawFd = 4;
+/// Where the counting plugin writes (sdk/qemu/count_plugin.c's `fd=`).
+const FD_COUNTS: RawFd = 5;
 
 /// Request codes (sdk/device/protocol.h, `NT_DEVICE_*`).
 pub mod code {
@@ -280,47 +282,107 @@ fn read_request(s: &mut UnixStream) -> Option<(u32, Vec<u8>)> {
     Some((code, p))
 }
 
-/// Runs `kernel` with `call` in `dev`'s program on this core, answering its requests until
-/// it returns or ends.
-pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
+/// The counting plugin (sdk/qemu/count_plugin.c) ntx names in `NT_QEMU_COUNT_PLUGIN`;
+/// without it, qemu's log is read (slower: the plugin's oracle in the tests).
+fn count_plugin() -> Option<std::ffi::OsString> {
+    std::env::var_os("NT_QEMU_COUNT_PLUGIN").filter(|p| !p.is_empty())
+}
+
+/// Counts what the program executes: the plugin's lines on `counts` (read to their end),
+/// or qemu's log on `stderr`; and what else qemu said there.
+fn counter(
+    counts: Option<std::fs::File>,
+    stderr: std::process::ChildStderr,
+    classes: Classes,
+) -> std::thread::JoinHandle<(Option<DeviceCounts>, String)> {
+    std::thread::spawn(move || match counts {
+        Some(f) => {
+            let said = std::thread::spawn(move || crate::device_count::tail(stderr));
+            let c = crate::device_count::count_blocks(f, &classes);
+            (c, said.join().unwrap_or_default())
+        }
+        None => {
+            let (c, tail) = crate::device_count::count(stderr, &classes);
+            (Some(c), tail)
+        }
+    })
+}
+
+/// The program started under qemu: the emulator, the runner's end of the program's
+/// socket, and the read end of the counting plugin's pipe (with the plugin); or why not.
+fn start_program(
+    dev: &Device,
+) -> Result<(std::process::Child, UnixStream, Option<std::fs::File>), String> {
     let (mine, theirs) = UnixStream::pair().expect("a socket pair");
     let hbm = state::with(|rt| rt.machine.as_ref().map(|m| m.hbm_fd())).expect("the model runs");
     let qemu = std::env::var("NT_QEMU_XTENSA").unwrap_or_else(|_| "qemu-xtensa".into());
-    let theirs_fd = theirs.as_raw_fd();
+    let plugin = count_plugin();
+    // The plugin's pipe: read here, its write end the program's FD_COUNTS.
+    let (read_counts, write_counts) = match plugin {
+        Some(_) => {
+            let (r, w) = std::io::pipe().map_err(|e| format!("a pipe: {e}"))?;
+            (
+                Some(std::fs::File::from(std::os::fd::OwnedFd::from(r))),
+                Some(w),
+            )
+        }
+        None => (None, None),
+    };
+    let (theirs_fd, counts_fd) = (
+        theirs.as_raw_fd(),
+        write_counts.as_ref().map_or(-1, |w| w.as_raw_fd()),
+    );
     let mut cmd = Command::new(&qemu);
-    cmd.args(["-cpu", QEMU_CPU, "-d", "in_asm,exec,nochain"])
-        .arg(&dev.program)
+    cmd.args(["-cpu", QEMU_CPU]);
+    match &plugin {
+        Some(p) => {
+            let mut arg = p.clone();
+            arg.push(format!(",fd={FD_COUNTS}"));
+            cmd.arg("-plugin").arg(arg)
+        }
+        None => cmd.args(["-d", "in_asm,exec,nochain"]),
+    };
+    cmd.arg(&dev.program)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    // SAFETY: between fork and exec only async-signal-safe calls: the program's two
+    // SAFETY: between fork and exec only async-signal-safe calls: the program's
     // descriptors at their numbers (without close-on-exec), and death with this process.
     unsafe {
         cmd.pre_exec(move || {
-            // Both moved out of the way first: either may be 3 or 4 now.
-            let (a, b) = (
-                libc::fcntl(theirs_fd, libc::F_DUPFD_CLOEXEC, 10),
-                libc::fcntl(hbm, libc::F_DUPFD_CLOEXEC, 10),
-            );
+            // All moved out of the way first: any may be 3, 4 or 5 now.
+            let moved = |fd: RawFd| libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
+            let (a, b) = (moved(theirs_fd), moved(hbm));
+            let c = if counts_fd < 0 { -1 } else { moved(counts_fd) };
             if a < 0 || b < 0 || libc::dup2(a, FD_RPC) < 0 || libc::dup2(b, FD_HBM) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if counts_fd >= 0 && (c < 0 || libc::dup2(c, FD_COUNTS) < 0) {
                 return Err(std::io::Error::last_os_error());
             }
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             Ok(())
         });
     }
+    let child = cmd.spawn().map_err(|e| format!("cannot run {qemu}: {e}"))?;
+    drop((theirs, write_counts));
+    Ok((child, mine, read_counts))
+}
+
+/// Runs `kernel` with `call` in `dev`'s program on this core, answering its requests until
+/// it returns or ends.
+pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
     let mut ran = Ran::default();
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            ran.ended = Some(format!("cannot run {qemu}: {e}"));
+    let (mut child, mine, read_counts) = match start_program(dev) {
+        Ok(started) => started,
+        Err(why) => {
+            ran.ended = Some(why);
             return ran;
         }
     };
-    drop(theirs);
     let classes = Classes::of(&dev.program, &dev.translation);
-    let log = child.stderr.take().expect("piped");
-    let counter = std::thread::spawn(move || crate::device_count::count(log, &classes));
+    let stderr = child.stderr.take().expect("piped");
+    let counter = counter(read_counts, stderr, classes);
     let mut s = mine;
     let mut returned = false;
     while let Some((code, p)) = read_request(&mut s) {
@@ -346,7 +408,10 @@ pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
     drop(s);
     let status = child.wait().ok();
     let (counts, tail) = counter.join().unwrap_or_default();
-    ran.counts = counts;
+    ran.counts = counts.unwrap_or_default();
+    if returned && counts.is_none() {
+        ran.ended = Some(format!("the counting plugin gave no counts{tail}"));
+    }
     if !returned {
         let how = status.map_or("was lost".into(), |s| format!("ended: {s}"));
         ran.ended = Some(format!("the program under qemu {how}{tail}"));

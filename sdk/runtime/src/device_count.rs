@@ -1,8 +1,11 @@
-//! What a kernel's program executed on the emulated Q7, counted from qemu's log: qemu lists
-//! each translation block when it translates it (`-d in_asm`: its instructions) and logs
-//! each execution of one (`-d exec,nochain`: its address); a block runs whole (this ISA's
-//! exceptions come at an `entry` or a return, where qemu ends a block), so the counts are
-//! exact and repeatable. Each block is counted by the function it starts in: the
+//! What a kernel's program executed on the emulated Q7, counted by translation block: by
+//! the SDK's qemu plugin (sdk/qemu/count_plugin.c: an inline counter per block, chaining
+//! on; [`count_blocks`]) or, without it, from qemu's log: qemu lists each block when it
+//! translates it (`-d in_asm`: its instructions) and logs each execution of one
+//! (`-d exec,nochain`: its address; [`count`], slower, kept as the plugin's oracle). A block
+//! runs whole (this ISA's exceptions come at an `entry` or a return, where qemu ends a
+//! block), so the counts are exact and repeatable. Each block is counted by the function
+//! it starts in: the
 //! translation object's, the TCM and stream copies' (the headers' `Copier::copy_in` and
 //! `copy_out` and the `memcpy` they call), the device runtime's (sdk/device: the host
 //! runtime's work, left out), the kernel's (the rest).
@@ -99,12 +102,70 @@ impl Classes {
     }
 }
 
+impl DeviceCounts {
+    /// Adds `n` instructions executed from `pc` on.
+    fn add(&mut self, classes: &Classes, pc: u64, n: u64) {
+        match classes.class(pc) {
+            Class::Runtime => self.runtime += n,
+            Class::Translation => self.translation += n,
+            Class::Copies => self.copies += n,
+            Class::Kernel => {}
+        }
+        if classes.class(pc) != Class::Runtime {
+            self.instructions += n;
+        }
+    }
+}
+
+/// The plugin's lines (`start instructions executions` per block, then `end`), counted by
+/// class: `None` if they stop before `end` or a line is not one (the program did not
+/// reach its exit, or the plugin failed).
+pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<DeviceCounts> {
+    let mut c = DeviceCounts::default();
+    for line in BufReader::with_capacity(1 << 16, lines).lines() {
+        let line = line.ok()?;
+        if line == "end" {
+            return Some(c);
+        }
+        let mut f = line.split(' ');
+        let pc = u64::from_str_radix(f.next()?, 16).ok()?;
+        let insns: u64 = f.next()?.parse().ok()?;
+        let executions: u64 = f.next()?.parse().ok()?;
+        c.add(classes, pc, insns.checked_mul(executions)?);
+    }
+    None
+}
+
+/// The last few lines qemu printed on its stderr (its own messages), for a report.
+pub fn tail(stderr: impl Read) -> String {
+    let mut other: Vec<String> = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let Ok(line) = line else { break };
+        if !line.trim().is_empty() {
+            other.push(line);
+            if other.len() > 4 {
+                other.remove(0);
+            }
+        }
+    }
+    if other.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", other.join("; "))
+    }
+}
+
 /// The blocks' sizes and executions read from qemu's `log`, counted by class; and the
-/// last lines that were neither (qemu's own messages, for a report).
+/// last lines that were neither (qemu's own messages, for a report). One address may have
+/// several blocks (translated under other flags: the window state decides where a block
+/// ends), so a block is known by its address, flags and compile flags, as its `Trace`
+/// lines give them; qemu runs a block right after it lists it, so a listing's size goes to
+/// the next `Trace` of its address.
 pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
     let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok();
-    let mut sizes: HashMap<u64, u64> = HashMap::new();
+    let mut sizes: HashMap<(u64, u64, u64), u64> = HashMap::new();
     let mut listing: Option<(Option<u64>, u64)> = None;
+    let mut listed: Option<(u64, u64)> = None;
     let mut c = DeviceCounts::default();
     let mut other: Vec<String> = Vec::new();
     for line in BufReader::with_capacity(1 << 20, log).lines() {
@@ -126,14 +187,14 @@ pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
             }
         }
         if let Some((Some(start), n)) = listing.take() {
-            sizes.insert(start, n);
+            listed = Some((start, n));
         }
         // Trace 0: 0x7fbd480000c0 [00000000/004000e4/0005bfd3/00000201] symbol
-        let pc = line
+        let key: Option<Vec<u64>> = line
             .strip_prefix("Trace ")
-            .and_then(|l| l.split_once('[')?.1.split('/').nth(1))
-            .and_then(hex);
-        let Some(pc) = pc else {
+            .and_then(|l| l.split_once('[')?.1.split_once(']'))
+            .map(|(fields, _)| fields.split('/').skip(1).filter_map(hex).collect());
+        let Some(&[pc, flags, cflags]) = key.as_deref() else {
             if !line.trim().is_empty() && !line.starts_with("---") {
                 other.push(line);
                 if other.len() > 4 {
@@ -142,16 +203,15 @@ pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
             }
             continue;
         };
-        let n = sizes.get(&pc).copied().unwrap_or(0);
-        match classes.class(pc) {
-            Class::Runtime => c.runtime += n,
-            Class::Translation => c.translation += n,
-            Class::Copies => c.copies += n,
-            Class::Kernel => {}
+        if let Some((_, n)) = listed.filter(|l| l.0 == pc) {
+            sizes.insert((pc, flags, cflags), n);
+            listed = None;
         }
-        if classes.class(pc) != Class::Runtime {
-            c.instructions += n;
-        }
+        c.add(
+            classes,
+            pc,
+            sizes.get(&(pc, flags, cflags)).copied().unwrap_or(0),
+        );
     }
     let tail = if other.is_empty() {
         String::new()

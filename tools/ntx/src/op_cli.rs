@@ -262,9 +262,17 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
     Ok(status.code().map_or(3, |c| c as u8))
 }
 
-/// The kernels' program for the device and what the runner needs to run it: (program,
-/// translation object, emulator).
-fn device_program(build: &ntx::op::Build, r: &OpRun) -> Result<(PathBuf, PathBuf, String), String> {
+/// The kernels' program for the device and what the runner needs to run it.
+struct DeviceProgram {
+    elf: PathBuf,
+    translation: PathBuf,
+    /// The emulator.
+    qemu: String,
+    /// The qemu plugin that counts the instructions.
+    count_plugin: String,
+}
+
+fn device_program(build: &ntx::op::Build, r: &OpRun) -> Result<DeviceProgram, String> {
     let sdk = ntx::op_device::device_sdk()?;
     let translation = r
         .translation
@@ -277,22 +285,28 @@ fn device_program(build: &ntx::op::Build, r: &OpRun) -> Result<(PathBuf, PathBuf
         ));
     }
     let elf = ntx::op_device::build(build, &sdk, &translation)?;
-    Ok((elf, translation, sdk.qemu))
+    Ok(DeviceProgram {
+        elf,
+        translation,
+        qemu: sdk.qemu,
+        count_plugin: sdk.count_plugin,
+    })
 }
 
 /// Runs the op's program, guarded: its exit status.
 fn run_program(
     exe: &Path,
     r: &OpRun,
-    device: Option<&(PathBuf, PathBuf, String)>,
+    device: Option<&DeviceProgram>,
 ) -> Result<std::process::ExitStatus, String> {
     let mut cmd = std::process::Command::new(exe);
-    if let Some((elf, translation, qemu)) = device {
+    if let Some(d) = device {
         cmd.arg("--device")
-            .arg(elf)
+            .arg(&d.elf)
             .arg("--translation")
-            .arg(translation);
-        cmd.env("NT_QEMU_XTENSA", qemu);
+            .arg(&d.translation);
+        cmd.env("NT_QEMU_XTENSA", &d.qemu);
+        cmd.env("NT_QEMU_COUNT_PLUGIN", &d.count_plugin);
     }
     cmd.arg(&r.op)
         .args(r.args.iter().map(|a| a.trim_start_matches(NAMED_NUMBER)))

@@ -27,6 +27,8 @@ pub struct DeviceSdk {
     ld: String,
     /// The emulator the runner starts.
     pub qemu: String,
+    /// The qemu plugin that counts what the program executes (sdk/qemu/count_plugin.c).
+    pub count_plugin: String,
 }
 
 /// The device side of the installed SDK.
@@ -43,6 +45,7 @@ pub fn device_sdk() -> Result<DeviceSdk, String> {
         llvm_objcopy: var("llvm_objcopy")?,
         ld: var("ld")?,
         qemu: var("qemu")?,
+        count_plugin: var("count_plugin")?,
     })
 }
 
