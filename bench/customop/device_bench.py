@@ -4,7 +4,10 @@ docs/performance.md): instructions per output element from `ntx op run --device`
 TCM on one core and on 8 cores, over 64 Ki float32 (256 x 256); beside them the same op's
 host-model run and its emulation, wall time of the op's program (min / median / max of
 `RUNS`); and relu through TCM and through the accessor over 1 Mi float32 on one emulated
-core.
+core, with the emulated instructions per second (the device runtime's included: qemu runs
+them too); and the public-sample-shaped accessor relu over 512 x 512 float32 as a user runs
+it, `ntx op run --device` against `ntx op run` (each building into a fresh folder: compile
+included). The op's programs count by the SDK's qemu plugin, as ntx runs them.
 
 usage: device_bench.py NTX KERNELS_DIR WORK_DIR [RUNS]
 """
@@ -12,6 +15,8 @@ usage: device_bench.py NTX KERNELS_DIR WORK_DIR [RUNS]
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +46,19 @@ def run(program: Path, args: list, device: tuple[Path, Path] | None) -> tuple[fl
     return time.perf_counter() - t, json.loads(p.stdout)
 
 
+def user_run(ntx: str, kernels: Path, work: Path, device: bool) -> float:
+    """Seconds of `ntx op run [--device]` of the accessor relu over 512 x 512, building into
+    a fresh folder."""
+    folder = work / ("user-device" if device else "user-host")
+    shutil.rmtree(folder, ignore_errors=True)
+    cmd = [ntx, "op", "run", *(["--device"] if device else []), "--compute", kernels / "relu.cpp"]
+    cmd += ["--shape", kernels / "relu_shape.cpp", "--build-dir", folder, "relu_forward", work / "x512.npy"]
+    cmd += ["--out", work / "user-out.npy", "--timeout", "0"]
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
 def times(label: str, ts: list[float]) -> str:
     return f"{label} {min(ts):.3f} / {statistics.median(ts):.3f} / {max(ts):.3f} s"
 
@@ -49,7 +67,18 @@ def main() -> None:
     ntx, kernels, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
     work.mkdir(parents=True, exist_ok=True)
+    pc = os.environ.get("PKG_CONFIG_PATH", "")
+    prefix_pc = str(Path(ntx).resolve().parent.parent / "lib" / "pkgconfig")
+    plugin = subprocess.run(
+        ["pkg-config", "--variable=count_plugin", "neuron_customop_device"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PKG_CONFIG_PATH": f"{prefix_pc}:{pc}" if pc else prefix_pc},
+    ).stdout.strip()
+    os.environ["NT_QEMU_COUNT_PLUGIN"] = plugin
     rng = np.random.default_rng(0)
+    np.save(work / "x512.npy", rng.standard_normal((512, 512), dtype=np.float32))
     np.save(work / "small.npy", rng.standard_normal((4, 4), dtype=np.float32))
     np.save(work / "x64k.npy", rng.standard_normal((256, 256), dtype=np.float32))
     np.save(work / "x1m.npy", rng.standard_normal((1024, 1024), dtype=np.float32))
@@ -84,7 +113,14 @@ def main() -> None:
             t, stats = run(program, [op, work / "x1m.npy"], (elf, translation))
             ts.append(t)
         d = stats["per_core"][0]["device"]
-        print(f"  {label:<34} {d['instructions'] / d['elements']:7.2f} per element  {times('emulated', ts)}", flush=True)
+        rate = (d["instructions"] + d["runtime"]) / statistics.median(ts) / 1e6
+        print(f"  {label:<34} {d['instructions'] / d['elements']:7.2f} per element  {times('emulated', ts)}", end="")
+        print(f"  {rate:.0f} M instructions/s (median)", flush=True)
+    print("the accessor relu over 512 x 512 float32 as a user runs it (compile included):")
+    host = [user_run(ntx, kernels, work, False) for _ in range(runs)]
+    device = [user_run(ntx, kernels, work, True) for _ in range(runs)]
+    ratio = statistics.median(device) / statistics.median(host)
+    print(f"  ntx op run: {times('host', host)}   ntx op run --device: {times('device', device)}   {ratio:.1f}x")
 
 
 if __name__ == "__main__":
