@@ -13,6 +13,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,15 +38,26 @@ def row(name: str, ms: list[float], base: list[float] | None = None) -> None:
     print(line, flush=True)
 
 
-def main() -> None:
+def arguments() -> tuple[Path, Path, int]:
+    """The kernels' folder, the build folder and the calls the command line gives (its
+    NTX the package's ntx from now on)."""
     import os
 
-    ntx, kernels, build = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    calls = int(sys.argv[4]) if len(sys.argv) > 4 else 7
-    os.environ["NEURON_CUSTOMOP_HOST_NTX"] = ntx
-    # ntx's default flags, as the public samples build (no extra_cflags).
+    os.environ["NEURON_CUSTOMOP_HOST_NTX"] = sys.argv[1]
+    return Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 7
+
+
+def load_relus(kernels: Path, build: Path) -> tuple[Any, Any]:
+    """The TCM and the accessor relu libraries, at ntx's default flags as the public
+    samples build (no extra_cflags)."""
     tcm = custom_op.load("relu_tcm", [kernels / "relu_tcm.cpp"], [kernels / "relu_tcm_shape.cpp"], build)
     relu = custom_op.load("relu", [kernels / "relu.cpp"], [kernels / "relu_shape.cpp"], build)
+    return tcm, relu
+
+
+def main() -> None:
+    kernels, build, calls = arguments()
+    tcm, relu = load_relus(kernels, build)
     x = np.random.default_rng(0).standard_normal((8192, 8192), dtype=np.float32)
     out = np.empty_like(x)
     print(f"relu over 8192 x 8192 float32 (256 MiB), {calls} calls after the first: min / median / max")

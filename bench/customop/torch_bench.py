@@ -9,26 +9,19 @@ usage: python torch_bench.py NTX KERNELS_DIR BUILD_DIR [CALLS]
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from neuron_customop_host import custom_op
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from python_bench import row, timed  # noqa: E402  (the same timing and rows)
+from python_bench import arguments, load_relus, row, timed  # noqa: E402  (the same setup, timing and rows)
 
 
 def main() -> None:
-    ntx, kernels, build = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    calls = int(sys.argv[4]) if len(sys.argv) > 4 else 7
-    os.environ["NEURON_CUSTOMOP_HOST_NTX"] = ntx
-    # ntx's default flags, as the public samples build (no extra_cflags).
-    tcm = custom_op.load("relu_tcm", [kernels / "relu_tcm.cpp"], [kernels / "relu_tcm_shape.cpp"], build)
-    relu = custom_op.load("relu", [kernels / "relu.cpp"], [kernels / "relu_shape.cpp"], build)
+    kernels, build, calls = arguments()
+    tcm, relu = load_relus(kernels, build)
     torch.manual_seed(0)
     t = torch.randn(8192, 8192, dtype=torch.float32)
     x = t.numpy()

@@ -7,7 +7,7 @@ use neuron_translate::abi::neuron_translate_span;
 use neuron_translate::translate::next_member;
 use neuron_translate::RegisterLog;
 use neuron_translate::{MapRecord, TranslationCtx};
-use nt_support::gen::{address, table, Rng, TableShape};
+use nt_support::gen::{address, any_shape, span_len, table, Rng, TableShape};
 use nt_support::RegisterBank;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -54,21 +54,12 @@ fn spans_of_random_tables_are_exact() {
     let mut rng = Rng(0x7370_616e);
     let mut checked = 0;
     for _ in 0..3000 {
-        let shape = [
-            TableShape::LowWord,
-            TableShape::HighWordOnly,
-            TableShape::Wild,
-        ][rng.below(3) as usize];
+        let shape = any_shape(&mut rng);
         let mut bank = RegisterBank::default();
         let mut t = bank.bind(&table(&mut rng, shape));
         for _ in 0..4 {
             let addr = address(&mut rng, &t);
-            let len = match rng.below(4) {
-                0 => 0,
-                1 => rng.below(64),
-                2 => rng.below(1 << 24),
-                _ => rng.next_u64(),
-            };
+            let len = span_len(&mut rng);
             let mut log = RegisterLog::default();
             let (local, span) = t.translate_span(addr, len, &mut log).unwrap();
             if len == 0 {

@@ -5,7 +5,7 @@
 
 use core::ffi::c_void;
 use neuron_translate::{MapRecord, TranslationCtx};
-use nt_support::gen::{address, table, Rng, TableShape};
+use nt_support::gen::{address, any_shape, span_len, table, Rng};
 
 extern "C" {
     /// sdk/device/span.c, built for the host by nt-support (abi-tests/csrc/span_host.c).
@@ -43,20 +43,11 @@ fn span_c_gives_the_librarys_span_on_random_tables() {
     let mut rng = Rng(0x6c6f_6f6b);
     let mut hits = 0;
     for _ in 0..4000 {
-        let shape = [
-            TableShape::LowWord,
-            TableShape::HighWordOnly,
-            TableShape::Wild,
-        ][rng.below(3) as usize];
+        let shape = any_shape(&mut rng);
         let t = table(&mut rng, shape);
         for _ in 0..4 {
             let addr = address(&mut rng, &t);
-            let len = match rng.below(4) {
-                0 => 0,
-                1 => rng.below(64),
-                2 => rng.below(1 << 24),
-                _ => rng.next_u64(),
-            };
+            let len = span_len(&mut rng);
             hits += usize::from(check(&t, addr, len));
         }
     }

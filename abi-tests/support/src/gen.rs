@@ -220,3 +220,22 @@ pub fn sample_table() -> TableBuilder {
         .into_iter()
         .fold(TableBuilder::new(), TableBuilder::window)
 }
+
+/// One of the three table shapes, at random.
+pub fn any_shape(rng: &mut Rng) -> TableShape {
+    [
+        TableShape::LowWord,
+        TableShape::HighWordOnly,
+        TableShape::Wild,
+    ][rng.below(3) as usize]
+}
+
+/// A span request's length: 0, under 64, under 16 MiB or any, a quarter each.
+pub fn span_len(rng: &mut Rng) -> u64 {
+    match rng.below(4) {
+        0 => 0,
+        1 => rng.below(64),
+        2 => rng.below(1 << 24),
+        _ => rng.next_u64(),
+    }
+}

@@ -291,16 +291,21 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
             if !live {
                 return Err((format!("argument {k}: tensor {h} is not live"), false));
             }
-            let e = rt.entry(h);
-            e.label = format!("input {k}");
-            Ok(Arg {
-                kind: ARG_TENSOR,
-                meta: &*e.meta,
-                i: 0,
-                f: 0.0,
-            })
+            Ok(input(rt, h, k))
         })?,
     })
+}
+
+/// Tensor `h` as argument `k` (so labelled in reports).
+fn input(rt: &mut state::Runtime, h: u32, k: usize) -> Arg {
+    let e = rt.entry(h);
+    e.label = format!("input {k}");
+    Arg {
+        kind: ARG_TENSOR,
+        meta: &*e.meta,
+        i: 0,
+        f: 0.0,
+    }
 }
 
 /// A `Bytes` argument as a tensor of its own (released after the call).
@@ -324,14 +329,7 @@ fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, 
         tensors::room_for(rt, d, shape).map_err(|m| (m, true))?;
         let h = tensors::create(rt, d, shape, false);
         tensors::write_all(rt, h, &data);
-        let e = rt.entry(h);
-        e.label = format!("input {k}");
-        Ok(Arg {
-            kind: ARG_TENSOR,
-            meta: &*e.meta,
-            i: 0,
-            f: 0.0,
-        })
+        Ok(input(rt, h, k))
     })
 }
 
