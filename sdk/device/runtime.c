@@ -53,7 +53,8 @@ static uint32_t nkernels;
 static uint64_t translations, hits[5], refills[5];
 static const uint32_t window_regs[3] = {NEURON_TRANSLATE_MEM_WINDOW3_LO, NEURON_TRANSLATE_MEM_WINDOW5_LO,
                                         NEURON_TRANSLATE_MEM_WINDOW6_LO};
-static uint64_t shown[3] = {~0ull, ~0ull, ~0ull};
+/* What each reusable window's register showed last (low and high word). */
+static uint32_t shown[3][2];
 /* The table, once _init_translate_ctx has run: the runtime's own uses of it do not call
  * neuron_translate_ctx, whose instructions count as the translation object's. */
 static _translation_ctx_t *table;
@@ -466,37 +467,50 @@ static void nt_device_show(uint32_t at, uint64_t size, uint64_t soc, int writabl
         nt_device_exit(74);
 }
 
-static uint64_t nt_device_window_reg(unsigned k)
+/* Window k's register words, low and high. */
+#define WINDOW_REG(k, word) NXREG(window_regs[k] + 4 * (word))
+
+/* Each window's local start and size (records' `window` and mask), kept from the table:
+ * read again only when a window moved; and the window the last call landed in. */
+static uint32_t window_at[5], window_size[5];
+static unsigned last_window;
+
+static void nt_device_note_window(unsigned k)
 {
-    return ((uint64_t)NXREG(window_regs[k] + 4) << 32) | NXREG(window_regs[k]);
+    window_at[k] = table->records[k].window;
+    window_size[k] = (uint32_t)(~table->records[k].mask + 1);
 }
 
 /* The hardware's side of a translate call: each reusable window whose register changed
- * shows its new region; the call counted by the window its result is in. */
+ * shows its new region; the call counted by the window its result is in (the windows are
+ * apart in local memory, so at most one holds it: the last one's is tried first). */
 static void nt_device_moved(const void *p)
 {
-    _translation_ctx_t *t = table;
-    uintptr_t a = (uintptr_t)p;
+    uint32_t a = (uint32_t)(uintptr_t)p;
     int refilled = -1;
+    unsigned k;
     ++translations;
-    for (unsigned k = 0; k < 3; ++k) {
-        uint64_t reg = nt_device_window_reg(k);
-        if (reg != shown[k]) {
-            nt_device_show(t->records[k].window, ~t->records[k].mask + 1, reg, 0);
-            shown[k] = reg;
+    for (k = 0; k < 3; ++k) {
+        uint32_t lo = WINDOW_REG(k, 0), hi = WINDOW_REG(k, 1);
+        if (lo != shown[k][0] || hi != shown[k][1]) {
+            nt_device_note_window(k);
+            nt_device_show(window_at[k], window_size[k], ((uint64_t)hi << 32) | lo, 0);
+            shown[k][0] = lo;
+            shown[k][1] = hi;
             refilled = (int)k;
         }
     }
-    for (unsigned k = 0; k < 5; ++k) {
-        uint64_t size = ~t->records[k].mask + 1;
-        if (a >= t->records[k].window && a - t->records[k].window < size) {
-            if ((int)k == refilled)
-                ++refills[k];
-            else
-                ++hits[k];
-            return;
-        }
-    }
+    k = last_window;
+    if (a - window_at[k] >= window_size[k])
+        for (k = 0; k < 5 && a - window_at[k] >= window_size[k]; ++k)
+            ;
+    if (k == 5)
+        return;
+    last_window = k;
+    if ((int)k == refilled)
+        ++refills[k];
+    else
+        ++hits[k];
 }
 
 void *__real_neuron_translate_span(void *ctx, unsigned long long addr, unsigned long long len,
@@ -575,7 +589,9 @@ int nt_customop_main(int argc, char **argv)
         for (unsigned k = 0; k < 5; ++k)
             nt_device_show(t->records[k].window, ~t->records[k].mask + 1, k < 3 ? ~0ull : t->records[k].ptr, 1);
         for (unsigned k = 0; k < 3; ++k)
-            shown[k] = nt_device_window_reg(k);
+            shown[k][0] = WINDOW_REG(k, 0), shown[k][1] = WINDOW_REG(k, 1);
+        for (unsigned k = 0; k < 5; ++k)
+            nt_device_note_window(k);
     }
     out = NULL;
     for (uint32_t k = 0; k < nkernels; ++k)
