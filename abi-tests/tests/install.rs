@@ -81,6 +81,7 @@ fn make_install_stages_into_destdir_and_uninstall_removes_it_all() {
         "opt/nt/lib/libneuron_customop_host.a".into(),
         "opt/nt/lib/pkgconfig/neuron_customop_host.pc".into(),
         format!("opt/nt/lib/{DEVICE}/libneuron_customop_device.a"),
+        format!("opt/nt/lib/{DEVICE}/libnt_qemu_count.so"),
         "opt/nt/lib/pkgconfig/neuron_customop_device.pc".into(),
     ]
     .into();
