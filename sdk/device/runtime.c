@@ -71,12 +71,9 @@ static int stack_reported;
 #define STACK_ROOM 16384u
 #define STACK_PAINT 0x5ac0ffeeu
 
-static uintptr_t nt_device_sp(void)
-{
-    uintptr_t sp;
-    __asm__ volatile("mov %0, a1" : "=r"(sp));
-    return sp;
-}
+/* support.c: a stack pointer just below the caller's frame; the stack painted. */
+uintptr_t nt_device_sp(void);
+uint32_t *nt_device_paint(uintptr_t top, uint32_t bytes, uint32_t pattern);
 
 static long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -373,17 +370,6 @@ void nt_customop_stack_size(uint32_t bytes)
     stack_limit = bytes;
 }
 
-/* Paints the limit and the room below it, up to 256 bytes under the caller's frame (this
- * function's own frame lies within those 256 bytes): the first word of [at, stack_top)
- * the kernel will write shows its depth. */
-static __attribute__((noinline)) uint32_t *nt_device_paint(void)
-{
-    uint32_t *at = (uint32_t *)((stack_top - stack_limit - STACK_ROOM) & ~(uintptr_t)15);
-    for (uint32_t *p = at; p < (uint32_t *)(stack_top - 256); p += 4)
-        p[0] = p[1] = p[2] = p[3] = STACK_PAINT;
-    return at;
-}
-
 /* The kernel, called with its stack watched: painted first, read after it returns. */
 static const nt_customop_meta *nt_device_call(nt_customop_invoker invoker, const void *function,
                                               const nt_customop_arg *a)
@@ -392,7 +378,7 @@ static const nt_customop_meta *nt_device_call(nt_customop_invoker invoker, const
     uint32_t *at, *p;
     stack_top = nt_device_sp();
     stack_low = stack_top;
-    at = nt_device_paint();
+    at = nt_device_paint(stack_top, stack_limit + STACK_ROOM, STACK_PAINT);
     out = invoker(function, a);
     for (p = at; p < (uint32_t *)(stack_top - 256) && *p == STACK_PAINT; ++p)
         ;

@@ -169,3 +169,23 @@ size_t strlen(const char *s)
         ++n;
     return n;
 }
+
+/* The stack pointer of this call: just below the caller's frame (the device runtime's
+ * stack watch, runtime.c). */
+uintptr_t nt_device_sp(void)
+{
+    uintptr_t sp;
+    __asm__ volatile("mov %0, a1" : "=r"(sp));
+    return sp;
+}
+
+/* Paints `bytes` below `top` with `pattern`, up to 256 bytes under `top` (this function's
+ * own frame lies within those 256 bytes): the first word of [at, top) a kernel writes
+ * shows how deep its frames went. Returns `at`, the lowest word painted. */
+uint32_t *nt_device_paint(uintptr_t top, uint32_t bytes, uint32_t pattern)
+{
+    uint32_t *at = (uint32_t *)((top - bytes) & ~(uintptr_t)15);
+    for (uint32_t *p = at; p < (uint32_t *)(top - 256); p += 4)
+        p[0] = p[1] = p[2] = p[3] = pattern;
+    return at;
+}
