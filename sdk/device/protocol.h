@@ -11,6 +11,7 @@
 
 #define NT_DEVICE_FD_RPC 3 /* the socket to the runner */
 #define NT_DEVICE_FD_HBM 4 /* the model's HBM, from its first SoC address */
+#define NT_DEVICE_FD_COUNTS 5 /* the counting qemu plugin writes here (not the program) */
 
 enum {
     NT_DEVICE_START = 1,   /* -> u32 core, u32 cores, u64 engine base, u64 hbm_scratch, u64 HBM base,
