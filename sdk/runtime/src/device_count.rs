@@ -105,14 +105,48 @@ impl Classes {
 impl DeviceCounts {
     /// Adds `n` instructions executed from `pc` on.
     fn add(&mut self, classes: &Classes, pc: u64, n: u64) {
-        match classes.class(pc) {
+        let class = classes.class(pc);
+        match class {
             Class::Runtime => self.runtime += n,
             Class::Translation => self.translation += n,
             Class::Copies => self.copies += n,
             Class::Kernel => {}
         }
-        if classes.class(pc) != Class::Runtime {
+        if class != Class::Runtime {
             self.instructions += n;
+        }
+    }
+}
+
+impl std::ops::AddAssign for DeviceCounts {
+    fn add_assign(&mut self, o: DeviceCounts) {
+        self.instructions += o.instructions;
+        self.translation += o.translation;
+        self.copies += o.copies;
+        self.runtime += o.runtime;
+    }
+}
+
+/// The last few lines qemu said of its own (not counts), for a report.
+#[derive(Default)]
+struct Tail(Vec<String>);
+
+impl Tail {
+    fn push(&mut self, line: String) {
+        if !line.trim().is_empty() {
+            self.0.push(line);
+            if self.0.len() > 4 {
+                self.0.remove(0);
+            }
+        }
+    }
+
+    /// ` (line; line)`, or nothing.
+    fn text(&self) -> String {
+        if self.0.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.0.join("; "))
         }
     }
 }
@@ -138,21 +172,12 @@ pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<DeviceCounts>
 
 /// The last few lines qemu printed on its stderr (its own messages), for a report.
 pub fn tail(stderr: impl Read) -> String {
-    let mut other: Vec<String> = Vec::new();
+    let mut other = Tail::default();
     for line in BufReader::new(stderr).lines() {
         let Ok(line) = line else { break };
-        if !line.trim().is_empty() {
-            other.push(line);
-            if other.len() > 4 {
-                other.remove(0);
-            }
-        }
+        other.push(line);
     }
-    if other.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", other.join("; "))
-    }
+    other.text()
 }
 
 /// The blocks' sizes and executions read from qemu's `log`, counted by class; and the
@@ -167,7 +192,7 @@ pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
     let mut listing: Option<(Option<u64>, u64)> = None;
     let mut listed: Option<(u64, u64)> = None;
     let mut c = DeviceCounts::default();
-    let mut other: Vec<String> = Vec::new();
+    let mut other = Tail::default();
     for line in BufReader::with_capacity(1 << 20, log).lines() {
         let Ok(line) = line else { break };
         if line.starts_with("IN:") {
@@ -195,11 +220,8 @@ pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
             .and_then(|l| l.split_once('[')?.1.split_once(']'))
             .map(|(fields, _)| fields.split('/').skip(1).filter_map(hex).collect());
         let Some(&[pc, flags, cflags]) = key.as_deref() else {
-            if !line.trim().is_empty() && !line.starts_with("---") {
+            if !line.starts_with("---") {
                 other.push(line);
-                if other.len() > 4 {
-                    other.remove(0);
-                }
             }
             continue;
         };
@@ -213,10 +235,5 @@ pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
             sizes.get(&(pc, flags, cflags)).copied().unwrap_or(0),
         );
     }
-    let tail = if other.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", other.join("; "))
-    };
-    (c, tail)
+    (c, other.text())
 }

@@ -37,10 +37,7 @@ fn op_device(cores: &[CoreReport]) -> Option<crate::report::Device> {
     let mut sum = cores.first()?.device?;
     for d in cores[1..].iter().map(|r| r.device) {
         let d = d?;
-        sum.counts.instructions += d.counts.instructions;
-        sum.counts.translation += d.counts.translation;
-        sum.counts.copies += d.counts.copies;
-        sum.counts.runtime += d.counts.runtime;
+        sum.counts += d.counts;
         sum.elements += d.elements;
     }
     Some(sum)
