@@ -75,7 +75,7 @@ NATIVE_LIBS := $(HOST_OUT)/native-static-libs
 SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
 SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
 SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
-SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs
+SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \

@@ -2,8 +2,8 @@
 //! the library (src/, its model and tables), the SDK runtime (sdk/runtime/src) and ntx
 //! (tools/ntx/src), read with syn from the module tree each crate root declares. No crate
 //! may have a circle of modules (each is named when one appears), and the runtime's
-//! modules keep to the layers docs/architecture.md lists: a module uses only modules of
-//! its own layer or the layers below.
+//! modules keep to its layers, the folders its root declares bottom first: a module uses
+//! only modules of its own folder or the folders below.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -323,60 +323,52 @@ fn ntx_has_no_circle_of_modules() {
     assert_no_circle("tools/ntx/src/main.rs");
 }
 
-/// The runtime's layers as docs/architecture.md lists them: (layer, modules), bottom first.
-fn documented_layers() -> Vec<(String, Vec<String>)> {
-    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
-    let start = doc
-        .find("<!-- runtime layers -->")
-        .expect("docs/architecture.md marks the runtime's layers table");
-    let mut layers: Vec<(String, Vec<String>)> = doc[start..]
-        .lines()
-        .skip(1)
-        .skip_while(|l| !l.starts_with('|'))
-        .take_while(|l| l.starts_with('|'))
-        .skip(2)
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            let mods = cells[2]
-                .split(',')
-                .map(|m| m.trim().trim_matches('`').to_string())
-                .collect();
-            (cells[1].to_string(), mods)
+/// The runtime's layers: the modules its root (sdk/runtime/src/lib.rs) declares, bottom
+/// first, each a folder of its own (`NAME/mod.rs`). The test-only module declared last
+/// (`unit`) sits above them all.
+fn runtime_layers() -> Vec<String> {
+    let lib = root().join("sdk/runtime/src/lib.rs");
+    let ast = syn::parse_file(&std::fs::read_to_string(&lib).unwrap()).unwrap();
+    let layers: Vec<String> = ast
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Mod(m) if m.content.is_none() => Some(m.ident.to_string()),
+            _ => None,
         })
         .collect();
-    // The table lists the top first, as one reads a stack.
-    layers.reverse();
+    for l in &layers {
+        let folder = lib.parent().unwrap().join(l).join("mod.rs");
+        assert!(
+            folder.exists(),
+            "layer {l} is a folder: {}",
+            folder.display()
+        );
+    }
     layers
 }
 
 #[test]
-fn the_runtime_keeps_to_its_documented_layers() {
-    let layers = documented_layers();
-    let level: BTreeMap<&str, usize> = layers
-        .iter()
-        .enumerate()
-        .flat_map(|(k, (_, ms))| ms.iter().map(move |m| (m.as_str(), k)))
-        .collect();
-    let e = Graph::of_crate(&root().join("sdk/runtime/src/lib.rs")).edges();
-    let modules: BTreeSet<&str> = e
-        .keys()
-        .map(String::as_str)
-        .filter(|m| *m != "(root)")
-        .collect();
-    let listed: BTreeSet<&str> = level.keys().copied().collect();
+fn the_runtime_keeps_to_its_layers() {
+    let layers = runtime_layers();
     assert_eq!(
-        modules, listed,
-        "the runtime's modules against the layers table"
+        layers,
+        ["base", "percore", "run", "edges", "unit"],
+        "docs/architecture.md describes these folders in this order"
     );
+    let level = |m: &str| -> usize {
+        let top = m.split("::").next().unwrap();
+        layers
+            .iter()
+            .position(|l| l == top)
+            .unwrap_or_else(|| panic!("module {m} is in no layer's folder"))
+    };
+    let e = Graph::of_crate(&root().join("sdk/runtime/src/lib.rs")).edges();
     let mut wrong = Vec::new();
-    for (a, bs) in &e {
+    for (a, bs) in e.iter().filter(|(a, _)| *a != "(root)") {
         for b in bs.iter().filter(|b| *b != "(root)") {
-            if a != "(root)" && level[a.as_str()] < level[b.as_str()] {
-                let up = &layers[level[b.as_str()]].0;
-                wrong.push(format!(
-                    "{a} ({}) uses {b} ({up})",
-                    layers[level[a.as_str()]].0
-                ));
+            if level(a) < level(b) {
+                wrong.push(format!("{a} uses {b}, a layer above"));
             }
         }
     }

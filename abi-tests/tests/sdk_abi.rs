@@ -6,13 +6,13 @@
 use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};
 
-use neuron_customop_host::access::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
-use neuron_customop_host::dtype::{DType, ALL};
-use neuron_customop_host::ffi::{
+use neuron_customop_host::base::dtype::{DType, ALL};
+use neuron_customop_host::edges::ffi::{
     Arg, ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
 };
-use neuron_customop_host::ops::Op;
-use neuron_customop_host::state::Meta;
+use neuron_customop_host::percore::access::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+use neuron_customop_host::percore::ops::Op;
+use neuron_customop_host::percore::state::Meta;
 use nt_support::qemu::root;
 
 fn read(path: &str) -> String {
@@ -129,11 +129,18 @@ fn every_function_the_header_declares_the_runtime_defines() {
         .map(|s| s.split('(').next().unwrap().trim().to_string())
         .collect();
     let mut defined = BTreeSet::new();
-    for entry in std::fs::read_dir(root().join("sdk/runtime/src")).unwrap() {
-        let path = entry.unwrap().path();
-        if !path.is_file() {
-            continue;
+    let (mut dirs, mut files) = (vec![root().join("sdk/runtime/src")], Vec::new());
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
         }
+    }
+    for path in files {
         let src = std::fs::read_to_string(path).unwrap();
         for part in src.split("extern \"C\" fn ").skip(1) {
             let name = part.split('(').next().unwrap().trim();
@@ -260,7 +267,11 @@ fn numbered(text: &str, prefix: &str, sep: &str) -> Vec<(String, u32)> {
 #[test]
 fn the_device_runtimes_requests_are_the_runners() {
     let c = numbered(&read("sdk/device/protocol.h"), "NT_DEVICE_", " = ");
-    let rust = numbered(&read("sdk/runtime/src/device.rs"), "pub const ", ": u32 = ");
+    let rust = numbered(
+        &read("sdk/runtime/src/run/device/mod.rs"),
+        "pub const ",
+        ": u32 = ",
+    );
     let requests: Vec<(String, u32)> = c
         .iter()
         .filter(|(n, _)| !n.starts_with("FD_"))
@@ -269,10 +280,14 @@ fn the_device_runtimes_requests_are_the_runners() {
     assert_eq!(requests.len(), 20, "{c:?}");
     assert_eq!(
         requests, rust,
-        "sdk/device/protocol.h against sdk/runtime/src/device.rs"
+        "sdk/device/protocol.h against sdk/runtime/src/run/device/mod.rs"
     );
     let fds = numbered(&read("sdk/device/protocol.h"), "#define NT_DEVICE_", " ");
-    let rust_fds = numbered(&read("sdk/runtime/src/device.rs"), "const ", ": RawFd = ");
+    let rust_fds = numbered(
+        &read("sdk/runtime/src/run/device/mod.rs"),
+        "const ",
+        ": RawFd = ",
+    );
     assert_eq!(fds, rust_fds, "the program's descriptors");
 }
 
@@ -286,9 +301,12 @@ fn the_stack_limits_are_the_runtimes() {
     let want = [
         (
             "DEFAULT".to_string(),
-            neuron_customop_host::limits::STACK_DEFAULT,
+            neuron_customop_host::base::limits::STACK_DEFAULT,
         ),
-        ("MAX".to_string(), neuron_customop_host::limits::STACK_MAX),
+        (
+            "MAX".to_string(),
+            neuron_customop_host::base::limits::STACK_MAX,
+        ),
     ];
-    assert_eq!(h, want, "runtime.h against sdk/runtime/src/limits.rs");
+    assert_eq!(h, want, "runtime.h against sdk/runtime/src/base/limits.rs");
 }

@@ -105,9 +105,9 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
     }
 }
 
-/// The misuse kinds, as the runtime's table (sdk/runtime/src/misuse.rs) names them.
+/// The misuse kinds, as the runtime's table (sdk/runtime/src/base/misuse.rs) names them.
 fn neuron_customop_kinds() -> Vec<String> {
-    let src = std::fs::read_to_string(root().join("sdk/runtime/src/misuse.rs")).unwrap();
+    let src = std::fs::read_to_string(root().join("sdk/runtime/src/base/misuse.rs")).unwrap();
     let kinds: Vec<String> = src
         .lines()
         .map(str::trim)

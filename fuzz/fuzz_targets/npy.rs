@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use neuron_customop_host::npy::{parse, to_bytes};
+use neuron_customop_host::base::npy::{parse, to_bytes};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(a) = parse(data) {

@@ -1,6 +1,6 @@
 /*
  * A qemu TCG plugin that counts the emulated Q7's instructions for `ntx op run --device`
- * (sdk/runtime/src/device_count.rs reads what it writes): each translation block gets an
+ * (sdk/runtime/src/run/device/count.rs reads what it writes): each translation block gets an
  * inline counter of its executions (qemu adds to it in the generated code, chaining left
  * on), and at exit the plugin writes one line per block, "start instructions executions"
  * in hexadecimal and decimal, to the descriptor its `fd=N` argument names.

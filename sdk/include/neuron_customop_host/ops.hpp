@@ -12,7 +12,7 @@
 
 namespace nt_customop {
 
-/// The runtime's operation codes (sdk/runtime/src/ops.rs).
+/// The runtime's operation codes (sdk/runtime/src/percore/ops.rs).
 enum Op {
     kAbs = 0, kCeil, kFloor, kSin, kCos, kTan, kLog, kLog2, kLog10, kExp, kPow, kClamp,
     kAdd, kSub, kMul, kDiv, kBitwiseAnd, kBitwiseOr, kBitwiseNot

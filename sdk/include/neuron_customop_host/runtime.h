@@ -30,7 +30,7 @@ typedef struct nt_customop_meta {
 
 /* A core's stack on the device: about 8 KB unless the build says -DSTACK_SIZE=N, at most
  * 400 KB (the vendor's developer guide; taken as KiB). bind.hpp refuses more at compile
- * time; sdk/runtime/src/limits.rs holds the same values (a test compares them). */
+ * time; sdk/runtime/src/base/limits.rs holds the same values (a test compares them). */
 #define NT_CUSTOMOP_STACK_DEFAULT 8192
 #define NT_CUSTOMOP_STACK_MAX 409600
 

@@ -1,4 +1,4 @@
-"""One op program running as a server (`PROGRAM --serve FD`, sdk/runtime/src/serve.rs):
+"""One op program running as a server (`PROGRAM --serve FD`, sdk/runtime/src/edges/serve.rs):
 its socket, its HBM mapped here, requests and answers, and the tensors of that HBM that
 this process holds. The server keeps the model and one worker per core between calls; it
 ends, workers and all, when this process closes its end of the socket, however this

@@ -1,8 +1,8 @@
-//! The accessors' checks, the TCM copies and the TCM blocks of [`crate::access`].
+//! The accessors' checks, the TCM copies and the TCM blocks of [`crate::percore::access`].
 
 use super::{lines, runtime, stops, take, tensor};
-use crate::access::{self, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
-use crate::state::Access;
+use crate::percore::access::{self, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+use crate::percore::state::Access;
 
 const FLOAT: i32 = 6;
 const INT: i32 = 3;
@@ -43,7 +43,8 @@ fn an_accessor_of_another_type_or_rank_stops_the_core() {
 #[test]
 fn a_shape_functions_input_and_several_cores_allow_no_data_accessor() {
     let mut rt = runtime(2);
-    let shape = crate::tensors::insert(&mut rt, crate::dtype::DType::Float, &[3], None);
+    let shape =
+        crate::percore::tensors::insert(&mut rt, crate::base::dtype::DType::Float, &[3], None);
     let h = tensor(&mut rt, &[3], 0x1000);
     assert!(stops(&mut rt, |rt| {
         access::open_checked(rt, shape, TCM, FLOAT, 0);
@@ -71,7 +72,7 @@ fn a_shape_functions_input_and_several_cores_allow_no_data_accessor() {
 fn open_all(policy: i32, kinds: &[i32]) -> Vec<String> {
     let mut rt = runtime(1);
     let h = tensor(&mut rt, &[64], 0x1000);
-    crate::tensors::policy(&mut rt, h, policy);
+    crate::percore::tensors::policy(&mut rt, h, policy);
     for &k in kinds {
         let _ = stops(&mut rt, |rt| {
             access::open_checked(rt, h, k, FLOAT, 1);
@@ -161,7 +162,7 @@ fn a_standard_accessor_ends_the_tracking_but_under_sanitize() {
         let mut rt = runtime(1);
         rt.sanitize = sanitize;
         let h = tensor(&mut rt, &[8], 0x1000);
-        crate::tensors::track(&mut rt, h);
+        crate::percore::tensors::track(&mut rt, h);
         access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
         assert_eq!(rt.entry(h).meta.track, u32::from(sanitize));
     }

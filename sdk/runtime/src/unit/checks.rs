@@ -1,9 +1,9 @@
-//! The checks across cores of [`crate::checks`].
+//! The checks across cores of [`crate::run::checks`].
 
-use crate::checks::{across_cores, take_result};
-use crate::options::Options;
-use crate::report::{CoreReport, Returned};
-use crate::state::{Access, Counts};
+use crate::percore::state::{Access, Counts};
+use crate::run::checks::{across_cores, take_result};
+use crate::run::options::Options;
+use crate::run::report::{CoreReport, Returned};
 
 const OUT: u64 = 0x9000;
 
@@ -130,7 +130,7 @@ fn a_result_without_get_dst_tensor_is_checked_against_the_shape_functions() {
         hbm_addr: OUT,
         bytes: 24,
     };
-    let check = |rt: &mut crate::state::Runtime, o: &Options, r: &CoreReport| {
+    let check = |rt: &mut crate::percore::state::Runtime, o: &Options, r: &CoreReport| {
         let mut found = Vec::new();
         take_result(rt, o, r, out, &mut found);
         found.iter().map(|r| r.line()).collect::<Vec<_>>()

@@ -1,6 +1,6 @@
 //! Unit tests of the runtime's checks: the accessors' checks and the TCM copies
-//! ([`crate::access`]), the written-element tracking ([`crate::tensors`]) and the checks
-//! across cores ([`crate::checks`]), each driven on a runtime of its own without the host
+//! ([`crate::percore::access`]), the written-element tracking ([`crate::percore::tensors`]) and the checks
+//! across cores ([`crate::run::checks`]), each driven on a runtime of its own without the host
 //! model. `cargo test -p neuron-customop-host` runs them; `make mutants-sdk` holds them to
 //! catching mutations of that code (docs/testing.md).
 
@@ -11,8 +11,8 @@ mod tensors;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
 
-use crate::dtype::DType;
-use crate::state::Runtime;
+use crate::base::dtype::DType;
+use crate::percore::state::Runtime;
 
 /// What [`Runtime::for_tests`] panics with when an error stops the core.
 const STOPPED: &str = "the core stopped";
@@ -30,15 +30,15 @@ fn runtime(cores: u32) -> Runtime {
         }));
     });
     let mut rt = Runtime::for_tests();
-    rt.begin_job("t", 0, cores, crate::state::Phase::Kernel);
+    rt.begin_job("t", 0, cores, crate::percore::state::Phase::Kernel);
     rt
 }
 
 /// A float tensor of `sizes` with its storage at HBM `addr` (no model behind it: the
 /// checks read only its meta).
 fn tensor(rt: &mut Runtime, sizes: &[i64], addr: u64) -> u32 {
-    let bytes = crate::tensors::numel(sizes).unwrap() * 4;
-    crate::tensors::insert(rt, DType::Float, sizes, Some((addr, bytes)))
+    let bytes = crate::percore::tensors::numel(sizes).unwrap() * 4;
+    crate::percore::tensors::insert(rt, DType::Float, sizes, Some((addr, bytes)))
 }
 
 /// Runs `f`; whether it stopped the core.

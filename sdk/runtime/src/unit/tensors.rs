@@ -1,7 +1,7 @@
-//! The written-element tracking of [`crate::tensors`]: `track`, `untrack`, `note`.
+//! The written-element tracking of [`crate::percore::tensors`]: `track`, `untrack`, `note`.
 
 use super::{runtime, stops, take, tensor};
-use crate::tensors::{self, note};
+use crate::percore::tensors::{self, note};
 
 const WHAT: &str = "a copy";
 
@@ -88,7 +88,7 @@ fn the_tracking_ends_when_all_is_written_and_only_tracked_tensors_are_checked() 
         rt.entry(h).written.is_empty(),
         "tracking again starts from nothing"
     );
-    let shape = tensors::insert(&mut rt, crate::dtype::DType::Float, &[8], None);
+    let shape = tensors::insert(&mut rt, crate::base::dtype::DType::Float, &[8], None);
     tensors::track(&mut rt, shape);
     assert_eq!(
         rt.entry(shape).meta.track,

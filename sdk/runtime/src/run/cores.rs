@@ -1,20 +1,20 @@
-//! The kernel on each core: a job on the core's worker ([`crate::worker`]), a process kept
+//! The kernel on each core: a job on the core's worker ([`crate::run::worker`]), a process kept
 //! over the model's shared HBM, with its own globals, translation context (made anew for
 //! each job), TCM pool and share of HBM. A core writes its report (what it counted, its TCM
 //! copies, its misuses, the tensor it returned) to a memory file the runner reads when it
 //! answers, and its stdout to another; the runner reads the cores in order, so what it
 //! reports does not depend on how the cores were scheduled.
 
-use crate::cabi::Arg;
-use crate::checks::{across_cores, take_result};
-use crate::child;
-use crate::misuse::{Kind, Report};
-use crate::options::Options;
-use crate::registry;
-use crate::report::{cross_core, print_reports, CoreReport, Returned};
-use crate::state::{self, Phase, Runtime};
-use crate::tensors;
-use crate::worker::{self, Job, JobArg};
+use crate::base::cabi::Arg;
+use crate::base::misuse::{Kind, Report};
+use crate::percore::registry;
+use crate::percore::state::{self, Phase, Runtime};
+use crate::percore::tensors;
+use crate::run::checks::{across_cores, take_result};
+use crate::run::child;
+use crate::run::options::Options;
+use crate::run::report::{cross_core, print_reports, CoreReport, Returned};
+use crate::run::worker::{self, Job, JobArg};
 
 /// What a core reports of the job it ran.
 fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
@@ -76,7 +76,7 @@ fn kernel_job(job: &Job) {
     let out = match &job.device {
         Some(d) => {
             let name = registry::kernel_name(&job.op).unwrap_or_default();
-            let r = crate::device::run(d, &name, &call);
+            let r = crate::run::device::run(d, &name, &call);
             let out = state::with(|rt| device_ended(rt, &r));
             ran = Some((r, job.output.as_ref().map_or(0, JobArg::numel)));
             out
@@ -84,7 +84,7 @@ fn kernel_job(job: &Job) {
         None => on_host(&kernel, &call),
     };
     state::with(|rt| {
-        crate::access::report_leaks(rt, child::place);
+        crate::percore::access::report_leaks(rt, child::place);
         let returned = (!out.is_null()).then(|| {
             // SAFETY: the invoker returns a live tensor.
             let m = unsafe { *out };
@@ -108,7 +108,7 @@ fn kernel_job(job: &Job) {
             } else {
                 written_by_core(rt, numel)
             };
-            report.device = Some(crate::report::Device {
+            report.device = Some(crate::run::report::Device {
                 counts: r.counts,
                 elements,
             });
@@ -140,26 +140,29 @@ fn written_by_core(rt: &mut Runtime, numel: u64) -> u64 {
         .map(|a| (a.first, a.first.saturating_add(a.count).min(numel)))
         .collect();
     ranges.sort_unstable();
-    crate::checks::covered(&ranges, numel)
+    crate::run::checks::covered(&ranges, numel)
 }
 
-/// The kernel called here, on the host, its stack watched ([`crate::stack`]): the tensor
+/// The kernel called here, on the host, its stack watched ([`crate::base::stack`]): the tensor
 /// it returned.
-fn on_host(kernel: &registry::Function, call: &[crate::cabi::Arg]) -> *const crate::cabi::Meta {
+fn on_host(
+    kernel: &registry::Function,
+    call: &[crate::base::cabi::Arg],
+) -> *const crate::base::cabi::Meta {
     neuron_translate::abi::_init_translate_ctx();
     let limit = registry::with(|r| r.stack_bytes);
     let top = 0u8;
     let top = std::hint::black_box(&top) as *const u8 as usize;
-    state::with(|rt| rt.stack = crate::stack::Watch::start(limit, top));
+    state::with(|rt| rt.stack = crate::base::stack::Watch::start(limit, top));
     // SAFETY: registered together; arguments checked against the parameters.
     let out = unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) };
-    state::with(|rt| rt.stack = crate::stack::Watch::default());
+    state::with(|rt| rt.stack = crate::base::stack::Watch::default());
     out
 }
 
 /// After the kernel's program ran on the emulated Q7: the tensor it returned (as a kernel
 /// returns it: a meta with a reference), or a crash report if it ended without returning.
-fn device_ended(rt: &mut Runtime, ran: &crate::device::Ran) -> *const crate::cabi::Meta {
+fn device_ended(rt: &mut Runtime, ran: &crate::run::device::Ran) -> *const crate::base::cabi::Meta {
     if let Some(why) = &ran.ended {
         rt.reports.push(Report {
             kind: Kind::Crashed,
@@ -169,7 +172,7 @@ fn device_ended(rt: &mut Runtime, ran: &crate::device::Ran) -> *const crate::cab
             tensor: None,
             index: None,
             detail: why.clone(),
-            crash: Some(crate::misuse::Crash {
+            crash: Some(crate::base::misuse::Crash {
                 phase: "kernel".into(),
                 signal: None,
                 exit_code: None,
@@ -236,7 +239,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
             Err(_) => {
                 crashes.push(ended.crash(&o.op, "kernel", Some(core)));
                 if core == 0 {
-                    crate::report::kernel_text(ended.printed.as_bytes());
+                    crate::run::report::kernel_text(ended.printed.as_bytes());
                 }
             }
         }
@@ -256,7 +259,7 @@ pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (i32, bool) {
 /// The op's output in a kernel's job: `get_dst_tensor()`'s tensor, tracked on one core
 /// (which of its elements the kernel reads before it writes them, and which it never
 /// writes, is known there; several cores write it side by side). The handles to release.
-fn adopt_output(rt: &mut crate::state::Runtime, job: &Job, out: &JobArg) -> Vec<u32> {
+fn adopt_output(rt: &mut crate::percore::state::Runtime, job: &Job, out: &JobArg) -> Vec<u32> {
     let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
     rt.dst = h.first().copied();
     rt.dst_poison = job.poison_at_dst;
@@ -271,19 +274,19 @@ fn adopt_output(rt: &mut crate::state::Runtime, job: &Job, out: &JobArg) -> Vec<
 /// (every TCM and stream copy and operation, and each standard accessor's element under
 /// `--sanitize`; without it, a standard accessor ends the tracking and nothing is said).
 fn unwritten_output(
-    rt: &mut crate::state::Runtime,
+    rt: &mut crate::percore::state::Runtime,
     op: &str,
     core: u32,
-) -> Option<crate::misuse::Report> {
+) -> Option<crate::base::misuse::Report> {
     let d = rt.dst?;
     let e = rt.entry(d);
     if e.meta.track == 0 {
         return None;
     }
     let n = e.meta.numel;
-    let &(s, end) = crate::checks::gaps(&e.written, n).first()?;
+    let &(s, end) = crate::run::checks::gaps(&e.written, n).first()?;
     let detail = format!("the kernel never wrote output elements {s}..{end} of {n}");
-    Some(crate::misuse::Report {
+    Some(crate::base::misuse::Report {
         core: Some(core),
         ..cross_core(op, Kind::Unwritten, "output", format!("{s}..{end}"), detail)
     })
@@ -292,7 +295,7 @@ fn unwritten_output(
 /// A warning for the C functions the kernels call that the device runtime lacks (ntx
 /// compares the compute objects' undefined symbols with the device runtime's).
 fn device_lacks(o: &Options) -> Option<Report> {
-    let lacks = crate::registry::with(|r| r.device_lacks.clone());
+    let lacks = crate::percore::registry::with(|r| r.device_lacks.clone());
     (!lacks.is_empty()).then(|| {
         let d = format!(
             "the kernels call {}, which the device runtime does not have: it runs here, not on the device",
@@ -317,9 +320,9 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
             .collect();
         print_reports(&all);
         if let Some(f) = o.stats {
-            crate::stats::print(f, o, &reports, &all);
+            crate::run::stats::print(f, o, &reports, &all);
         }
-        return crate::status::of_errors(&all);
+        return crate::base::status::of_errors(&all);
     }
     let (addr, numel) = state::with(|rt| {
         let e = rt.entry(output);
@@ -357,10 +360,10 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
         .collect();
     let failed = print_reports(&all);
     if let Some(f) = o.stats {
-        crate::stats::print(f, o, &reports, &all);
+        crate::run::stats::print(f, o, &reports, &all);
     }
     if failed {
-        return crate::status::of_errors(&all);
+        return crate::base::status::of_errors(&all);
     }
     0
 }
@@ -368,7 +371,7 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
 fn print_output(reports: &[CoreReport]) {
     for r in reports {
         if r.core == 0 {
-            crate::report::kernel_text(r.printed.as_bytes());
+            crate::run::report::kernel_text(r.printed.as_bytes());
         } else {
             for line in r.printed.lines() {
                 eprintln!("[core {} printed, dropped on the device] {line}", r.core);

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::misuse::{Kind, Report, Severity};
-use crate::state::{Access, Counts};
+use crate::base::misuse::{Kind, Report, Severity};
+use crate::percore::state::{Access, Counts};
 
 /// The tensor a kernel returned.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -28,7 +28,7 @@ pub struct Returned {
 pub struct Device {
     /// Instructions, by where.
     #[serde(flatten)]
-    pub counts: crate::device_count::DeviceCounts,
+    pub counts: crate::run::device::count::DeviceCounts,
     /// The output elements this core wrote (all of them on one core; on several, those
     /// its copies wrote): its count per element divides by them.
     pub elements: u64,
@@ -123,7 +123,7 @@ fn refuse_as(m: String, hbm_full: bool) -> i32 {
         eprintln!("error: {m}");
     }
     *REFUSAL.lock().unwrap_or_else(|e| e.into_inner()) = Some((m, hbm_full));
-    crate::status::EXIT_USAGE
+    crate::base::status::EXIT_USAGE
 }
 
 /// The last refusal, taken: its reason, and whether it was for want of HBM.

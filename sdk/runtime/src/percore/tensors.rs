@@ -5,10 +5,10 @@
 
 use neuron_translate::model::{Config, Machine};
 
-use crate::dtype::{DType, Num};
-use crate::misuse::Kind;
-use crate::npy;
-use crate::state::{Arena, Entry, Meta, Open, Phase, Runtime, MAX_DIMS};
+use crate::base::dtype::{DType, Num};
+use crate::base::misuse::Kind;
+use crate::base::npy;
+use crate::percore::state::{Arena, Entry, Meta, Open, Phase, Runtime, MAX_DIMS};
 
 /// First SoC address of the simulated HBM.
 pub const HBM_BASE: u64 = neuron_translate::model::defaults::HBM_BASE;
@@ -16,7 +16,7 @@ pub const HBM_BASE: u64 = neuron_translate::model::defaults::HBM_BASE;
 pub const HOST_SHARE: u64 = 16 << 30;
 /// Each core's share (tensors a kernel creates).
 pub const CORE_SHARE: u64 = 5 << 30;
-pub use crate::limits::MAX_CORES;
+pub use crate::base::limits::MAX_CORES;
 
 /// Byte the output is filled with before the kernel writes it (floats read NaN, integers -1).
 pub const POISON: u8 = 0xFF;
@@ -55,7 +55,7 @@ pub fn ensure_machine(rt: &mut Runtime) {
         Ok(m) => rt.machine = Some(m),
         Err(e) => {
             eprintln!("neuron_customop_host: cannot start the host model: {e}");
-            std::process::exit(crate::status::EXIT_USAGE)
+            std::process::exit(crate::base::status::EXIT_USAGE)
         }
     }
     neuron_translate::abi::_init_translate_ctx();
@@ -147,7 +147,7 @@ pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), Str
 /// the vendor's current guide dropped `torch::kLong`. Still run, as the device once did.
 fn warn_int64(rt: &mut Runtime, dtype: DType) {
     // Every tensor made passes here: the cheap tests first, the reports scanned last.
-    if dtype != DType::Long || rt.core != 0 || rt.phase != crate::state::Phase::Kernel {
+    if dtype != DType::Long || rt.core != 0 || rt.phase != crate::percore::state::Phase::Kernel {
         return;
     }
     if rt.reports.iter().any(|r| r.kind == Kind::Int64Tensor) {

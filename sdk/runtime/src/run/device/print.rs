@@ -82,11 +82,11 @@ pub fn text(mut p: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Prints the pieces in `p` as a kernel's text ([`crate::report::kernel_text`]): the
+/// Prints the pieces in `p` as a kernel's text ([`crate::run::report::kernel_text`]): the
 /// bytes printed.
 pub fn print(p: &[u8]) -> u32 {
     let t = text(p);
-    crate::report::kernel_text(&t);
+    crate::run::report::kernel_text(&t);
     t.len() as u32
 }
 

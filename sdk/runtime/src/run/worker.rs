@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cabi::{Arg, ARG_TENSOR};
-use crate::child::{self, Child, Outcome};
-use crate::limits::MAX_CORES;
+use crate::base::cabi::{Arg, ARG_TENSOR};
+use crate::base::limits::MAX_CORES;
+use crate::run::child::{self, Child, Outcome};
 
 /// The shape function's worker.
 pub const SHAPE_WORKER: usize = MAX_CORES as usize;
@@ -51,14 +51,14 @@ pub struct Job {
     pub sanitize: bool,
     /// `--device`: the kernel's program for the emulated Q7.
     #[serde(default)]
-    pub device: Option<crate::device::Device>,
+    pub device: Option<crate::run::device::Device>,
 }
 
 impl JobArg {
     /// A tensor's elements (0 for a value).
     pub fn numel(&self) -> u64 {
         match self {
-            JobArg::Tensor(_, sizes, _, _) => crate::tensors::numel(sizes).unwrap_or(0),
+            JobArg::Tensor(_, sizes, _, _) => crate::percore::tensors::numel(sizes).unwrap_or(0),
             JobArg::Value(..) => 0,
         }
     }
@@ -73,7 +73,7 @@ pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
             }
             // SAFETY: a live tensor the caller holds.
             let m = unsafe { *a.meta };
-            let label = crate::state::with(|rt| rt.entry(m.handle).label.clone());
+            let label = crate::percore::state::with(|rt| rt.entry(m.handle).label.clone());
             JobArg::Tensor(
                 m.dtype,
                 m.sizes[..m.ndim as usize].to_vec(),
@@ -88,7 +88,7 @@ pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
 /// data-less for a shape function) and values: the call's arguments, and the handles to
 /// release after it.
 pub fn adopt_args(
-    rt: &mut crate::state::Runtime,
+    rt: &mut crate::percore::state::Runtime,
     args: &[JobArg],
     data_less: bool,
 ) -> (Vec<Arg>, Vec<u32>) {
@@ -103,9 +103,9 @@ pub fn adopt_args(
                 f: f64::from_bits(*f),
             },
             JobArg::Tensor(dtype, sizes, addr, label) => {
-                let d = crate::dtype::DType::from_code(*dtype).expect("a tensor's own type");
+                let d = crate::base::dtype::DType::from_code(*dtype).expect("a tensor's own type");
                 let addr = if data_less { 0 } else { *addr };
-                let h = crate::tensors::adopt(rt, d, sizes, addr, label);
+                let h = crate::percore::tensors::adopt(rt, d, sizes, addr, label);
                 held.push(h);
                 Arg {
                     kind: ARG_TENSOR,
@@ -242,10 +242,4 @@ fn readable(sock: &UnixStream, deadline: Option<Instant>) -> bool {
             _ => return true,
         }
     }
-}
-
-/// Whether worker `index` runs now.
-pub fn running(index: usize) -> Option<i32> {
-    let pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    pool.get(index)?.as_ref().map(|w| w.child.pid())
 }

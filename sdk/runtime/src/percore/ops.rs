@@ -4,10 +4,10 @@
 //! element type's own precision (float arithmetic for float, half and bfloat16 computed in
 //! float and rounded to nearest even; the functions in double, rounded once); integers wrap.
 
-use crate::dtype::{DType, Num};
-use crate::misuse::Kind;
-use crate::state::Runtime;
-use crate::tensors;
+use crate::base::dtype::{DType, Num};
+use crate::base::misuse::Kind;
+use crate::percore::state::Runtime;
+use crate::percore::tensors;
 
 macro_rules! ops {
     ($($variant:ident = $code:literal, $name:literal;)*) => {
@@ -268,14 +268,14 @@ pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Op
         return 0;
     };
     // A shape function's tensors are shapes: no storage, nothing to fill.
-    let data_less = rt.phase == crate::state::Phase::Shape;
+    let data_less = rt.phase == crate::percore::state::Phase::Shape;
     let h = tensors::create(rt, d, sizes, data_less);
     match (fill, value) {
         (1, _) => tensors::fill(rt, h, Num::Int(0)),
         (2, _) => tensors::fill(rt, h, Num::Int(1)),
         (3, Operand::Scalar(v)) => tensors::fill(rt, h, v),
         (4, _) => tensors::eye(rt, h),
-        _ if rt.phase == crate::state::Phase::Kernel && h != 0 => tensors::track(rt, h),
+        _ if rt.phase == crate::percore::state::Phase::Kernel && h != 0 => tensors::track(rt, h),
         _ => {}
     }
     h

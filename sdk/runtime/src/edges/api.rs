@@ -5,13 +5,13 @@
 use core::ffi::{c_char, c_int};
 use std::ffi::CStr;
 
-use crate::cabi::Arg;
-use crate::limits::MAX_CORES;
-use crate::npy;
-use crate::options::{Options, StatsFormat};
+use crate::base::cabi::Arg;
+use crate::base::limits::MAX_CORES;
+use crate::base::npy;
+use crate::percore::state::{self, Meta};
+use crate::percore::tensors;
 use crate::run;
-use crate::state::{self, Meta};
-use crate::tensors;
+use crate::run::options::{Options, StatsFormat};
 
 /// # Safety
 /// `p` is a NUL-terminated string.
@@ -39,7 +39,7 @@ pub unsafe extern "C" fn nt_customop_run(
         // SAFETY: the caller's contract.
         op: unsafe { text(op) },
         cores,
-        timeout: Some(crate::limits::DEFAULT_TIMEOUT),
+        timeout: Some(crate::base::limits::DEFAULT_TIMEOUT),
         stats: match stats {
             1 => Some(StatsFormat::Text),
             2 => Some(StatsFormat::Json),
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn nt_customop_run(
     };
     if !(1..=MAX_CORES).contains(&cores) {
         eprintln!("error: --cores {cores}: give a number from 1 to {MAX_CORES}");
-        return crate::status::EXIT_USAGE;
+        return crate::base::status::EXIT_USAGE;
     }
     // SAFETY: the caller's contract.
     let args = unsafe { std::slice::from_raw_parts(args, n) };

@@ -1,19 +1,19 @@
 //! The C ABI the headers in sdk/include/neuron_customop_host/ call (declared there in
 //! runtime.h): each function converts its arguments and forwards to the layers below (the
-//! accessors' and the TCM's are in [`crate::ffi_access`]). A tensor crosses as a pointer
+//! accessors' and the TCM's are in [`crate::edges::ffi_access`]). A tensor crosses as a pointer
 //! to its [`Meta`], which the runtime owns and keeps in place while the tensor lives. Every
 //! function is called from one thread (a core runs its kernel on one).
 
 use core::ffi::{c_char, c_int, c_void};
 use std::ffi::CStr;
 
-use crate::dtype::Num;
-use crate::ops::{self, Operand};
-use crate::registry::{self, Function, Invoker, Param};
-use crate::state::{self, Meta, Runtime};
-use crate::tensors;
+use crate::base::dtype::Num;
+use crate::percore::ops::{self, Operand};
+use crate::percore::registry::{self, Function, Invoker, Param};
+use crate::percore::state::{self, Meta, Runtime};
+use crate::percore::tensors;
 
-pub use crate::cabi::{
+pub use crate::base::cabi::{
     Arg, ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
 };
 
@@ -202,16 +202,16 @@ pub unsafe extern "C" fn nt_customop_device_lacks(names: *const *const c_char, n
 }
 
 /// The stack the build gives a core on the device (`-DSTACK_SIZE`, through ntx's glue).
-/// The C++ headers refuse a size outside 1..=[`crate::limits::STACK_MAX`] at compile time;
+/// The C++ headers refuse a size outside 1..=[`crate::base::limits::STACK_MAX`] at compile time;
 /// a program that passes one anyway stops here, saying so.
 #[no_mangle]
 pub extern "C" fn nt_customop_stack_size(bytes: u32) {
-    if bytes == 0 || bytes > crate::limits::STACK_MAX {
+    if bytes == 0 || bytes > crate::base::limits::STACK_MAX {
         eprintln!(
             "error: a stack of {bytes} bytes: a core's stack on the device is 1 to {} bytes",
-            crate::limits::STACK_MAX
+            crate::base::limits::STACK_MAX
         );
-        std::process::exit(crate::status::EXIT_USAGE);
+        std::process::exit(crate::base::status::EXIT_USAGE);
     }
     registry::with(|r| r.stack_bytes = bytes);
 }
@@ -260,7 +260,7 @@ pub extern "C" fn nt_customop_ctx(handle: u32) -> *mut c_void {
 
 /// The runner's entry point (the glue's `main`): a run ([`crate::run`]), or with
 /// `--describe` or `--serve FD` the op's program for the Python front end
-/// ([`crate::serve`]).
+/// ([`crate::edges::serve`]).
 ///
 /// # Safety
 /// `argv` holds `argc` NUL-terminated strings.
@@ -276,12 +276,12 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
         .collect();
     match args.first().map(String::as_str) {
         Some("--describe") => {
-            println!("{:#}", crate::serve::describe());
+            println!("{:#}", crate::edges::serve::describe());
             0
         }
         Some("--serve") => match args.get(1).and_then(|f| f.parse::<i32>().ok()) {
-            Some(fd) => crate::serve::main(fd),
-            None => crate::report::refuse("--serve needs the socket's descriptor".into()),
+            Some(fd) => crate::edges::serve::main(fd),
+            None => crate::run::report::refuse("--serve needs the socket's descriptor".into()),
         },
         _ => crate::run::main(&args),
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::limits::MAX_CORES;
+use crate::base::limits::MAX_CORES;
 
 /// How `--stats` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,7 +12,7 @@ pub enum StatsFormat {
     Text,
     /// One JSON document (docs/customop-host.md gives its schema).
     Json,
-    /// The same document, kept for the caller instead of printed ([`crate::stats::take`]).
+    /// The same document, kept for the caller instead of printed ([`crate::run::stats::take`]).
     Keep,
 }
 
@@ -35,7 +35,7 @@ pub struct Options {
     pub sanitize: bool,
     /// `--device PROGRAM --translation OBJECT`: the kernel runs on the emulated Q7
     /// (docs/customop-device.md).
-    pub device: Option<crate::device::Device>,
+    pub device: Option<crate::run::device::Device>,
 }
 
 impl Options {
@@ -45,18 +45,18 @@ impl Options {
     }
 }
 
-/// `--timeout`'s value: seconds (0: no limit, at most [`crate::limits::MAX_TIMEOUT_SECS`]).
+/// `--timeout`'s value: seconds (0: no limit, at most [`crate::base::limits::MAX_TIMEOUT_SECS`]).
 pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
     let secs = text
         .parse::<f64>()
         .map_err(|_| format!("--timeout {text}: give seconds, 0 for no limit"))?;
-    crate::limits::timeout_of_secs(secs).map_err(|m| format!("--{m}"))
+    crate::base::limits::timeout_of_secs(secs).map_err(|m| format!("--{m}"))
 }
 
 pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         cores: 1,
-        timeout: Some(crate::limits::DEFAULT_TIMEOUT),
+        timeout: Some(crate::base::limits::DEFAULT_TIMEOUT),
         ..Options::default()
     };
     let mut it = args.iter();
@@ -76,14 +76,14 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--device" => {
                 let program = it.next().ok_or("--device needs the device program")?;
                 let translation = o.device.take().map(|d| d.translation);
-                o.device = Some(crate::device::Device {
+                o.device = Some(crate::run::device::Device {
                     program: program.into(),
                     translation: translation.unwrap_or_default(),
                 });
             }
             "--translation" => {
                 let t = it.next().ok_or("--translation needs the object")?;
-                let d = o.device.get_or_insert(crate::device::Device {
+                let d = o.device.get_or_insert(crate::run::device::Device {
                     program: Default::default(),
                     translation: Default::default(),
                 });

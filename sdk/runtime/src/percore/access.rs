@@ -5,11 +5,11 @@
 
 use core::ffi::{c_int, c_void};
 
-use crate::dtype::DType;
-use crate::misuse::Kind;
-use crate::state::{self, Access, Runtime};
+use crate::base::dtype::DType;
+use crate::base::misuse::Kind;
+use crate::percore::state::{self, Access, Runtime};
 
-pub use crate::cabi::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+pub use crate::base::cabi::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
 
 /// Bytes of a fast stream's TCM buffer.
 pub const STREAM_BUFFER: usize = 4096;
@@ -98,7 +98,7 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
     // or an element-by-element stream writes are not seen: the tensor's written elements
     // are no longer tracked (nothing is reported falsely).
     if kind == STANDARD && !rt.sanitize {
-        crate::tensors::untrack(rt, h);
+        crate::percore::tensors::untrack(rt, h);
     }
     let e = rt.entry(h);
     match kind {
@@ -123,7 +123,7 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
             b
         }
         None => {
-            crate::tensors::untrack(rt, h);
+            crate::percore::tensors::untrack(rt, h);
             rt.counts.slow_streams += 1;
             let d = format!(
                 "{} open streams: this one goes element by element",
@@ -314,7 +314,7 @@ pub fn prefault(rt: &mut Runtime, h: u32, first: u64, p: u64, write: bool) -> Op
     } else {
         libc::MADV_POPULATE_READ
     };
-    crate::filler::fill(&mut rt.filler, lo, hi, advice);
+    crate::base::filler::fill(&mut rt.filler, lo, hi, advice);
     rt.populated.retain(|r| r.hi <= lo || r.lo >= hi);
     let r = Populated {
         lo,

@@ -12,8 +12,8 @@ pub const EXIT_TIMEOUT: i32 = 4;
 
 /// The status an error among `reports` calls for: a timeout's, else a crash's, else a
 /// misuse error's.
-pub fn of_errors(reports: &[crate::misuse::Report]) -> i32 {
-    use crate::misuse::Kind;
+pub fn of_errors(reports: &[crate::base::misuse::Report]) -> i32 {
+    use crate::base::misuse::Kind;
     if reports.iter().any(|r| r.kind == Kind::Timeout) {
         EXIT_TIMEOUT
     } else if reports.iter().any(|r| r.kind == Kind::Crashed) {

@@ -1,4 +1,4 @@
-//! The shape function, on a worker of its own ([`crate::worker`]), on data-less copies of
+//! The shape function, on a worker of its own ([`crate::run::worker`]), on data-less copies of
 //! the inputs: the output's element type and sizes, or how it failed (a misuse error, a
 //! crash, an exception, an `exit`), reported in the runner's form with `--stats` printed.
 //!
@@ -12,15 +12,15 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cabi::Arg;
-use crate::child;
-use crate::misuse::Report;
-use crate::options::Options;
-use crate::registry;
-use crate::report::print_reports;
-use crate::state::{self, Phase, Runtime};
-use crate::tensors;
-use crate::worker::{self, Job, SHAPE_WORKER};
+use crate::base::cabi::Arg;
+use crate::base::misuse::Report;
+use crate::percore::registry;
+use crate::percore::state::{self, Phase, Runtime};
+use crate::percore::tensors;
+use crate::run::child;
+use crate::run::options::Options;
+use crate::run::report::print_reports;
+use crate::run::worker::{self, Job, SHAPE_WORKER};
 
 /// What the shape function's process reports.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -144,7 +144,7 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), i32> {
     };
     worker::start(SHAPE_WORKER, &job, shape_job);
     let ended = worker::finish(SHAPE_WORKER, o.deadline());
-    crate::report::kernel_text(ended.printed.as_bytes());
+    crate::run::report::kernel_text(ended.printed.as_bytes());
     let r = serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
         reports: vec![if ended.timed_out {
             ended.timeout(&o.op, "shape function", None, o.timeout.unwrap_or_default())
@@ -154,7 +154,7 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), i32> {
         ..ShapeReport::default()
     });
     if let Some(m) = r.refused {
-        return Err(crate::report::refuse(m));
+        return Err(crate::run::report::refuse(m));
     }
     let failed = print_reports(&r.reports);
     let clean = r.reports.is_empty() && ended.printed.is_empty();
@@ -162,9 +162,9 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), i32> {
         Some(result) if !failed => Ok((result, clean)),
         _ => {
             if let Some(f) = o.stats {
-                crate::stats::print(f, o, &[], &r.reports);
+                crate::run::stats::print(f, o, &[], &r.reports);
             }
-            Err(crate::status::of_errors(&r.reports))
+            Err(crate::base::status::of_errors(&r.reports))
         }
     }
 }

@@ -3,7 +3,10 @@
 //! `qemu-xtensa` instead of calling the kernel itself, and answers what the program's
 //! runtime (sdk/device) asks over a socket: the same checks, tensors and operations as a
 //! host run, on the same HBM, which the program maps (its windows show it). What the
-//! program executed is counted from qemu's log ([`crate::device_count`]).
+//! program executed is counted from qemu's log ([`crate::run::device::count`]).
+
+pub mod count;
+pub mod print;
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -12,13 +15,15 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::cabi::{Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
-use crate::device_count::{Classes, DeviceCounts};
-use crate::dtype::Num;
-use crate::misuse::Kind;
-use crate::ops::{self, Operand};
-use crate::state::{self, Runtime};
-use crate::{access, tensors};
+use crate::base::cabi::{
+    Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
+};
+use crate::base::dtype::Num;
+use crate::base::misuse::Kind;
+use crate::percore::ops::{self, Operand};
+use crate::percore::state::{self, Runtime};
+use crate::percore::{access, tensors};
+use crate::run::device::count::{Classes, DeviceCounts};
 
 /// The program for the device and the translation object linked into it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -156,7 +161,7 @@ fn answer(rt: &mut Runtime, code: u32, p: &[u8], ran: &mut Ran, out: &mut Vec<u8
         }
         code::STACK => {
             let (limit, depth, at_least) = (r.u32(), r.u64(), r.u32() != 0);
-            let detail = crate::stack::device_detail(limit, depth, at_least);
+            let detail = crate::base::stack::device_detail(limit, depth, at_least);
             rt.misuse(Kind::StackOverflow, None, None, detail);
         }
         _ => tensor_answer(rt, code, &mut r, out),
@@ -194,7 +199,7 @@ fn tensor_answer(rt: &mut Runtime, code: u32, r: &mut Reader<'_>, out: &mut Vec<
             let h = tensors::dst_tensor(rt);
             out.extend(meta_bytes(rt, h));
         }
-        code::PRINT => out.extend(crate::device_print::print(r.0).to_le_bytes()),
+        code::PRINT => out.extend(crate::run::device::print::print(r.0).to_le_bytes()),
         _ => {}
     }
 }
@@ -297,12 +302,12 @@ fn counter(
 ) -> std::thread::JoinHandle<(Option<DeviceCounts>, String)> {
     std::thread::spawn(move || match counts {
         Some(f) => {
-            let said = std::thread::spawn(move || crate::device_count::tail(stderr));
-            let c = crate::device_count::count_blocks(f, &classes);
+            let said = std::thread::spawn(move || crate::run::device::count::tail(stderr));
+            let c = crate::run::device::count::count_blocks(f, &classes);
             (c, said.join().unwrap_or_default())
         }
         None => {
-            let (c, tail) = crate::device_count::count(stderr, &classes);
+            let (c, tail) = crate::run::device::count::count(stderr, &classes);
             (Some(c), tail)
         }
     })

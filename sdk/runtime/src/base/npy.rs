@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::dtype::DType;
+use crate::base::dtype::DType;
 
 /// The magic string every `.npy` file starts with.
 const MAGIC: &[u8] = b"\x93NUMPY";
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn round_trips_every_type_and_numpy_shapes() {
-        for d in crate::dtype::ALL {
+        for d in crate::base::dtype::ALL {
             for shape in [vec![], vec![3], vec![2, 3], vec![1, 0, 4]] {
                 let n: u64 = shape.iter().product();
                 let data = (0..n as usize * d.size()).map(|i| i as u8).collect();

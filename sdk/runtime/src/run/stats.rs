@@ -6,9 +6,9 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use crate::misuse::{Report, Severity};
-use crate::options::{Options, StatsFormat};
-use crate::report::CoreReport;
+use crate::base::misuse::{Report, Severity};
+use crate::run::options::{Options, StatsFormat};
+use crate::run::report::CoreReport;
 
 /// The last document kept ([`StatsFormat::Keep`]).
 static KEPT: Mutex<Option<String>> = Mutex::new(None);
@@ -27,13 +27,13 @@ struct Document<'a> {
     per_core: &'a [CoreReport],
     /// `--device`: the op's instructions over all cores and the output elements they wrote.
     #[serde(skip_serializing_if = "Option::is_none")]
-    device: Option<crate::report::Device>,
+    device: Option<crate::run::report::Device>,
     reports: &'a [Report],
 }
 
 /// The op's figure on the emulated Q7: every core's counts summed, over the elements the
 /// cores wrote together (each its own: two cores writing one element is an error).
-fn op_device(cores: &[CoreReport]) -> Option<crate::report::Device> {
+fn op_device(cores: &[CoreReport]) -> Option<crate::run::report::Device> {
     let mut sum = cores.first()?.device?;
     for d in cores[1..].iter().map(|r| r.device) {
         let d = d?;
@@ -44,7 +44,7 @@ fn op_device(cores: &[CoreReport]) -> Option<crate::report::Device> {
 }
 
 /// ", N per element it wrote" (nothing for no elements).
-fn per_element(d: &crate::report::Device, whose: &str) -> String {
+fn per_element(d: &crate::run::report::Device, whose: &str) -> String {
     if d.elements == 0 {
         return String::new();
     }

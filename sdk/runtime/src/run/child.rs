@@ -10,8 +10,8 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::misuse::{Crash, Kind, Report};
-use crate::tcm::Touch;
+use crate::base::misuse::{Crash, Kind, Report};
+use crate::base::tcm::Touch;
 
 /// The report file of this process, when it is a child.
 static REPORT_FD: AtomicI32 = AtomicI32::new(-1);
@@ -166,7 +166,7 @@ extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_
     // SAFETY: write and _exit are async-signal-safe.
     unsafe {
         libc::write(fd, line.as_ptr().cast(), 8 + 17 * len);
-        libc::_exit(crate::status::EXIT_TIMEOUT)
+        libc::_exit(crate::base::status::EXIT_TIMEOUT)
     }
 }
 
@@ -214,7 +214,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
     if let Some(write) = write {
         // A watched TCM block: a store opens its page (and is made again on return); a
         // load from a page nothing stored into is reported.
-        let touch = crate::state::try_with(|rt| match rt.pool.touch(addr, write) {
+        let touch = crate::percore::state::try_with(|rt| match rt.pool.touch(addr, write) {
             Touch::Unwritten(what) => {
                 let detail = format!("a load at {addr:#x}: {what}");
                 rt.placed(Kind::UninitializedRead, detail, pc)
@@ -225,10 +225,10 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
             return;
         }
     }
-    let what = crate::state::try_with(|rt| rt.pool.describe(addr)).flatten();
+    let what = crate::percore::state::try_with(|rt| rt.pool.describe(addr)).flatten();
     if let Some(what) = what {
         // A fault in the TCM pool's pages: reported; the core ends there.
-        crate::state::try_with(|rt| rt.out_of_bounds(addr, what, write, pc));
+        crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, pc));
     }
     // Not the pool's: the signal takes its course (the runner reports it), whether the
     // kernel faulted or raised it.

@@ -1,6 +1,6 @@
 //! The op's program as a server, for the Python front end (sdk/python): `PROGRAM --serve FD`
 //! takes requests on the Unix socket FD and keeps its model, its HBM and its workers
-//! ([`crate::worker`]) between calls. `PROGRAM --describe` prints what the program registers.
+//! ([`crate::run::worker`]) between calls. `PROGRAM --describe` prints what the program registers.
 //!
 //! Messages both ways are JSON, each after its length (4 bytes, little-endian). The server
 //! speaks first: the description ([`describe`]) with the HBM's memory file attached
@@ -31,13 +31,13 @@ use std::os::unix::net::UnixStream;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::cabi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
-use crate::dtype::{DType, ALL};
-use crate::limits::{within_limits, MAX_CORES};
-use crate::options::{Options, StatsFormat};
-use crate::registry::{self, Param};
-use crate::state;
-use crate::tensors::{self, HBM_BASE, HOST_SHARE};
+use crate::base::cabi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
+use crate::base::dtype::{DType, ALL};
+use crate::base::limits::{within_limits, MAX_CORES};
+use crate::percore::registry::{self, Param};
+use crate::percore::state;
+use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
+use crate::run::options::{Options, StatsFormat};
 
 /// A request.
 #[derive(Debug, Deserialize)]
@@ -143,13 +143,13 @@ pub fn describe() -> Value {
     // The kernels' parameter names where the program's debug information has them.
     for (op, names) in ops
         .iter_mut()
-        .zip(crate::param_names::of_functions(&kernels))
+        .zip(crate::run::param_names::of_functions(&kernels))
     {
         op["names"] = json!(names);
     }
     let dtypes: Vec<Value> = ALL
         .iter()
-        .map(|d| json!({"code": *d as i32, "name": d.name(), "descr": crate::npy::descr_of(*d), "size": d.size()}))
+        .map(|d| json!({"code": *d as i32, "name": d.name(), "descr": crate::base::npy::descr_of(*d), "size": d.size()}))
         .collect();
     json!({
         "protocol": PROTOCOL,
@@ -159,13 +159,13 @@ pub fn describe() -> Value {
         "hbm_base": HBM_BASE,
         "host_share": HOST_SHARE,
         "max_cores": MAX_CORES,
-        "max_timeout": crate::limits::MAX_TIMEOUT_SECS,
+        "max_timeout": crate::base::limits::MAX_TIMEOUT_SECS,
         "inline_bytes": INLINE_BYTES,
     })
 }
 
 fn send(sock: &mut UnixStream, v: &Value) -> std::io::Result<()> {
-    crate::worker::send(sock, &serde_json::to_vec(v).expect("a value serializes"))
+    crate::run::worker::send(sock, &serde_json::to_vec(v).expect("a value serializes"))
 }
 
 /// Sends `v` with descriptor `fd` attached.
@@ -268,7 +268,7 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
                 let h = tensors::create(rt, d, shape, true);
                 let e = rt.entry(h);
                 e.label = format!("input {k}");
-                &*e.meta as *const crate::cabi::Meta
+                &*e.meta as *const crate::base::cabi::Meta
             });
             Arg {
                 kind: ARG_TENSOR,
@@ -347,10 +347,10 @@ fn from_hex(hex: &str) -> Option<Vec<u8>> {
 
 /// A request's timeout (none given: the default), or the refusal to answer.
 fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value> {
-    match timeout.map(crate::limits::timeout_of_secs) {
-        None => Ok(Some(crate::limits::DEFAULT_TIMEOUT)),
+    match timeout.map(crate::base::limits::timeout_of_secs) {
+        None => Ok(Some(crate::base::limits::DEFAULT_TIMEOUT)),
         Some(Ok(t)) => Ok(t),
-        Some(Err(m)) => Err(json!({"status": crate::status::EXIT_USAGE, "error": m})),
+        Some(Err(m)) => Err(json!({"status": crate::base::status::EXIT_USAGE, "error": m})),
     }
 }
 
@@ -369,7 +369,7 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
     };
     if !(1..=MAX_CORES).contains(&cores) {
         let m = format!("cores={cores}: give a number from 1 to {MAX_CORES}");
-        return json!({"status": crate::status::EXIT_USAGE, "error": m});
+        return json!({"status": crate::base::status::EXIT_USAGE, "error": m});
     }
     let (call, made) = match arguments(args) {
         Ok(c) => c,
@@ -377,7 +377,8 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
     };
     let result = crate::run::call(&o, &call);
     release(&made);
-    let stats: Option<Value> = crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
+    let stats: Option<Value> =
+        crate::run::stats::take().and_then(|t| serde_json::from_str(&t).ok());
     match result {
         Ok(h) => state::with(|rt| {
             let e = rt.entry(h);
@@ -386,7 +387,7 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
             json!({"status": 0, "output": output, "stats": stats})
         }),
         Err(code) => {
-            let (error, hbm_full) = crate::report::take_refusal().unzip();
+            let (error, hbm_full) = crate::run::report::take_refusal().unzip();
             let mut v = json!({"status": code, "error": error, "stats": stats});
             if hbm_full == Some(true) {
                 v["kind"] = "hbm-full".into();
@@ -442,9 +443,9 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
     let answer = match crate::run::shape_of(&o, &call) {
         Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
         Err(code) => {
-            let error = crate::report::take_refusal().map(|r| r.0);
+            let error = crate::run::report::take_refusal().map(|r| r.0);
             let stats: Option<Value> =
-                crate::stats::take().and_then(|t| serde_json::from_str(&t).ok());
+                crate::run::stats::take().and_then(|t| serde_json::from_str(&t).ok());
             json!({"status": code, "error": error, "stats": stats})
         }
     };
@@ -477,7 +478,7 @@ fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
 
 /// The answer to a request whose arguments are refused.
 fn refusal((m, hbm_full): Refused) -> Value {
-    let mut v = json!({"status": crate::status::EXIT_USAGE, "error": m});
+    let mut v = json!({"status": crate::base::status::EXIT_USAGE, "error": m});
     if hbm_full {
         v["kind"] = "hbm-full".into();
     }
@@ -512,7 +513,7 @@ pub fn main(fd: i32) -> i32 {
     // SAFETY: plain system calls on this process.
     unsafe { libc::setpgid(0, 0) };
     watch_caller(fd);
-    crate::report::quiet();
+    crate::run::report::quiet();
     let hbm = state::with(|rt| {
         tensors::ensure_machine(rt);
         rt.machine.as_ref().expect("started").hbm_fd()
@@ -520,7 +521,7 @@ pub fn main(fd: i32) -> i32 {
     if send_with_fd(&sock, &describe(), hbm).is_err() {
         return 1;
     }
-    while let Ok(request) = crate::worker::receive(&mut sock) {
+    while let Ok(request) = crate::run::worker::receive(&mut sock) {
         if send(&mut sock, &answer(&request)).is_err() {
             break;
         }

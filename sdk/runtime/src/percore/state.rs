@@ -8,11 +8,11 @@ use std::sync::{Mutex, MutexGuard};
 use neuron_translate::model::Machine;
 use serde::Serialize;
 
-use crate::dtype::DType;
-use crate::misuse::{Kind, Report, Severity};
-use crate::tcm::Pool;
+use crate::base::dtype::DType;
+use crate::base::misuse::{Kind, Report, Severity};
+use crate::base::tcm::Pool;
 
-pub use crate::cabi::{Meta, MAX_DIMS};
+pub use crate::base::cabi::{Meta, MAX_DIMS};
 
 /// Which accessors are open on a tensor's storage (coherence rules).
 #[derive(Debug, Clone, Copy, Default)]
@@ -168,10 +168,10 @@ pub struct Runtime {
     pub accesses: Vec<Access>,
     /// Every misuse so far.
     pub reports: Vec<Report>,
-    /// Window views whose page tables the core filled ([`crate::access::prefault`]).
-    pub populated: Vec<crate::cabi::Populated>,
-    /// The thread that fills them ahead of the copies ([`crate::filler`]).
-    pub filler: Option<crate::filler::Filler>,
+    /// Window views whose page tables the core filled ([`crate::percore::access::prefault`]).
+    pub populated: Vec<crate::base::cabi::Populated>,
+    /// The thread that fills them ahead of the copies ([`crate::base::filler`]).
+    pub filler: Option<crate::base::filler::Filler>,
     /// What stops the process on an error (the runner's child writes its report first).
     pub on_error: fn(&Runtime) -> !,
     /// The core whose share of HBM this process allocates from (a worker's, once set).
@@ -180,8 +180,8 @@ pub struct Runtime {
     pub tcm_blocks: Vec<(usize, usize, u64)>,
     /// `--sanitize`: the checks that cost a call per element are on.
     pub sanitize: bool,
-    /// The running kernel's stack on the host ([`crate::stack`]).
-    pub stack: crate::stack::Watch,
+    /// The running kernel's stack on the host ([`crate::base::stack`]).
+    pub stack: crate::base::stack::Watch,
 }
 
 fn exit_on_error(rt: &Runtime) -> ! {
@@ -233,7 +233,7 @@ impl Runtime {
             share: None,
             tcm_blocks: Vec::new(),
             sanitize: false,
-            stack: crate::stack::Watch::default(),
+            stack: crate::base::stack::Watch::default(),
         }
     }
 
@@ -280,7 +280,7 @@ impl Runtime {
 
     /// The exit status the reports so far call for: a crash's, else a misuse error's.
     pub fn exit_status(&self) -> i32 {
-        crate::status::of_errors(&self.reports)
+        crate::base::status::of_errors(&self.reports)
     }
 
     /// A C++ exception left a kernel or shape function: reported as a crash of its phase,
@@ -303,7 +303,7 @@ impl Runtime {
             tensor: None,
             index: None,
             detail,
-            crash: Some(crate::misuse::Crash {
+            crash: Some(crate::base::misuse::Crash {
                 phase: phase.into(),
                 signal: None,
                 exit_code: None,
@@ -347,7 +347,7 @@ impl Runtime {
     /// stack at `here` (an address on the stack).
     fn stack_seen(&mut self, here: usize) {
         if let Some(depth) = self.stack.observe(here) {
-            let detail = crate::stack::host_detail(self.stack.limit(), depth);
+            let detail = crate::base::stack::host_detail(self.stack.limit(), depth);
             self.misuse(Kind::StackOverflowHost, None, None, detail);
         }
     }

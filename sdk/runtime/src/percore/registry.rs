@@ -6,7 +6,7 @@
 use core::ffi::c_void;
 use std::sync::Mutex;
 
-use crate::cabi::{Arg, Meta};
+use crate::base::cabi::{Arg, Meta};
 
 /// A parameter's kind (`nt_customop_param` in the headers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,8 +71,6 @@ pub struct OpDef {
     pub shape: Function,
 }
 
-pub use crate::limits::MAX_OPS;
-
 /// Everything registered in this program.
 #[derive(Debug)]
 pub struct Registry {
@@ -91,7 +89,7 @@ pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     ops: Vec::new(),
     kernels: Vec::new(),
     device_lacks: Vec::new(),
-    stack_bytes: crate::limits::STACK_DEFAULT,
+    stack_bytes: crate::base::limits::STACK_DEFAULT,
 });
 
 /// Runs `f` on the registry.

@@ -1,7 +1,7 @@
 //! The runner's program (`nt_customop_main`, which `ntx op run` links beneath the op's
 //! sources): the call checked against the kernel's parameters, the inputs read from
 //! `.npy` files into HBM, the shape function run on data-less tensors, the output filled
-//! with a poison pattern, the kernel run on each core ([`crate::cores`]), the output
+//! with a poison pattern, the kernel run on each core ([`crate::run::cores`]), the output
 //! written. Usage, as `ntx op run` passes it on:
 //!
 //! ```text
@@ -9,24 +9,25 @@
 //! ```
 //!
 //! Exit status: 0 run (warnings allowed), [`EXIT_USAGE`] a call or input refused,
-//! [`EXIT_MISUSE`] a misuse error stopped the run, [`EXIT_CRASH`] a kernel crashed,
-//! [`EXIT_TIMEOUT`] a kernel ran past `--timeout` (default 60 s).
+//! [`EXIT_MISUSE`](crate::base::status::EXIT_MISUSE) a misuse error stopped the run, [`EXIT_CRASH`](crate::base::status::EXIT_CRASH) a kernel crashed,
+//! [`EXIT_TIMEOUT`](crate::base::status::EXIT_TIMEOUT) a kernel ran past `--timeout` (default 60 s).
 
-use crate::cabi::{Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
-use crate::limits::MAX_OPS;
-use crate::npy;
-use crate::options::{self, Options};
-use crate::outfile::Reserved;
-use crate::registry::{self, Function, Param};
-use crate::state;
-use crate::tensors;
+use crate::base::cabi::{
+    Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
+};
+use crate::base::limits::MAX_OPS;
+use crate::base::npy;
+use crate::percore::registry::{self, Function, Param};
+use crate::percore::state;
+use crate::percore::tensors;
+use crate::run::options::{self, Options};
+use crate::run::outfile::Reserved;
 
-pub use crate::limits::within_limits;
-pub use crate::options::StatsFormat;
-pub use crate::report::{cross_core, print_reports};
-pub use crate::status::{EXIT_CRASH, EXIT_MISUSE, EXIT_TIMEOUT, EXIT_USAGE};
+use crate::base::limits::within_limits;
+use crate::base::status::EXIT_USAGE;
+use crate::run::options::StatsFormat;
 
-pub use crate::tensors::POISON;
+use crate::percore::tensors::POISON;
 
 /// The ops whose last call, on one core, returned a tensor of their own without calling
 /// `get_dst_tensor()`: their output is poisoned only if the kernel asks for it (the copy of
@@ -164,14 +165,14 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 fn usage(m: String) -> i32 {
-    crate::report::refuse(m)
+    crate::run::report::refuse(m)
 }
 
 /// Runs the call the command line describes: its output tensor.
 fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
     let o = options::parse(args).map_err(usage)?;
     if o.stats == Some(StatsFormat::Json) {
-        crate::report::kernel_text_to_stderr();
+        crate::run::report::kernel_text_to_stderr();
     }
     let kernel = find_op(&o.op, true).map_err(usage)?;
     let place = o
@@ -215,7 +216,7 @@ pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
 /// data-less): the output's element type code and sizes, or the exit status.
 pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
     let args = converted(o, args)?;
-    crate::shape::run(o, &args)
+    crate::run::shape::run(o, &args)
 }
 
 /// The arguments of a call of `o.op` as its kernel's parameters take them, or the refusal.
@@ -279,16 +280,16 @@ fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
             }
         }
     });
-    let (dtype, sizes) = crate::shape::run(o, call)?;
+    let (dtype, sizes) = crate::run::shape::run(o, call)?;
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
             "the shape function's output {sizes:?} is past a tensor's limits"
         )));
     }
-    let d = crate::dtype::DType::from_code(dtype).expect("a tensor's own type");
+    let d = crate::base::dtype::DType::from_code(dtype).expect("a tensor's own type");
     state::with(|rt| tensors::room_for(rt, d, &sizes))
-        .map_err(|m| crate::report::refuse_hbm_full(format!("the output: {m}")))?;
+        .map_err(|m| crate::run::report::refuse_hbm_full(format!("the output: {m}")))?;
     let mut returners = RETURNERS.lock().unwrap_or_else(|e| e.into_inner());
     let lazy = o.cores == 1 && returners.contains(&o.op);
     let output = state::with(|rt| {
@@ -300,7 +301,7 @@ fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
         rt.dst = Some(h);
         h
     });
-    let (status, dst_called) = crate::cores::run(o, call, output, lazy);
+    let (status, dst_called) = crate::run::cores::run(o, call, output, lazy);
     returners.retain(|op| *op != o.op);
     if o.cores == 1 && status == 0 && !dst_called {
         returners.push(o.op.clone());

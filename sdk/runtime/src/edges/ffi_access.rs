@@ -1,12 +1,12 @@
 //! The accessors' and the TCM's C ABI: each function takes the tensor's handle from its
-//! meta and forwards to [`crate::access`] on this core's runtime.
+//! meta and forwards to [`crate::percore::access`] on this core's runtime.
 
 use core::ffi::{c_int, c_void};
 
-use crate::access;
-use crate::cabi::{Meta, Populated};
-use crate::ffi::handle;
-use crate::state;
+use crate::base::cabi::{Meta, Populated};
+use crate::edges::ffi::handle;
+use crate::percore::access;
+use crate::percore::state;
 
 /// Opens an accessor of `kind` with element type `dtype` (and `ndim` dimensions for a
 /// standard one) on tensor `m`: a stream gets its TCM buffer (null: a slow stream).
@@ -146,5 +146,7 @@ pub unsafe extern "C" fn nt_customop_prefault(
 pub unsafe extern "C" fn nt_customop_note(m: *const Meta, first: u64, count: u64, write: c_int) {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| crate::tensors::note(rt, h, first, count, write != 0, "a TCM or stream copy"))
+    state::with(|rt| {
+        crate::percore::tensors::note(rt, h, first, count, write != 0, "a TCM or stream copy")
+    })
 }

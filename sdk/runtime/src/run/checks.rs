@@ -2,11 +2,11 @@
 //! core read that another wrote, output elements no core wrote, and each core's result
 //! against the shape function's.
 
-use crate::dtype::DType;
-use crate::misuse::{Kind, Report};
-use crate::options::Options;
-use crate::report::{cross_core, CoreReport};
-use crate::state::Runtime;
+use crate::base::dtype::DType;
+use crate::base::misuse::{Kind, Report};
+use crate::percore::state::Runtime;
+use crate::run::options::Options;
+use crate::run::report::{cross_core, CoreReport};
 
 /// Sorted, merged ranges of one tensor's elements that `core` wrote (or read).
 fn ranges(r: &CoreReport, tensor: u64, write: bool) -> Vec<(u64, u64)> {

@@ -1,0 +1,14 @@
+//! Rules and plain data with no op in sight: the C ABI's structs and codes, element
+//! types, `.npy` files, the TCM pool, the kinds of misuse and their reports, exit
+//! statuses, limits, the HBM filler's thread and the stack's watch. Uses nothing else of
+//! the runtime.
+
+pub(crate) mod cabi;
+pub mod dtype;
+pub(crate) mod filler;
+pub mod limits;
+pub(crate) mod misuse;
+pub mod npy;
+pub(crate) mod stack;
+pub(crate) mod status;
+pub(crate) mod tcm;
