@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cases
 import numpy as np
 
 
@@ -103,41 +104,44 @@ def kernels(ntx, src, work):
     print(f"ok windows moved under an open accessor (refills {refills})")
 
 
+# misuse.cpp's cases by name (misuse_cases.h)
+MISUSE = cases.read("misuse_cases.h")
+
 # (case, cores, exit status, the kind reported)
 MISUSES = [
-    (0, 2, 2, "accessor-multicore"),
-    (1, 1, 2, "index-out-of-range"),
-    (2, 1, 2, "accessor-type"),
-    (3, 1, 2, "incoherent-accessors"),
-    (4, 1, 0, "incoherent-accessors-allowed"),
-    (5, 1, 2, "stream-past-end"),
-    (6, 1, 2, "stream-after-close"),
-    (7, 1, 0, "slow-stream"),
-    (8, 1, 2, "tcm-copy-past-end"),
-    (9, 1, 2, "tcm-free-foreign"),
-    (10, 1, 2, "shape-function-data-read"),
-    (11, 1, 2, "returned-tensor-mismatch"),
-    (12, 2, 2, "multicore-no-dst-tensor"),
-    (13, 2, 2, "cores-write-same-element"),
-    (14, 2, 0, "core-reads-other-core-write"),
-    (15, 2, 2, "output-unwritten"),
-    (15, 1, 2, "output-unwritten"),
-    (16, 1, 2, "index-out-of-range"),
-    (17, 1, 2, "operation-error"),
-    (18, 1, 3, "kernel-crashed"),
-    (20, 1, 0, "tcm-leak"),
-    (21, 1, 2, "tcm-out-of-bounds"),
-    (22, 2, 2, "tcm-out-of-bounds"),
-    (23, 1, 2, "uninitialized-read"),
-    (24, 1, 2, "uninitialized-read"),
-    (30, 1, 2, "tcm-out-of-bounds"),
-    (31, 1, 2, "tcm-out-of-bounds"),
+    ("STANDARD_ACCESSOR_MULTICORE", 2, 2, "accessor-multicore"),
+    ("INDEX_PAST_END", 1, 2, "index-out-of-range"),
+    ("ACCESSOR_WRONG_TYPE", 1, 2, "accessor-type"),
+    ("INCOHERENT_ACCESSORS", 1, 2, "incoherent-accessors"),
+    ("INCOHERENT_VERBOSE", 1, 0, "incoherent-accessors-allowed"),
+    ("STREAM_PAST_END", 1, 2, "stream-past-end"),
+    ("STREAM_AFTER_CLOSE", 1, 2, "stream-after-close"),
+    ("FIVE_STREAMS", 1, 0, "slow-stream"),
+    ("TCM_COPY_PAST_END", 1, 2, "tcm-copy-past-end"),
+    ("TCM_FREE_FOREIGN", 1, 2, "tcm-free-foreign"),
+    ("SHAPE_READS_DATA", 1, 2, "shape-function-data-read"),
+    ("RETURNED_OTHER_TENSOR", 1, 2, "returned-tensor-mismatch"),
+    ("MULTICORE_NO_DST", 2, 2, "multicore-no-dst-tensor"),
+    ("CORES_WRITE_SAME", 2, 2, "cores-write-same-element"),
+    ("CORE_READS_OTHER", 2, 0, "core-reads-other-core-write"),
+    ("ONLY_CORE0_WRITES", 2, 2, "output-unwritten"),
+    ("ONLY_CORE0_WRITES", 1, 2, "output-unwritten"),
+    ("SIZE_PAST_DIMS", 1, 2, "index-out-of-range"),
+    ("OPERATION_ERROR", 1, 2, "operation-error"),
+    ("CRASH", 1, 3, "kernel-crashed"),
+    ("TCM_LEAK", 1, 0, "tcm-leak"),
+    ("TCM_STORE_PAST_END", 1, 2, "tcm-out-of-bounds"),
+    ("TCM_LOAD_FREED", 2, 2, "tcm-out-of-bounds"),
+    ("EMPTY_READ_UNWRITTEN", 1, 2, "uninitialized-read"),
+    ("OUTPUT_READ_UNWRITTEN", 1, 2, "uninitialized-read"),
+    ("TCM_STORE_PAST_GUARD", 1, 2, "tcm-out-of-bounds"),
+    ("TCM_STORE_BEFORE_BLOCK", 1, 2, "tcm-out-of-bounds"),
 ]
 
 # The words a stray TCM access's report gives, by case: the block nearest the address.
 TCM_STRAYS = {
-    30: "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
-    31: "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
+    "TCM_STORE_PAST_GUARD": "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
+    "TCM_STORE_BEFORE_BLOCK": "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
 }
 
 
@@ -168,7 +172,7 @@ def idioms(ntx, src, work):
 def misuses(ntx, src, work):
     m = Runner(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp")
     for case, cores, code, kind in MISUSES:
-        p = m.run("misuse", "x.npy", case, cores=cores, code=code)
+        p = m.run("misuse", "x.npy", MISUSE[case], cores=cores, code=code)
         if f"[{kind}] op misuse" not in p.stderr:
             sys.exit(f"case {case}: no {kind} report in {p.stderr!r}")
         if case in TCM_STRAYS and (TCM_STRAYS[case] not in p.stderr or "misuse.cpp:" not in p.stderr):
@@ -177,31 +181,34 @@ def misuses(ntx, src, work):
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")
         print(f"ok {kind} reported (exit {code})")
-    p = m.run("misuse", "x.npy", 26, "--sanitize", code=2)
+    p = m.run("misuse", "x.npy", MISUSE["STANDARD_READ_UNWRITTEN"], "--sanitize", code=2)
     if "error[uninitialized-read] op misuse, core 0, tensor" not in p.stderr or "index 6..7" not in p.stderr:
         sys.exit(f"--sanitize: {p.stderr!r}")
-    if m.run("misuse", "x.npy", 26, sanitize=False).stderr:
+    if m.run("misuse", "x.npy", MISUSE["STANDARD_READ_UNWRITTEN"], sanitize=False).stderr:
         sys.exit("a standard accessor's reads were checked without --sanitize")
     print("ok uninitialized-read through a standard accessor under --sanitize")
-    p = m.run("misuse", "x.npy", 32, "--sanitize", code=2)
+    p = m.run("misuse", "x.npy", MISUSE["FIRST_ROW_ONLY"], "--sanitize", code=2)
     if "error[output-unwritten] op misuse, core 0, output, index 50..3000" not in p.stderr:
         sys.exit(f"one core, a standard accessor, --sanitize: {p.stderr!r}")
     print("ok output-unwritten on one core through a standard accessor under --sanitize")
-    for case, what in ((27, "tcm_to_tensor of 64 bytes reads bytes 0..64"), (28, "a load at")):
-        p = m.run("misuse", "x.npy", case, code=2)
+    for case, what in (
+        ("TCM_COPY_UNWRITTEN", "tcm_to_tensor of 64 bytes reads bytes 0..64"),
+        ("TCM_LOAD_UNWRITTEN", "a load at"),
+    ):
+        p = m.run("misuse", "x.npy", MISUSE[case], code=2)
         if f"error[uninitialized-read] op misuse, core 0: {what}" not in p.stderr or "misuse.cpp:" not in p.stderr:
             sys.exit(f"case {case}: TCM bytes nothing wrote: {p.stderr!r}")
-        if m.run("misuse", "x.npy", case, sanitize=False).stderr:
+        if m.run("misuse", "x.npy", MISUSE[case], sanitize=False).stderr:
             sys.exit(f"case {case}: TCM bytes were watched without --sanitize")
     print("ok uninitialized-read of TCM bytes under --sanitize, with the kernel's line")
-    if m.run("misuse", "x.npy", 29).stderr:
+    if m.run("misuse", "x.npy", MISUSE["TCM_READ_WRITTEN"]).stderr:
         sys.exit("TCM bytes read where written were reported")
-    p = m.run("misuse", "x.npy", 25)
+    p = m.run("misuse", "x.npy", MISUSE["EMPTY_READ_WRITTEN"])
     if p.stderr:
         sys.exit(f"elements read where written were reported: {p.stderr!r}")
     print("ok elements read where written: nothing reported")
-    p = m.run("misuse", "x.npy", 19)
-    if "incoherent" in p.stderr or m.run("misuse", "x.npy", 99).stderr:
+    p = m.run("misuse", "x.npy", MISUSE["INCOHERENT_QUIET"])
+    if "incoherent" in p.stderr or m.run("misuse", "x.npy", MISUSE["NOTHING"]).stderr:
         sys.exit(f"INCOHERENT_QUIET reported: {p.stderr!r}")
     print("ok INCOHERENT_QUIET allows it silently")
     spin = Runner(ntx, src, work, "failures", "failures.cpp", "failures_shape.cpp")

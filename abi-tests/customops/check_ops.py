@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cases
 import numpy as np
 
 # c10::ScalarType codes; bfloat16 travels as its 16-bit patterns ('<u2').
@@ -27,31 +28,9 @@ CODES = {
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
 FLOATS = ["float16", "float32", "bfloat16"]
 UNARY_FLOAT = ["sin", "cos", "tan", "log", "log2", "log10", "exp"]
-OPS = [
-    "abs",
-    "ceil",
-    "floor",
-    *UNARY_FLOAT,
-    "bitwise_not",
-    "pow_ts",
-    "pow_st",
-    "pow_tt",
-    "clamp",
-    "add_tt",
-    "add_ts",
-    "sub_tt",
-    "sub_ts",
-    "mul_tt",
-    "mul_ts",
-    "div_tt",
-    "div_ts",
-    "and_tt",
-    "and_ts",
-    "and_st",
-    "or_tt",
-    "or_ts",
-    "or_st",
-]
+# Each operation's case in ops.cpp, by name (ops_cases.h): `pow_ts` is POW_TS.
+CASES = cases.read("ops_cases.h")
+OPS = [name.lower() for name in CASES]
 S, T = 3, 2  # the scalar operand and alpha (clamp: min T, max S)
 
 
@@ -170,7 +149,7 @@ def save(path, dtype, v):
 
 
 def run_case(program, work, op, dtype, form):
-    rng = np.random.default_rng(CODES[dtype] * 100 + OPS.index(op))
+    rng = np.random.default_rng(CODES[dtype] * 100 + CASES[op.upper()])
     positive = op in ("log", "log2", "log10", "pow_tt", "pow_st", "div_tt") or op == "pow_ts"
     a, b = values(dtype, rng, positive), values(dtype, rng, True)
     if dtype in INTS and op in ("pow_tt", "pow_st"):
@@ -181,7 +160,7 @@ def run_case(program, work, op, dtype, form):
     out = result_type(op, dtype)
     claim = CODES[out or dtype]
     args = [program, "elementwise", "a.npy", "b.npy", str(S), str(T)]
-    args += [str(OPS.index(op)), str(form), str(claim), "--out", "r.npy"]
+    args += [str(CASES[op.upper()]), str(form), str(claim), "--out", "r.npy"]
     p = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
     name = f"{op} {dtype} {'out' if form else 'new'}"
     if out is None:

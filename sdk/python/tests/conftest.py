@@ -4,6 +4,7 @@ a temporary folder, with the installed SDK's ntx ($NEURON_CUSTOMOP_HOST_NTX or P
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ from neuron_customop_host import custom_op
 # The checkout (its kernels, its Cargo.toml): $NT_ROOT, else the one these tests are in.
 ROOT = Path(os.environ.get("NT_ROOT") or Path(__file__).resolve().parents[3])
 KERNELS = ROOT / "abi-tests" / "customops"
+
+# The kernels' own reader of their cases by name (abi-tests/customops/cases.py), for the
+# tests to import: a test names a case, never its number.
+sys.path.insert(0, str(KERNELS))
 
 # name: (compute sources, shape sources)
 LIBRARIES = {

@@ -13,10 +13,14 @@ import sys
 import time
 from pathlib import Path
 
+import cases
 import numpy as np
 import pytest
 
 from neuron_customop_host import KernelCrashError, KernelTimeoutError, MisuseError, NeuronCustomOpWarning
+
+# misuse.cpp's cases by name (conftest.py puts their reader on the path).
+MISUSE = cases.read("misuse_cases.h")
 
 
 def children(pid: int) -> set[int]:
@@ -31,22 +35,22 @@ def test_misuse_errors_raise_and_warnings_warn(built) -> None:
     x = np.zeros((60, 50), np.float32)
     with built("misuse") as lib:
         with pytest.raises(MisuseError, match="index-out-of-range") as e:
-            lib.misuse(x, 1)
+            lib.misuse(x, MISUSE["INDEX_PAST_END"])
         assert [r["kind"] for r in e.value.reports] == ["index-out-of-range"]
         assert isinstance(e.value, RuntimeError)
         with pytest.warns(NeuronCustomOpWarning, match="incoherent-accessors-allowed"):
-            lib.misuse(x, 4)
+            lib.misuse(x, MISUSE["INCOHERENT_VERBOSE"])
     with built("misuse", cores=2) as lib, pytest.raises(MisuseError, match="output-unwritten"):
-        lib.misuse(x, 15)
+        lib.misuse(x, MISUSE["ONLY_CORE0_WRITES"])
 
 
 def test_a_crash_raises_and_the_next_call_works(built) -> None:
     x = np.ones((60, 50), np.float32)
     with built("misuse") as lib:
         with pytest.raises(KernelCrashError) as e:
-            lib.misuse(x, 18)
+            lib.misuse(x, MISUSE["CRASH"])
         assert (e.value.core, e.value.signal, e.value.phase) == (0, signal.SIGSEGV, "kernel")
-        np.testing.assert_array_equal(lib.misuse(x, 99), np.zeros_like(x))
+        np.testing.assert_array_equal(lib.misuse(x, MISUSE["NOTHING"]), np.zeros_like(x))
     with built("failures") as lib:
         with pytest.raises(KernelCrashError, match="no shape for this input") as e:
             lib.shape_throws(x)
@@ -101,9 +105,9 @@ SAME = [
     ("misc", "negate", ["x"], 1),
     ("misc", "factories", ["x"], 1),
     ("misc", "window_move", ["x"], 1),
-    ("misuse", "misuse", ["x", 1], 1),
-    ("misuse", "misuse", ["x", 4], 1),
-    ("misuse", "misuse", ["x", 13], 2),
+    ("misuse", "misuse", ["x", MISUSE["INDEX_PAST_END"]], 1),
+    ("misuse", "misuse", ["x", MISUSE["INCOHERENT_VERBOSE"]], 1),
+    ("misuse", "misuse", ["x", MISUSE["CORES_WRITE_SAME"]], 2),
     ("failures", "kernel_throws", ["x"], 1),
 ]
 
@@ -153,14 +157,14 @@ def test_a_kernel_past_the_timeout_raises_and_the_next_call_works(built) -> None
 
 
 def test_an_output_is_poisoned_when_a_kernel_asks_for_it_after_returning_its_own(built) -> None:
-    # Case 99 returns a tensor of its own (the output is then not poisoned up front); case
-    # 15 on one core writes half of get_dst_tensor(): the other half must read as poison,
-    # as in a run of its own.
+    # NOTHING returns a tensor of its own (the output is then not poisoned up front);
+    # ONLY_CORE0_WRITES on one core writes half of get_dst_tensor(): the other half must
+    # read as poison, as in a run of its own.
     x = np.ones((60, 50), np.float32)
     with built("misuse") as lib:
         for _ in range(2):
-            np.testing.assert_array_equal(lib.misuse(x, 99), np.zeros_like(x))
-        half = lib.misuse(x, 15)
+            np.testing.assert_array_equal(lib.misuse(x, MISUSE["NOTHING"]), np.zeros_like(x))
+        half = lib.misuse(x, MISUSE["ONLY_CORE0_WRITES"])
     assert half.tobytes()[: half.nbytes // 2] == x.tobytes()[: x.nbytes // 2]
     assert half.tobytes()[half.nbytes // 2 :] == b"\xff" * (half.nbytes // 2)
 
@@ -168,7 +172,7 @@ def test_an_output_is_poisoned_when_a_kernel_asks_for_it_after_returning_its_own
 def test_sanitize_checks_standard_accessor_reads(built) -> None:
     x = np.ones((60, 50), np.float32)
     with built("misuse", sanitize=True) as lib, pytest.raises(MisuseError, match="uninitialized-read") as e:
-        lib.misuse(x, 26)
+        lib.misuse(x, MISUSE["STANDARD_READ_UNWRITTEN"])
     assert e.value.reports[0]["index"] == "6..7"
     with built("misuse") as lib:
-        np.testing.assert_array_equal(lib.misuse(x, 26), np.zeros_like(x))
+        np.testing.assert_array_equal(lib.misuse(x, MISUSE["STANDARD_READ_UNWRITTEN"]), np.zeros_like(x))
