@@ -6,7 +6,6 @@ use core::ffi::{c_char, c_int};
 use std::ffi::CStr;
 
 use crate::base::cabi::Arg;
-use crate::base::limits::MAX_CORES;
 use crate::base::npy;
 use crate::percore::state::{self, Meta};
 use crate::percore::tensors;
@@ -47,19 +46,15 @@ pub unsafe extern "C" fn nt_customop_run(
         },
         ..Options::default()
     };
-    if !(1..=MAX_CORES).contains(&cores) {
-        eprintln!("error: --cores {cores}: give a number from 1 to {MAX_CORES}");
-        return crate::base::status::EXIT_USAGE;
-    }
     // SAFETY: the caller's contract.
     let args = unsafe { std::slice::from_raw_parts(args, n) };
     match run::call(&o, args) {
-        Ok(h) => {
+        Ok(ran) => {
             // SAFETY: the caller's contract.
-            unsafe { *out = state::with(|rt| &*rt.entry(h).meta as *const Meta) };
+            unsafe { *out = state::with(|rt| &*rt.entry(ran.output).meta as *const Meta) };
             0
         }
-        Err(code) => code,
+        Err(stop) => stop.status,
     }
 }
 

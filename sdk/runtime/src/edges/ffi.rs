@@ -281,7 +281,9 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
         }
         Some("--serve") => match args.get(1).and_then(|f| f.parse::<i32>().ok()) {
             Some(fd) => crate::edges::serve::main(fd),
-            None => crate::run::report::refuse("--serve needs the socket's descriptor".into()),
+            None => {
+                crate::run::report::refuse("--serve needs the socket's descriptor".into()).status
+            }
         },
         _ => crate::run::main(&args),
     }

@@ -38,6 +38,7 @@ use crate::percore::registry::{self, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
 use crate::run::options::{Options, StatsFormat};
+use crate::run::outcome::Stop;
 
 /// A request.
 #[derive(Debug, Deserialize)]
@@ -364,37 +365,35 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
         cores,
         timeout,
         sanitize,
-        stats: Some(StatsFormat::Keep),
+        stats: Some(StatsFormat::Return),
         ..Options::default()
     };
-    if !(1..=MAX_CORES).contains(&cores) {
-        let m = format!("cores={cores}: give a number from 1 to {MAX_CORES}");
-        return json!({"status": crate::base::status::EXIT_USAGE, "error": m});
-    }
     let (call, made) = match arguments(args) {
         Ok(c) => c,
         Err(refused) => return refusal(refused),
     };
-    let result = crate::run::call(&o, &call);
+    let outcome = crate::run::call(&o, &call);
     release(&made);
-    let stats: Option<Value> =
-        crate::run::stats::take().and_then(|t| serde_json::from_str(&t).ok());
-    match result {
-        Ok(h) => state::with(|rt| {
-            let e = rt.entry(h);
+    match outcome {
+        Ok(ran) => state::with(|rt| {
+            let e = rt.entry(ran.output);
             let shape = &e.meta.sizes[..e.meta.ndim as usize];
-            let output = json!({"handle": h, "offset": e.meta.hbm_addr - HBM_BASE, "dtype": e.meta.dtype, "shape": shape});
-            json!({"status": 0, "output": output, "stats": stats})
+            let output = json!({"handle": ran.output, "offset": e.meta.hbm_addr - HBM_BASE, "dtype": e.meta.dtype, "shape": shape});
+            json!({"status": 0, "output": output, "stats": ran.stats})
         }),
-        Err(code) => {
-            let (error, hbm_full) = crate::run::report::take_refusal().unzip();
-            let mut v = json!({"status": code, "error": error, "stats": stats});
-            if hbm_full == Some(true) {
-                v["kind"] = "hbm-full".into();
-            }
-            v
-        }
+        Err(stop) => stopped(stop),
     }
+}
+
+/// The answer to a call that stopped: its status, the refusal's reason (and
+/// `"kind": "hbm-full"` for want of HBM), the stats document.
+fn stopped(stop: Stop) -> Value {
+    let reason = stop.refused.as_ref().map(|r| r.reason.clone());
+    let mut v = json!({"status": stop.status, "error": reason, "stats": stop.stats});
+    if stop.refused.is_some_and(|r| r.hbm_full) {
+        v["kind"] = "hbm-full".into();
+    }
+    v
 }
 
 fn answer(request: &[u8]) -> Value {
@@ -433,7 +432,7 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
         op,
         cores: 1,
         timeout,
-        stats: Some(StatsFormat::Keep),
+        stats: Some(StatsFormat::Return),
         ..Options::default()
     };
     let (call, made) = match arguments(args) {
@@ -442,12 +441,7 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
     };
     let answer = match crate::run::shape_of(&o, &call) {
         Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
-        Err(code) => {
-            let error = crate::run::report::take_refusal().map(|r| r.0);
-            let stats: Option<Value> =
-                crate::run::stats::take().and_then(|t| serde_json::from_str(&t).ok());
-            json!({"status": code, "error": error, "stats": stats})
-        }
+        Err(stop) => stopped(stop),
     };
     release(&made);
     answer

@@ -21,6 +21,7 @@ use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
 use crate::percore::tensors;
 use crate::run::options::{self, Options};
+use crate::run::outcome::{Outcome, Ran, Stop};
 use crate::run::outfile::Reserved;
 
 use crate::base::limits::within_limits;
@@ -160,16 +161,16 @@ fn double(text: &str) -> Option<f64> {
 pub fn main(args: &[String]) -> i32 {
     match from_command_line(args) {
         Ok((out, place)) => write_output(out, place),
-        Err(code) => code,
+        Err(stop) => stop.status,
     }
 }
 
-fn usage(m: String) -> i32 {
+fn usage(m: String) -> Stop {
     crate::run::report::refuse(m)
 }
 
 /// Runs the call the command line describes: its output tensor.
-fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
+fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), Stop> {
     let o = options::parse(args).map_err(usage)?;
     if o.stats == Some(StatsFormat::Json) {
         crate::run::report::kernel_text_to_stderr();
@@ -202,25 +203,28 @@ fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), i32> {
         call.push(argument(*p, k, v).map_err(usage)?);
     }
     let out = run_op(&o, &call)?;
-    Ok((out, place))
+    Ok((out.output, place))
 }
 
-/// Calls op `o.op` with arguments already made (the C++ API's `nt_customop::run`): the
-/// output tensor (one reference), or the exit status the runner would give.
-pub fn call(o: &Options, args: &[Arg]) -> Result<u32, i32> {
+/// Calls op `o.op` with arguments already made (the runner API, the server): the output
+/// tensor (one reference), or why the call stopped, with the exit status the runner would
+/// give.
+pub fn call(o: &Options, args: &[Arg]) -> Outcome<u32> {
+    o.validate().map_err(usage)?;
     let args = converted(o, args)?;
     run_op(o, &args)
 }
 
 /// Op `o.op`'s shape function alone on arguments already made (its tensors may be
-/// data-less): the output's element type code and sizes, or the exit status.
-pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), i32> {
+/// data-less): the output's element type code and sizes, or why it stopped.
+pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), Stop> {
+    o.validate().map_err(usage)?;
     let args = converted(o, args)?;
     crate::run::shape::run(o, &args)
 }
 
 /// The arguments of a call of `o.op` as its kernel's parameters take them, or the refusal.
-fn converted(o: &Options, args: &[Arg]) -> Result<Vec<Arg>, i32> {
+fn converted(o: &Options, args: &[Arg]) -> Result<Vec<Arg>, Stop> {
     let kernel = find_op(&o.op, false).map_err(usage)?;
     let converted: Option<Vec<Arg>> = (args.len() == kernel.params.len())
         .then(|| {
@@ -263,8 +267,8 @@ fn convert(p: Param, a: &Arg) -> Option<Arg> {
     Some(Arg { kind, ..*a })
 }
 
-/// The shape function, the output, the cores: the output tensor, or the exit status.
-fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
+/// The shape function, the output, the cores: the output tensor, or why it stopped.
+fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
     state::with(|rt| {
         tensors::ensure_machine(rt);
         rt.op = o.op.clone();
@@ -301,9 +305,10 @@ fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
         rt.dst = Some(h);
         h
     });
-    let (status, dst_called) = crate::run::cores::run(o, call, output, lazy);
+    let ran = crate::run::cores::run(o, call, output, lazy);
+    let status = ran.status;
     returners.retain(|op| *op != o.op);
-    if o.cores == 1 && status == 0 && !dst_called {
+    if o.cores == 1 && status == 0 && !ran.dst_called {
         returners.push(o.op.clone());
     }
     drop(returners);
@@ -314,9 +319,12 @@ fn run_op(o: &Options, call: &[Arg]) -> Result<u32, i32> {
         }
     });
     if status == 0 {
-        Ok(output)
+        Ok(Ran {
+            output,
+            stats: ran.stats,
+        })
     } else {
-        Err(status)
+        Err(Stop::status(status, ran.stats))
     }
 }
 

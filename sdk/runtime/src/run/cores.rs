@@ -250,10 +250,25 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
 /// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
 /// is in `output` when it is 0), and whether a core called `get_dst_tensor()`. With
 /// `lazy`, the output is poisoned only when a kernel asks for it.
-pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (i32, bool) {
+pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> Concluded {
     let (reports, crashes) = run_cores(o, call, output, lazy);
     let dst_called = reports.iter().any(|r| r.dst_called);
-    (conclude(o, reports, crashes, output), dst_called)
+    let (status, stats) = conclude(o, reports, crashes, output);
+    Concluded {
+        status,
+        dst_called,
+        stats,
+    }
+}
+
+/// What the cores' run came to.
+pub struct Concluded {
+    /// The exit status.
+    pub status: i32,
+    /// Whether a kernel called `get_dst_tensor()`.
+    pub dst_called: bool,
+    /// The stats document ([`crate::run::options::StatsFormat::Return`]).
+    pub stats: Option<serde_json::Value>,
 }
 
 /// The op's output in a kernel's job: `get_dst_tensor()`'s tensor, tracked on one core
@@ -309,8 +324,14 @@ fn device_lacks(o: &Options) -> Option<Report> {
     })
 }
 
-/// The reports of a run, checked across cores, printed: the exit status.
-fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, output: u32) -> i32 {
+/// The reports of a run, checked across cores, printed: the exit status and the stats
+/// document asked back.
+fn conclude(
+    o: &Options,
+    mut reports: Vec<CoreReport>,
+    crashes: Vec<Report>,
+    output: u32,
+) -> (i32, Option<serde_json::Value>) {
     if !crashes.is_empty() {
         print_output(&reports);
         let all: Vec<Report> = reports
@@ -319,10 +340,10 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
             .chain(crashes)
             .collect();
         print_reports(&all);
-        if let Some(f) = o.stats {
-            crate::run::stats::print(f, o, &reports, &all);
-        }
-        return crate::base::status::of_errors(&all);
+        let stats = o
+            .stats
+            .and_then(|f| crate::run::stats::print(f, o, &reports, &all));
+        return (crate::base::status::of_errors(&all), stats);
     }
     let (addr, numel) = state::with(|rt| {
         let e = rt.entry(output);
@@ -359,13 +380,15 @@ fn conclude(o: &Options, mut reports: Vec<CoreReport>, crashes: Vec<Report>, out
         .chain(found)
         .collect();
     let failed = print_reports(&all);
-    if let Some(f) = o.stats {
-        crate::run::stats::print(f, o, &reports, &all);
-    }
-    if failed {
-        return crate::base::status::of_errors(&all);
-    }
-    0
+    let stats = o
+        .stats
+        .and_then(|f| crate::run::stats::print(f, o, &reports, &all));
+    let status = if failed {
+        crate::base::status::of_errors(&all)
+    } else {
+        0
+    };
+    (status, stats)
 }
 
 fn print_output(reports: &[CoreReport]) {

@@ -11,6 +11,7 @@ pub(crate) mod child;
 pub(crate) mod cores;
 pub(crate) mod device;
 pub(crate) mod options;
+pub(crate) mod outcome;
 pub mod outfile;
 pub(crate) mod param_names;
 pub(crate) mod report;

@@ -12,8 +12,9 @@ pub enum StatsFormat {
     Text,
     /// One JSON document (docs/customop-host.md gives its schema).
     Json,
-    /// The same document, kept for the caller instead of printed ([`crate::run::stats::take`]).
-    Keep,
+    /// The same document, given back in the call's outcome instead of printed
+    /// ([`crate::run::outcome`]).
+    Return,
 }
 
 /// The command line.
@@ -39,6 +40,30 @@ pub struct Options {
 }
 
 impl Options {
+    /// The checks every edge's options pass before a call (the runner's command line, the
+    /// runner API, the server): an op named, 1 to [`MAX_CORES`] cores, `--device` with
+    /// `--translation`. Named as the command line names them.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.op.is_empty() {
+            return Err(
+                "usage: OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats[=json]]"
+                    .into(),
+            );
+        }
+        if !(1..=MAX_CORES).contains(&self.cores) {
+            return Err(cores_refused(&self.cores.to_string()));
+        }
+        let half = |p: &PathBuf| p.as_os_str().is_empty();
+        if self
+            .device
+            .as_ref()
+            .is_some_and(|d| half(&d.program) || half(&d.translation))
+        {
+            return Err("--device and --translation go together".into());
+        }
+        Ok(())
+    }
+
     /// When a phase started now must end.
     pub fn deadline(&self) -> Option<std::time::Instant> {
         self.timeout.map(|t| std::time::Instant::now() + t)
@@ -53,6 +78,12 @@ pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
     crate::base::limits::timeout_of_secs(secs).map_err(|m| format!("--{m}"))
 }
 
+/// Why a number of cores (as given) is refused.
+fn cores_refused(given: &str) -> String {
+    format!("--cores {given}: give a number from 1 to {MAX_CORES}")
+}
+
+/// The runner's command line, parsed and [validated](Options::validate).
 pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         cores: 1,
@@ -65,11 +96,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--out" => o.out = Some(it.next().ok_or("--out needs a file")?.into()),
             "--cores" => {
                 let n = it.next().ok_or("--cores needs a number")?;
-                o.cores = n
-                    .parse()
-                    .ok()
-                    .filter(|c| (1..=MAX_CORES).contains(c))
-                    .ok_or_else(|| format!("--cores {n}: give a number from 1 to {MAX_CORES}"))?;
+                o.cores = n.parse().map_err(|_| cores_refused(n))?;
             }
             "--timeout" => o.timeout = timeout_of(it.next().ok_or("--timeout needs seconds")?)?,
             "--sanitize" => o.sanitize = true,
@@ -95,17 +122,6 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             _ => o.values.push(a.clone()),
         }
     }
-    if o.device
-        .as_ref()
-        .is_some_and(|d| d.program.as_os_str().is_empty() || d.translation.as_os_str().is_empty())
-    {
-        return Err("--device and --translation go together".into());
-    }
-    if o.op.is_empty() {
-        return Err(
-            "usage: OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats[=json]]"
-                .into(),
-        );
-    }
+    o.validate()?;
     Ok(o)
 }

@@ -3,12 +3,12 @@
 //! reach stderr.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
 use crate::base::misuse::{Kind, Report, Severity};
 use crate::percore::state::{Access, Counts};
+use crate::run::outcome::{Refused, Stop};
 
 /// The tensor a kernel returned.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -68,8 +68,6 @@ pub struct CoreReport {
 /// Whether reports and refusals are kept from stderr (a caller that takes them whole:
 /// the Python front end's server).
 static QUIET: AtomicBool = AtomicBool::new(false);
-/// The last refusal: its reason, and whether it was for want of HBM.
-static REFUSAL: Mutex<Option<(String, bool)>> = Mutex::new(None);
 
 /// Whether what kernels print goes to stderr (stdout then holds the `--stats=json`
 /// document alone, whole, for a program to read).
@@ -108,27 +106,25 @@ pub fn print_reports(reports: &[Report]) -> bool {
     reports.iter().any(|r| r.severity == Severity::Error)
 }
 
-/// A call refused, for reason `m`: printed (unless [`quiet`]) and kept; the exit status.
-pub fn refuse(m: String) -> i32 {
+/// A call refused, for reason `m`: printed (unless [`quiet`]); the stop to return.
+pub fn refuse(m: String) -> Stop {
     refuse_as(m, false)
 }
 
 /// A tensor refused for want of HBM (reason `m`), as [`refuse`].
-pub fn refuse_hbm_full(m: String) -> i32 {
+pub fn refuse_hbm_full(m: String) -> Stop {
     refuse_as(m, true)
 }
 
-fn refuse_as(m: String, hbm_full: bool) -> i32 {
+fn refuse_as(reason: String, hbm_full: bool) -> Stop {
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("error: {m}");
+        eprintln!("error: {reason}");
     }
-    *REFUSAL.lock().unwrap_or_else(|e| e.into_inner()) = Some((m, hbm_full));
-    crate::base::status::EXIT_USAGE
-}
-
-/// The last refusal, taken: its reason, and whether it was for want of HBM.
-pub fn take_refusal() -> Option<(String, bool)> {
-    REFUSAL.lock().unwrap_or_else(|e| e.into_inner()).take()
+    Stop {
+        status: crate::base::status::EXIT_USAGE,
+        refused: Some(Refused { reason, hbm_full }),
+        stats: None,
+    }
 }
 
 /// A report found after the run, across cores (no one core made it).

@@ -19,6 +19,7 @@ use crate::percore::state::{self, Phase, Runtime};
 use crate::percore::tensors;
 use crate::run::child;
 use crate::run::options::Options;
+use crate::run::outcome::Stop;
 use crate::run::report::print_reports;
 use crate::run::worker::{self, Job, SHAPE_WORKER};
 
@@ -110,9 +111,9 @@ fn signature(o: &Options, args: &[Arg]) -> Signature {
 }
 
 /// Runs the shape function of op `o.op` (or gives the result it gave clean on the same
-/// signature): the output's element type code and sizes, or the exit status after its
+/// signature): the output's element type code and sizes, or why it stopped after its
 /// failure was reported.
-pub fn run(o: &Options, args: &[Arg]) -> Result<Output, i32> {
+pub fn run(o: &Options, args: &[Arg]) -> Result<Output, Stop> {
     let key = signature(o, args);
     let mut kept = RESULTS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, result)) = kept.iter().find(|(k, _)| *k == key) {
@@ -130,8 +131,8 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<Output, i32> {
     Ok(result)
 }
 
-/// Runs the shape function: its result and whether it ran clean, or the exit status.
-fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), i32> {
+/// Runs the shape function: its result and whether it ran clean, or why it stopped.
+fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
     let job = Job {
         op: o.op.clone(),
         core: 0,
@@ -161,10 +162,13 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), i32> {
     match r.result {
         Some(result) if !failed => Ok((result, clean)),
         _ => {
-            if let Some(f) = o.stats {
-                crate::run::stats::print(f, o, &[], &r.reports);
-            }
-            Err(crate::base::status::of_errors(&r.reports))
+            let stats = o
+                .stats
+                .and_then(|f| crate::run::stats::print(f, o, &[], &r.reports));
+            Err(Stop::status(
+                crate::base::status::of_errors(&r.reports),
+                stats,
+            ))
         }
     }
 }

@@ -2,21 +2,11 @@
 //! bytes through TCM, the pool's high-water mark, accessors) and every warning; as lines,
 //! or as one JSON document (`--stats=json`, schema in docs/customop-host.md).
 
-use std::sync::Mutex;
-
 use serde::Serialize;
 
 use crate::base::misuse::{Report, Severity};
 use crate::run::options::{Options, StatsFormat};
 use crate::run::report::CoreReport;
-
-/// The last document kept ([`StatsFormat::Keep`]).
-static KEPT: Mutex<Option<String>> = Mutex::new(None);
-
-/// The document the last run kept, taken.
-pub fn take() -> Option<String> {
-    KEPT.lock().unwrap_or_else(|e| e.into_inner()).take()
-}
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -52,8 +42,13 @@ fn per_element(d: &crate::run::report::Device, whose: &str) -> String {
     format!(", {per:.1} per element {whose} ({} elements)", d.elements)
 }
 
-/// Prints the stats to stdout.
-pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[Report]) {
+/// Prints the stats to stdout, or gives the document back ([`StatsFormat::Return`]).
+pub fn print(
+    format: StatsFormat,
+    o: &Options,
+    cores: &[CoreReport],
+    reports: &[Report],
+) -> Option<serde_json::Value> {
     if format != StatsFormat::Text {
         let doc = Document {
             schema: "neuron-customop-host-stats/2",
@@ -63,13 +58,12 @@ pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[
             device: op_device(cores),
             reports,
         };
-        let text = serde_json::to_string_pretty(&doc).expect("stats serialize");
-        if format == StatsFormat::Keep {
-            *KEPT.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
-        } else {
-            println!("{text}");
+        if format == StatsFormat::Return {
+            return Some(serde_json::to_value(&doc).expect("stats serialize"));
         }
-        return;
+        let text = serde_json::to_string_pretty(&doc).expect("stats serialize");
+        println!("{text}");
+        return None;
     }
     for r in cores {
         let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
@@ -104,4 +98,5 @@ pub fn print(format: StatsFormat, o: &Options, cores: &[CoreReport], reports: &[
     for w in reports.iter().filter(|r| r.severity == Severity::Warning) {
         println!("{}", w.line());
     }
+    None
 }
