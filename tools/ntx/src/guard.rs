@@ -36,7 +36,7 @@ static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
 static LAST_GROUP: AtomicI32 = AtomicI32::new(0);
 
 /// The temporary file the op's program (process `pid`) writes `--out` through (the
-/// runner's `outfile::tmp_name`; abi-tests' sdk_limits.rs holds the two equal).
+/// runner's `outfile::tmp_name`; abi-tests/tests/sdk_trust.rs holds the two equal).
 pub fn tmp_name(out: &Path, pid: u32) -> Option<PathBuf> {
     let name = out.file_name()?;
     Some(out.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))

@@ -15,7 +15,7 @@ use std::process::Command;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
-/// Most cores a run has (the runner's `limits::MAX_CORES`; abi-tests' sdk_limits.rs
+/// Most cores a run has (the runner's `limits::MAX_CORES`; abi-tests/tests/sdk_trust.rs
 /// holds the two equal).
 pub const MAX_CORES: u32 = 8;
 

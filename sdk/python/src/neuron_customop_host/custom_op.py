@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _sdk
-from .library import Library, cores_of
+from .library import Library
 
 STAMP_VERSION = 2
 
@@ -99,8 +99,9 @@ def load(
         files = _depended_on(lib, compute + shape)
         record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
         stamp.write_text(json.dumps(record, indent=1) + "\n")
-    _record_cores(stamp, cores_of(multicore, cores))
-    return load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
+    library = load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
+    _record_cores(stamp, library.cores)
+    return library
 
 
 def _build(
@@ -158,7 +159,7 @@ def load_library(
     sanitize: bool = False,
 ) -> Library:
     """Loads an op library `load` built: its ops as methods, on the cores `load` was given
-    (`multicore=True`: 8; recorded beside the library), unless `multicore` or `cores` here
+    (`multicore=True`: all of them; recorded beside the library), unless `multicore` or `cores` here
     say otherwise; each call ended after `timeout` seconds (0: no limit), each op
     registered as torch.ops.<library>.<op> when PyTorch is installed; `sanitize` turns on
     the checks that cost a call per element (docs/customop-host.md)."""

@@ -37,13 +37,17 @@ try:  # bfloat16 as NumPy knows it, when ml_dtypes is installed.
 except ImportError:
     BFLOAT16 = None
 
-MAX_DIM_SMALL, MAX_DIM_LARGE = 65535, 2**32 - 1
+
+def within_limits(shape: tuple[int, ...], limits: list[list[int]]) -> bool:
+    """Whether `shape` keeps to one of a tensor's limits, (most dimensions, largest size)
+    each, as the program's `--describe` gives them."""
+    return any(len(shape) <= dims and all(d <= most for d in shape) for dims, most in limits)
 
 
-def within_limits(shape: tuple[int, ...]) -> bool:
-    """A tensor's limits: 8 dimensions of at most 65535, or 4 of at most 2^32 - 1."""
-    small = len(shape) <= 8 and all(d <= MAX_DIM_SMALL for d in shape)
-    return small or (len(shape) <= 4 and all(d <= MAX_DIM_LARGE for d in shape))
+def limits_text(limits: list[list[int]]) -> str:
+    """The limits for people: "8 dimensions of at most 65535, or 4 of at most 4294967295"."""
+    each = [f"{dims}{' dimensions' if k == 0 else ''} of at most {most}" for k, (dims, most) in enumerate(limits)]
+    return ", or ".join(each)
 
 
 class TensorSpec(NamedTuple):
@@ -76,12 +80,12 @@ class Op:
         return f"<op {self.library.name}.{self.name}({self._signature()})>"
 
 
-def cores_of(multicore: bool | None, cores: int | None) -> int | None:
-    """The cores `multicore` and `cores` ask for: `cores` if given, else 8 for
+def cores_of(multicore: bool | None, cores: int | None, most: int) -> int | None:
+    """The cores `multicore` and `cores` ask for: `cores` if given, else all `most` for
     `multicore=True` and 1 for `False` (None: neither says)."""
     if cores is not None:
         return cores
-    return None if multicore is None else (8 if multicore else 1)
+    return None if multicore is None else (most if multicore else 1)
 
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -144,15 +148,16 @@ class Library:
     ):
         self.path = str(Path(path).resolve())
         self.sanitize = bool(sanitize)
-        n = cores_of(multicore, cores)
-        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 8:
-            raise ValueError(f"cores={cores!r}: give a number from 1 to 8")
-        self.cores = n
         try:
             out = subprocess.run([self.path, "--describe"], capture_output=True, text=True, check=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
             raise ValueError(f"{path} is not an op library custom_op.load built: {e}") from e
         self.description: dict[str, Any] = json.loads(out)
+        most = self.description["max_cores"]
+        n = cores_of(multicore, cores, most)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= most:
+            raise ValueError(f"cores={cores!r}: give a number from 1 to {most}")
+        self.cores = n
         libraries = self.description["libraries"]
         if len(libraries) != 1:
             raise ValueError(f"{path} registers {len(libraries)} libraries ({', '.join(libraries)}): it must register one")
@@ -305,9 +310,9 @@ class Library:
 
     def _tensor_code(self, k: int, dtype: np.dtype, shape: tuple[int, ...]) -> int:
         """The element type code of tensor argument `k`, its shape checked against the limits."""
-        if not within_limits(shape):
-            limits = "8 dimensions of at most 65535, or 4 of at most 2^32 - 1"
-            raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits})")
+        limits = self.description["shape_limits"]
+        if not within_limits(shape, limits):
+            raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits_text(limits)})")
         return self._dtype(np.empty(0, dtype=dtype), k)
 
     def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> dict[str, Any]:
@@ -349,14 +354,14 @@ class Library:
         for r in reports:
             if r["severity"] == "warning":
                 warnings.warn(f"op {op}: {r['kind']}: {r['detail']}", NeuronCustomOpWarning, stacklevel=4)
-        status = answer.get("status")
+        status, exit = answer.get("status"), self.description["exit"]
         if status == 0 and result is not None:
             return result
-        if status == 4:
+        if status == exit["timeout"]:
             raise KernelTimeoutError(op, reports)
-        if status == 3:
+        if status == exit["crash"]:
             raise KernelCrashError(op, reports)
-        if status == 2:
+        if status == exit["misuse"]:
             raise MisuseError(op, reports)
         if status is None:
             raise ServerGoneError(f"{self.name}.{op}: the op program answered without a status: {answer}")

@@ -7,12 +7,30 @@ pub const MAX_CORES: u32 = 8;
 /// Most ops in a library.
 pub const MAX_OPS: usize = 10;
 
-/// Whether a shape is within a tensor's limits: up to 8 dimensions of at most 65535, or
-/// up to 4 of at most 2^32 - 1.
+/// A tensor's shapes: up to 8 dimensions of at most 65535, or up to 4 of at most
+/// 2^32 - 1, as (most dimensions, largest size); a shape keeps to one of them. The Python
+/// package reads them from the program's `--describe`.
+pub const SHAPE_LIMITS: [(usize, u64); 2] = [(8, 65535), (4, u32::MAX as u64)];
+
+/// Whether a shape is within a tensor's limits ([`SHAPE_LIMITS`]).
 pub fn within_limits(shape: &[u64]) -> bool {
-    let small = shape.len() <= 8 && shape.iter().all(|d| *d <= 65535);
-    let large = shape.len() <= 4 && shape.iter().all(|d| *d <= u64::from(u32::MAX));
-    small || large
+    SHAPE_LIMITS
+        .iter()
+        .any(|&(dims, most)| shape.len() <= dims && shape.iter().all(|d| *d <= most))
+}
+
+/// Why a shape is refused: "past a tensor's limits (8 dimensions of at most 65535, or 4 of
+/// at most 4294967295)".
+pub fn past_limits() -> String {
+    let each: Vec<String> = SHAPE_LIMITS
+        .iter()
+        .enumerate()
+        .map(|(k, (dims, most))| {
+            let unit = if k == 0 { " dimensions" } else { "" };
+            format!("{dims}{unit} of at most {most}")
+        })
+        .collect();
+    format!("past a tensor's limits ({})", each.join(", or "))
 }
 
 /// How long a call's kernels (and its shape function) may run, unless `--timeout` says
@@ -45,3 +63,21 @@ pub const STACK_DEFAULT: u32 = 8192;
 /// The most `-DSTACK_SIZE` may say: "at most 400 KB", taken as 400 KiB (runtime.h's
 /// `NT_CUSTOMOP_STACK_MAX`; the C++ headers refuse more at compile time).
 pub const STACK_MAX: u32 = 400 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_keep_to_one_of_the_two_limits_and_the_refusal_says_both() {
+        assert!(within_limits(&[65535; 8]));
+        assert!(within_limits(&[u64::from(u32::MAX), 1, 1, 1]));
+        assert!(!within_limits(&[65535; 9]));
+        assert!(!within_limits(&[65536, 1, 1, 1, 1]));
+        assert!(!within_limits(&[u64::from(u32::MAX) + 1]));
+        assert_eq!(
+            past_limits(),
+            "past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)"
+        );
+    }
+}

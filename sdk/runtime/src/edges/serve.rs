@@ -34,6 +34,7 @@ use serde_json::{json, Value};
 use crate::base::cabi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
 use crate::base::dtype::{DType, ALL};
 use crate::base::limits::{within_limits, MAX_CORES};
+use crate::base::status;
 use crate::percore::registry::{self, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
@@ -160,6 +161,13 @@ pub fn describe() -> Value {
         "hbm_base": HBM_BASE,
         "host_share": HOST_SHARE,
         "max_cores": MAX_CORES,
+        "shape_limits": crate::base::limits::SHAPE_LIMITS,
+        "exit": {
+            "usage": status::EXIT_USAGE,
+            "misuse": status::EXIT_MISUSE,
+            "crash": status::EXIT_CRASH,
+            "timeout": status::EXIT_TIMEOUT,
+        },
         "max_timeout": crate::base::limits::MAX_TIMEOUT_SECS,
         "inline_bytes": INLINE_BYTES,
     })
@@ -227,7 +235,10 @@ fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, String> {
     let d = DType::from_code(dtype).ok_or_else(|| format!("no element type has code {dtype}"))?;
     let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
     if !dims.is_some_and(|d| within_limits(&d)) {
-        return Err(format!("shape {shape:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)"));
+        return Err(format!(
+            "shape {shape:?} is {}",
+            crate::base::limits::past_limits()
+        ));
     }
     Ok(d)
 }
@@ -351,7 +362,7 @@ fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value
     match timeout.map(crate::base::limits::timeout_of_secs) {
         None => Ok(Some(crate::base::limits::DEFAULT_TIMEOUT)),
         Some(Ok(t)) => Ok(t),
-        Some(Err(m)) => Err(json!({"status": crate::base::status::EXIT_USAGE, "error": m})),
+        Some(Err(m)) => Err(json!({"status": status::EXIT_USAGE, "error": m})),
     }
 }
 
@@ -472,7 +483,7 @@ fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
 
 /// The answer to a request whose arguments are refused.
 fn refusal((m, hbm_full): Refused) -> Value {
-    let mut v = json!({"status": crate::base::status::EXIT_USAGE, "error": m});
+    let mut v = json!({"status": status::EXIT_USAGE, "error": m});
     if hbm_full {
         v["kind"] = "hbm-full".into();
     }

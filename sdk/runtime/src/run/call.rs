@@ -113,7 +113,11 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
             }
             let a = npy::read_file(path).map_err(|e| format!("argument {k} ({text}): {e}"))?;
             if !within_limits(&a.shape) {
-                return Err(format!("argument {k} ({text}): shape {:?} is past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)", a.shape));
+                return Err(format!(
+                    "argument {k} ({text}): shape {:?} is {}",
+                    a.shape,
+                    crate::base::limits::past_limits()
+                ));
             }
             let meta = state::with(|rt| {
                 let h = tensors::from_array(rt, &a);
@@ -288,7 +292,8 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
-            "the shape function's output {sizes:?} is past a tensor's limits"
+            "the shape function's output {sizes:?} is {}",
+            crate::base::limits::past_limits()
         )));
     }
     let d = crate::base::dtype::DType::from_code(dtype).expect("a tensor's own type");
