@@ -267,11 +267,26 @@ fn numbered(text: &str, prefix: &str, sep: &str) -> Vec<(String, u32)> {
 #[test]
 fn the_device_runtimes_requests_are_the_runners() {
     let c = numbered(&read("sdk/device/protocol.h"), "NT_DEVICE_", " = ");
-    let rust = numbered(
-        &read("sdk/runtime/src/run/device/mod.rs"),
-        "pub const ",
-        ": u32 = ",
-    );
+    // The runner's `Request` enum: `BadIndex = 10,` is NT_DEVICE_BAD_INDEX = 10.
+    let answer = read("sdk/runtime/src/run/device/answer.rs");
+    let body = answer
+        .split_once("pub enum Request {")
+        .and_then(|(_, b)| b.split_once('}'))
+        .expect("answer.rs declares enum Request")
+        .0;
+    let rust: Vec<(String, u32)> = numbered(body, "", " = ")
+        .into_iter()
+        .map(|(name, n)| {
+            let mut snake = String::new();
+            for (k, ch) in name.chars().enumerate() {
+                if ch.is_ascii_uppercase() && k > 0 {
+                    snake.push('_');
+                }
+                snake.push(ch.to_ascii_uppercase());
+            }
+            (snake, n)
+        })
+        .collect();
     let requests: Vec<(String, u32)> = c
         .iter()
         .filter(|(n, _)| !n.starts_with("FD_"))
@@ -280,7 +295,7 @@ fn the_device_runtimes_requests_are_the_runners() {
     assert_eq!(requests.len(), 20, "{c:?}");
     assert_eq!(
         requests, rust,
-        "sdk/device/protocol.h against sdk/runtime/src/run/device/mod.rs"
+        "sdk/device/protocol.h against sdk/runtime/src/run/device/answer.rs"
     );
     let fds = numbered(&read("sdk/device/protocol.h"), "#define NT_DEVICE_", " ");
     let rust_fds = numbered(

@@ -64,14 +64,81 @@ pub const ARG_SCALAR_INT: i32 = 4;
 /// A floating-point `Scalar` (`f`).
 pub const ARG_SCALAR_FLOAT: i32 = 5;
 
-/// Standard accessor.
-pub const STANDARD: c_int = 0;
-/// Read stream.
-pub const READ_STREAM: c_int = 1;
-/// Write stream.
-pub const WRITE_STREAM: c_int = 2;
-/// TCM accessor.
-pub const TCM: c_int = 3;
+/// An accessor's kind, as the headers pass it (`NT_CUSTOMOP_STANDARD` and the rest in
+/// runtime.h); read once where a call enters ([`AccessorKind::from_code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum AccessorKind {
+    /// `t.accessor<T, N>()`.
+    Standard = 0,
+    /// `t.read_stream_accessor<T>()`.
+    ReadStream = 1,
+    /// `t.write_stream_accessor<T>()`.
+    WriteStream = 2,
+    /// `t.tcm_accessor()`.
+    Tcm = 3,
+}
+
+impl AccessorKind {
+    /// The kind with code `c`, or `None` for a code the headers never pass.
+    pub fn from_code(c: c_int) -> Option<AccessorKind> {
+        [
+            Self::Standard,
+            Self::ReadStream,
+            Self::WriteStream,
+            Self::Tcm,
+        ]
+        .into_iter()
+        .find(|k| *k as c_int == c)
+    }
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Standard => "standard accessor",
+            Self::ReadStream => "read stream",
+            Self::WriteStream => "write stream",
+            Self::Tcm => "TCM accessor",
+        }
+    }
+}
+
+/// Standard accessor's code.
+pub const STANDARD: c_int = AccessorKind::Standard as c_int;
+/// Read stream's code.
+pub const READ_STREAM: c_int = AccessorKind::ReadStream as c_int;
+/// Write stream's code.
+pub const WRITE_STREAM: c_int = AccessorKind::WriteStream as c_int;
+/// TCM accessor's code.
+pub const TCM: c_int = AccessorKind::Tcm as c_int;
+
+/// A tensor's coherence policy (`torch::CoherencyEnforcer`, `NT_CUSTOMOP_COHERENT` and
+/// the rest in runtime.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(i32)]
+pub enum Policy {
+    /// Incoherent accessors are an error (`incoherent-accessors`).
+    #[default]
+    Coherent = 0,
+    /// Allowed, with a warning (`incoherent-accessors-allowed`).
+    IncoherentVerbose = 1,
+    /// Allowed, silently.
+    IncoherentQuiet = 2,
+}
+
+impl Policy {
+    /// The policy with code `c`, or `None`.
+    pub fn from_code(c: c_int) -> Option<Policy> {
+        [
+            Self::Coherent,
+            Self::IncoherentVerbose,
+            Self::IncoherentQuiet,
+        ]
+        .into_iter()
+        .find(|p| *p as c_int == c)
+    }
+}
+
 /// A window view's page tables the core filled: local `[lo, hi)` showing SoC from `soc`
 /// (`nt_customop_filled`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,7 +7,6 @@
 use core::ffi::{c_char, c_int, c_void};
 use std::ffi::CStr;
 
-use crate::base::dtype::Num;
 use crate::percore::ops::{self, Operand};
 use crate::percore::registry::{self, Function, Invoker, Param};
 use crate::percore::state::{self, Meta, Runtime};
@@ -33,14 +32,14 @@ fn meta_of(rt: &mut Runtime, h: u32) -> *const Meta {
     &*rt.entry(h).meta
 }
 
-fn operand(a: &Arg) -> Operand {
-    match a.kind {
-        // SAFETY: kind 1 carries a live tensor.
-        ARG_TENSOR => Operand::Tensor(unsafe { handle(a.meta) }),
-        ARG_INT | ARG_SCALAR_INT => Operand::Scalar(Num::Int(a.i)),
-        ARG_DOUBLE | ARG_SCALAR_FLOAT => Operand::Scalar(Num::Float(a.f)),
-        _ => Operand::None,
-    }
+fn operand(rt: &mut Runtime, a: &Arg) -> Operand {
+    let tensor = if a.kind == ARG_TENSOR {
+        // SAFETY: a tensor argument carries a live tensor.
+        unsafe { handle(a.meta) }
+    } else {
+        0
+    };
+    ops::operand_of(rt, a.kind, tensor, a.i, a.f)
 }
 
 /// A new tensor: `fill` 0 leaves it as HBM has it (`empty`), 1 zeros, 2 ones, 3 `value`,
@@ -57,8 +56,9 @@ pub unsafe extern "C" fn nt_customop_tensor_new(
     value: *const Arg,
 ) -> *const Meta {
     // SAFETY: the caller's contract.
-    let (sizes, value) = unsafe { (std::slice::from_raw_parts(sizes, ndim), operand(&*value)) };
+    let (sizes, value) = unsafe { (std::slice::from_raw_parts(sizes, ndim), &*value) };
     state::with(|rt| {
+        let value = operand(rt, value);
         let h = ops::factory(rt, dtype, sizes, fill, value);
         meta_of(rt, h)
     })
@@ -93,8 +93,11 @@ pub unsafe extern "C" fn nt_customop_tensor_release(m: *const Meta) {
 #[no_mangle]
 pub unsafe extern "C" fn nt_customop_tensor_fill(m: *const Meta, value: *const Arg) {
     // SAFETY: the caller's contract.
-    let (h, v) = unsafe { (handle(m), operand(&*value)) };
-    state::with(|rt| ops::fill_with(rt, h, v));
+    let (h, v) = unsafe { (handle(m), &*value) };
+    state::with(|rt| {
+        let v = operand(rt, v);
+        ops::fill_with(rt, h, v);
+    });
 }
 
 /// Runs operation `op` on `args[0..3]`, into `out` (non-null: the `_out` form) or a new
@@ -110,17 +113,21 @@ pub unsafe extern "C" fn nt_customop_apply(
 ) -> *const Meta {
     // SAFETY: the caller's contract.
     let args = unsafe { std::slice::from_raw_parts(args, 3) };
-    let operands = [operand(&args[0]), operand(&args[1]), operand(&args[2])];
     // SAFETY: the caller's contract.
     let out = (!out.is_null()).then(|| unsafe { handle(out) });
     state::with(|rt| {
+        let operands = [
+            operand(rt, &args[0]),
+            operand(rt, &args[1]),
+            operand(rt, &args[2]),
+        ];
         let h = ops::apply_code(rt, op, operands, out);
         meta_of(rt, h)
     })
 }
 
 /// The tensor's coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET),
-/// set first when `set` is one of them.
+/// set first unless `set` is -1 ([`tensors::policy`]).
 ///
 /// # Safety
 /// `m` is live.

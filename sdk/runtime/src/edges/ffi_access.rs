@@ -22,7 +22,10 @@ pub unsafe extern "C" fn nt_customop_open(
 ) -> *mut u8 {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| access::open_checked(rt, h, kind, dtype, ndim))
+    state::with(|rt| match access::kind_of(rt, h, kind) {
+        Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
+        None => core::ptr::null_mut(),
+    })
 }
 
 /// Closes what [`nt_customop_open`] opened (a stream returns its buffer).
@@ -33,7 +36,11 @@ pub unsafe extern "C" fn nt_customop_open(
 pub unsafe extern "C" fn nt_customop_close(m: *const Meta, kind: c_int, buffer: *mut u8) {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| access::close(rt, h, kind, buffer))
+    state::with(|rt| {
+        if let Some(kind) = access::kind_of(rt, h, kind) {
+            access::close(rt, h, kind, buffer);
+        }
+    })
 }
 
 /// Reports an accessor index outside its dimension (and stops the core).

@@ -9,25 +9,28 @@ use crate::base::dtype::DType;
 use crate::base::misuse::Kind;
 use crate::percore::state::{self, Access, Runtime};
 
-pub use crate::base::cabi::{Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+use crate::base::cabi::Policy;
+pub use crate::base::cabi::{AccessorKind, Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
 
 /// Bytes of a fast stream's TCM buffer.
 pub const STREAM_BUFFER: usize = 4096;
 /// Streams open at once with a TCM buffer.
 pub const FAST_STREAMS: u32 = 4;
 
-fn kind_name(kind: c_int) -> &'static str {
-    match kind {
-        STANDARD => "standard accessor",
-        READ_STREAM => "read stream",
-        WRITE_STREAM => "write stream",
-        _ => "TCM accessor",
+/// The accessor kind with code `code`, as a call enters; a code no header passes (the
+/// headers and the runtime from different SDKs) is an `accessor-type` error on tensor `h`.
+pub fn kind_of(rt: &mut Runtime, h: u32, code: c_int) -> Option<AccessorKind> {
+    let kind = AccessorKind::from_code(code);
+    if kind.is_none() {
+        let d = format!("an accessor of kind {code}, which no header of this SDK passes");
+        rt.misuse(Kind::AccessorType, Some(h), None, d);
     }
+    kind
 }
 
 /// The checks every opener shares: a shape function's input has no data, and the type
 /// (and, for a standard accessor, the dimension count) must be the tensor's.
-fn check_open(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) {
+fn check_open(rt: &mut Runtime, h: u32, kind: AccessorKind, dtype: c_int, ndim: c_int) {
     let (data_less, tdtype, tndim) = {
         let e = rt.entry(h);
         (e.meta.data_less != 0, e.dtype, e.meta.ndim as c_int)
@@ -35,27 +38,27 @@ fn check_open(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) 
     if data_less {
         let d = format!(
             "a {} opened in a shape function (its inputs have no data)",
-            kind_name(kind)
+            kind.name()
         );
         rt.misuse(Kind::ShapeDataRead, Some(h), None, d);
     }
     let t = DType::from_code(dtype);
-    if t != Some(tdtype) || (kind == STANDARD && ndim != tndim) {
+    if t != Some(tdtype) || (kind == AccessorKind::Standard && ndim != tndim) {
         let asked = t.map_or("an unknown type", DType::name);
-        let d = if kind == STANDARD {
+        let d = if kind == AccessorKind::Standard {
             format!(
                 "{} <{asked}, {ndim}> on a {tndim}-dimensional {tdtype} tensor",
-                kind_name(kind)
+                kind.name()
             )
         } else {
-            format!("{} of {asked} on a {tdtype} tensor", kind_name(kind))
+            format!("{} of {asked} on a {tdtype} tensor", kind.name())
         };
         rt.misuse(Kind::AccessorType, Some(h), None, d);
     }
-    if rt.cores > 1 && kind != TCM {
+    if rt.cores > 1 && kind != AccessorKind::Tcm {
         let d = format!(
             "a {} under {} cores: only the TCM accessor is defined there",
-            kind_name(kind),
+            kind.name(),
             rt.cores
         );
         rt.misuse(Kind::AccessorMulticore, Some(h), None, d);
@@ -64,30 +67,30 @@ fn check_open(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) 
 
 /// Whether opening `kind` keeps the coherence rules: several read streams, or one write
 /// stream alone; never streams beside standard accessors.
-fn coherent(open: &state::Open, kind: c_int) -> bool {
+fn coherent(open: &state::Open, kind: AccessorKind) -> bool {
     let streams = open.read_streams + open.write_streams;
     match kind {
-        STANDARD => streams == 0,
-        READ_STREAM => open.write_streams == 0 && open.standard == 0,
-        WRITE_STREAM => streams == 0 && open.standard == 0,
-        _ => true,
+        AccessorKind::Standard => streams == 0,
+        AccessorKind::ReadStream => open.write_streams == 0 && open.standard == 0,
+        AccessorKind::WriteStream => streams == 0 && open.standard == 0,
+        AccessorKind::Tcm => true,
     }
 }
 
-fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
+fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
     let (ok, policy, open) = {
         let e = rt.entry(h);
         (coherent(&e.open, kind), e.policy, e.open)
     };
-    if !ok && policy != 2 {
+    if !ok && policy != Policy::IncoherentQuiet {
         let d = format!(
             "a {} opened beside {} standard accessor(s), {} read and {} write stream(s)",
-            kind_name(kind),
+            kind.name(),
             open.standard,
             open.read_streams,
             open.write_streams
         );
-        let k = if policy == 0 {
+        let k = if policy == Policy::Coherent {
             Kind::Incoherent
         } else {
             Kind::IncoherentAllowed
@@ -97,17 +100,17 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
     // Elements a standard accessor (but under --sanitize, where the headers tell of each)
     // or an element-by-element stream writes are not seen: the tensor's written elements
     // are no longer tracked (nothing is reported falsely).
-    if kind == STANDARD && !rt.sanitize {
+    if kind == AccessorKind::Standard && !rt.sanitize {
         crate::percore::tensors::untrack(rt, h);
     }
     let e = rt.entry(h);
     match kind {
-        STANDARD => e.open.standard += 1,
-        READ_STREAM => e.open.read_streams += 1,
-        WRITE_STREAM => e.open.write_streams += 1,
-        _ => return core::ptr::null_mut(),
+        AccessorKind::Standard => e.open.standard += 1,
+        AccessorKind::ReadStream => e.open.read_streams += 1,
+        AccessorKind::WriteStream => e.open.write_streams += 1,
+        AccessorKind::Tcm => return core::ptr::null_mut(),
     }
-    if kind == STANDARD {
+    if kind == AccessorKind::Standard {
         rt.counts.standard_accessors += 1;
         return core::ptr::null_mut();
     }
@@ -137,19 +140,25 @@ fn open(rt: &mut Runtime, h: u32, kind: c_int) -> *mut u8 {
 
 /// Opens an accessor of `kind` with element type `dtype` (and `ndim` dimensions for a
 /// standard one) on tensor `h`: a stream gets its TCM buffer (null: a slow stream).
-pub fn open_checked(rt: &mut Runtime, h: u32, kind: c_int, dtype: c_int, ndim: c_int) -> *mut u8 {
+pub fn open_checked(
+    rt: &mut Runtime,
+    h: u32,
+    kind: AccessorKind,
+    dtype: c_int,
+    ndim: c_int,
+) -> *mut u8 {
     check_open(rt, h, kind, dtype, ndim);
     open(rt, h, kind)
 }
 
 /// Closes what [`open_checked`] opened (a stream returns its buffer).
-pub fn close(rt: &mut Runtime, h: u32, kind: c_int, buffer: *mut u8) {
+pub fn close(rt: &mut Runtime, h: u32, kind: AccessorKind, buffer: *mut u8) {
     let e = rt.entry(h);
     match kind {
-        STANDARD => e.open.standard -= 1,
-        READ_STREAM => e.open.read_streams -= 1,
-        WRITE_STREAM => e.open.write_streams -= 1,
-        _ => {}
+        AccessorKind::Standard => e.open.standard -= 1,
+        AccessorKind::ReadStream => e.open.read_streams -= 1,
+        AccessorKind::WriteStream => e.open.write_streams -= 1,
+        AccessorKind::Tcm => {}
     }
     if !buffer.is_null() && rt.pool.free(buffer) {
         rt.fast_streams_open -= 1;
@@ -190,7 +199,7 @@ pub fn count_tcm(rt: &mut Runtime, in_bytes: u64, out_bytes: u64) {
 /// Checks and records a TCM copy of `count` elements of type `dtype` from element
 /// `offset` (`write`: TCM to tensor): a range past the end or a foreign type stop the core.
 pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64, write: bool) {
-    check_open(rt, h, TCM, dtype, 0);
+    check_open(rt, h, AccessorKind::Tcm, dtype, 0);
     let (n, addr, size) = {
         let e = rt.entry(h);
         (e.meta.numel, e.meta.hbm_addr, e.dtype.size() as u64)

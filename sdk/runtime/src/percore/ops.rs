@@ -4,6 +4,9 @@
 //! element type's own precision (float arithmetic for float, half and bfloat16 computed in
 //! float and rounded to nearest even; the functions in double, rounded once); integers wrap.
 
+use crate::base::cabi::{
+    ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
+};
 use crate::base::dtype::{DType, Num};
 use crate::base::misuse::Kind;
 use crate::percore::state::Runtime;
@@ -258,27 +261,77 @@ fn compute(
     tensors::write_all(rt, out, &result);
 }
 
-/// A factory: a new tensor of element type `dtype` (its code) and `sizes`; `fill` 0 leaves
-/// it as HBM has it (`empty`), 1 zeros, 2 ones, 3 `value`, 4 the identity (2-D). Its
-/// handle (one reference), 0 after a reported misuse.
+/// How a factory fills its new tensor (`fill` in runtime.h's `nt_customop_tensor_new`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Fill {
+    /// As HBM has it (`torch::empty`).
+    Empty = 0,
+    /// `torch::zeros`.
+    Zeros = 1,
+    /// `torch::ones`.
+    Ones = 2,
+    /// `torch::full`: the factory's value.
+    Value = 3,
+    /// `torch::eye` (2-D).
+    Eye = 4,
+}
+
+impl Fill {
+    /// The fill with code `c`, or `None`.
+    pub fn from_code(c: i32) -> Option<Fill> {
+        [Fill::Empty, Fill::Zeros, Fill::Ones, Fill::Value, Fill::Eye]
+            .into_iter()
+            .find(|f| *f as i32 == c)
+    }
+}
+
+/// A factory: a new tensor of element type `dtype` (its code) and `sizes`, filled as
+/// `fill` (a [`Fill`]'s code) says. Its handle (one reference), 0 after a reported misuse
+/// (a code no header passes, `full` without a scalar).
 pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Operand) -> u32 {
     let Some(d) = DType::from_code(dtype) else {
         let detail = format!("no element type has code {dtype}");
         rt.misuse(Kind::OpFailed, None, None, detail);
         return 0;
     };
+    let Some(fill) = Fill::from_code(fill) else {
+        let detail = format!("no fill has code {fill}");
+        rt.misuse(Kind::OpFailed, None, None, detail);
+        return 0;
+    };
+    if fill == Fill::Value && !matches!(value, Operand::Scalar(_)) {
+        rt.misuse(Kind::OpFailed, None, None, "full takes a scalar".into());
+        return 0;
+    }
     // A shape function's tensors are shapes: no storage, nothing to fill.
     let data_less = rt.phase == crate::percore::state::Phase::Shape;
     let h = tensors::create(rt, d, sizes, data_less);
     match (fill, value) {
-        (1, _) => tensors::fill(rt, h, Num::Int(0)),
-        (2, _) => tensors::fill(rt, h, Num::Int(1)),
-        (3, Operand::Scalar(v)) => tensors::fill(rt, h, v),
-        (4, _) => tensors::eye(rt, h),
+        (Fill::Zeros, _) => tensors::fill(rt, h, Num::Int(0)),
+        (Fill::Ones, _) => tensors::fill(rt, h, Num::Int(1)),
+        (Fill::Value, Operand::Scalar(v)) => tensors::fill(rt, h, v),
+        (Fill::Eye, _) => tensors::eye(rt, h),
         _ if rt.phase == crate::percore::state::Phase::Kernel && h != 0 => tensors::track(rt, h),
         _ => {}
     }
     h
+}
+
+/// An operand as the C ABI passes it (an `Arg`'s kind, the tensor's handle, the integer,
+/// the double), read as it enters; a kind no header passes is an `operation-error`.
+pub fn operand_of(rt: &mut Runtime, kind: i32, tensor: u32, i: i64, f: f64) -> Operand {
+    match kind {
+        ARG_NONE => Operand::None,
+        ARG_TENSOR => Operand::Tensor(tensor),
+        ARG_INT | ARG_SCALAR_INT => Operand::Scalar(Num::Int(i)),
+        ARG_DOUBLE | ARG_SCALAR_FLOAT => Operand::Scalar(Num::Float(f)),
+        _ => {
+            let d = format!("an operand of kind {kind}, which no header of this SDK passes");
+            rt.misuse(Kind::OpFailed, None, None, d);
+            Operand::None
+        }
+    }
 }
 
 /// `fill_(value)` on tensor `h`: a scalar, or a reported misuse.

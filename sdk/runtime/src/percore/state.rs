@@ -36,8 +36,8 @@ pub struct Entry {
     pub refs: u32,
     /// Its name in reports.
     pub label: String,
-    /// `CoherencyEnforcer::Policy` (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET).
-    pub policy: i32,
+    /// `CoherencyEnforcer::Policy`.
+    pub policy: crate::base::cabi::Policy,
     /// Open accessors.
     pub open: Open,
     /// Bytes allocated in HBM.

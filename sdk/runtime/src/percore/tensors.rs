@@ -5,6 +5,7 @@
 
 use neuron_translate::model::{Config, Machine};
 
+use crate::base::cabi::Policy;
 use crate::base::dtype::{DType, Num};
 use crate::base::misuse::Kind;
 use crate::base::npy;
@@ -192,7 +193,7 @@ pub fn insert(rt: &mut Runtime, dtype: DType, sizes: &[i64], storage: Option<(u6
         dtype,
         refs: 1,
         label: format!("tensor {}", k + 1),
-        policy: 0,
+        policy: Policy::Coherent,
         open: Open::default(),
         bytes,
         owned: true,
@@ -365,14 +366,19 @@ pub fn eye(rt: &mut Runtime, h: u32) {
     write_all(rt, h, &data);
 }
 
-/// Tensor `h`'s coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET),
-/// set first to `set` when that is one of them.
+/// Tensor `h`'s coherence policy's code, set first to `set` unless that is -1 (which
+/// asks only); a code that is no policy is an `operation-error`.
 pub fn policy(rt: &mut Runtime, h: u32, set: i32) -> i32 {
-    let e = rt.entry(h);
-    if (0..=2).contains(&set) {
-        e.policy = set;
+    if set != -1 {
+        match Policy::from_code(set) {
+            Some(p) => rt.entry(h).policy = p,
+            None => {
+                let d = format!("set_accessor_coherence_policy({set}): not a policy (COHERENT 0, INCOHERENT_VERBOSE 1, INCOHERENT_QUIET 2)");
+                rt.misuse(Kind::OpFailed, Some(h), None, d);
+            }
+        }
     }
-    e.policy
+    rt.entry(h).policy as i32
 }
 
 /// `get_dst_tensor()`: the op's output (one more reference), or 0 after a reported misuse

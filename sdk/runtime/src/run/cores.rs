@@ -162,7 +162,10 @@ fn on_host(
 
 /// After the kernel's program ran on the emulated Q7: the tensor it returned (as a kernel
 /// returns it: a meta with a reference), or a crash report if it ended without returning.
-fn device_ended(rt: &mut Runtime, ran: &crate::run::device::Ran) -> *const crate::base::cabi::Meta {
+fn device_ended(
+    rt: &mut Runtime,
+    ran: &crate::run::device::answer::Ran,
+) -> *const crate::base::cabi::Meta {
     if let Some(why) = &ran.ended {
         rt.reports.push(Report {
             kind: Kind::Crashed,

@@ -1,8 +1,13 @@
 //! The accessors' checks, the TCM copies and the TCM blocks of [`crate::percore::access`].
 
 use super::{lines, runtime, stops, take, tensor};
-use crate::percore::access::{self, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+use crate::percore::access::{self, AccessorKind};
 use crate::percore::state::Access;
+
+const STANDARD: AccessorKind = AccessorKind::Standard;
+const READ_STREAM: AccessorKind = AccessorKind::ReadStream;
+const WRITE_STREAM: AccessorKind = AccessorKind::WriteStream;
+const TCM: AccessorKind = AccessorKind::Tcm;
 
 const FLOAT: i32 = 6;
 const INT: i32 = 3;
@@ -41,6 +46,32 @@ fn an_accessor_of_another_type_or_rank_stops_the_core() {
 }
 
 #[test]
+fn a_kind_or_a_policy_no_header_passes_stops_the_core_where_it_enters() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[4], 0x1000);
+    assert!(stops(&mut rt, |rt| {
+        assert_eq!(access::kind_of(rt, h, 4), None);
+    }));
+    assert!(stops(&mut rt, |rt| {
+        crate::percore::tensors::policy(rt, h, 3);
+    }));
+    assert_eq!(
+        take(&mut rt),
+        [
+            "error[accessor-type] op t, core 0, tensor 1: an accessor of kind 4, which no header of this SDK passes",
+            "error[operation-error] op t, core 0, tensor 1: set_accessor_coherence_policy(3): not a policy (COHERENT 0, INCOHERENT_VERBOSE 1, INCOHERENT_QUIET 2)",
+        ]
+    );
+    assert_eq!(
+        crate::percore::tensors::policy(&mut rt, h, -1),
+        0,
+        "still COHERENT"
+    );
+    assert_eq!(crate::percore::tensors::policy(&mut rt, h, 2), 2);
+    assert_eq!(access::kind_of(&mut rt, h, 3), Some(TCM));
+}
+
+#[test]
 fn a_shape_functions_input_and_several_cores_allow_no_data_accessor() {
     let mut rt = runtime(2);
     let shape =
@@ -69,7 +100,7 @@ fn a_shape_functions_input_and_several_cores_allow_no_data_accessor() {
 }
 
 /// Opens `kinds` in turn on a new tensor under `policy`; the reports.
-fn open_all(policy: i32, kinds: &[i32]) -> Vec<String> {
+fn open_all(policy: i32, kinds: &[AccessorKind]) -> Vec<String> {
     let mut rt = runtime(1);
     let h = tensor(&mut rt, &[64], 0x1000);
     crate::percore::tensors::policy(&mut rt, h, policy);
@@ -83,7 +114,7 @@ fn open_all(policy: i32, kinds: &[i32]) -> Vec<String> {
 
 #[test]
 fn the_coherence_rules_hold_under_each_policy() {
-    let fine: [&[i32]; 5] = [
+    let fine: [&[AccessorKind]; 5] = [
         &[READ_STREAM, READ_STREAM, TCM],
         &[WRITE_STREAM, TCM],
         &[STANDARD, STANDARD, TCM],
@@ -93,7 +124,7 @@ fn the_coherence_rules_hold_under_each_policy() {
     for kinds in fine {
         assert_eq!(open_all(0, kinds), Vec::<String>::new(), "{kinds:?}");
     }
-    let broken: [(&[i32], &str); 6] = [
+    let broken: [(&[AccessorKind], &str); 6] = [
         (&[STANDARD, READ_STREAM], "a read stream opened beside 1 standard accessor(s), 0 read and 0 write stream(s)"),
         (&[WRITE_STREAM, READ_STREAM], "a read stream opened beside 0 standard accessor(s), 0 read and 1 write stream(s)"),
         (&[READ_STREAM, WRITE_STREAM], "a write stream opened beside 0 standard accessor(s), 1 read and 0 write stream(s)"),

@@ -6,6 +6,7 @@
 
 mod access;
 mod checks;
+mod protocol;
 mod tensors;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

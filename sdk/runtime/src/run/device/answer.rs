@@ -1,0 +1,332 @@
+//! The device protocol's requests (sdk/device/protocol.h) and their answers: each request
+//! is read once as it arrives, its code to a [`Request`] and its payload field by field;
+//! a code not listed, or a payload shorter than its fields, ends the program's run with
+//! the reason, never an answer made up from missing bytes.
+
+use crate::base::cabi::{Arg, Meta, ARG_TENSOR};
+use crate::base::misuse::Kind;
+use crate::percore::ops::{self, Operand};
+use crate::percore::state::Runtime;
+use crate::percore::{access, tensors};
+use crate::run::device::count::DeviceCounts;
+
+/// A request of the program's runtime: `NT_DEVICE_*` in sdk/device/protocol.h, the same
+/// names in SCREAMING_SNAKE_CASE and the same numbers (abi-tests/tests/sdk_abi.rs holds
+/// the two lists equal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Request {
+    Start = 1,
+    New = 2,
+    Retain = 3,
+    Release = 4,
+    Fill = 5,
+    Apply = 6,
+    Policy = 7,
+    Open = 8,
+    Close = 9,
+    BadIndex = 10,
+    BadStream = 11,
+    CountTcm = 12,
+    TcmCopy = 13,
+    Note = 14,
+    Malloc = 15,
+    Free = 16,
+    Dst = 17,
+    Print = 18,
+    Return = 19,
+    Stack = 20,
+}
+
+impl Request {
+    const ALL: [Request; 20] = [
+        Self::Start,
+        Self::New,
+        Self::Retain,
+        Self::Release,
+        Self::Fill,
+        Self::Apply,
+        Self::Policy,
+        Self::Open,
+        Self::Close,
+        Self::BadIndex,
+        Self::BadStream,
+        Self::CountTcm,
+        Self::TcmCopy,
+        Self::Note,
+        Self::Malloc,
+        Self::Free,
+        Self::Dst,
+        Self::Print,
+        Self::Return,
+        Self::Stack,
+    ];
+
+    /// The request with code `c`, or `None` for a code the protocol does not have.
+    pub fn from_code(c: u32) -> Option<Request> {
+        Self::ALL.into_iter().find(|r| *r as u32 == c)
+    }
+}
+
+/// What the program's run left: the tensor it returned (a reference for the runtime), the
+/// translate calls it counted by window, and what it executed.
+#[derive(Debug, Default)]
+pub struct Ran {
+    /// The returned tensor's handle.
+    pub returned: Option<u32>,
+    /// Translate calls, hits and refills by window.
+    pub translations: u64,
+    pub hits: [u64; 5],
+    pub refills: [u64; 5],
+    /// Instructions.
+    pub counts: DeviceCounts,
+    /// Why it ended without returning (its exit or signal), if it did.
+    pub ended: Option<String>,
+}
+
+/// Why a request could not be answered: the run ends with it.
+pub type Unanswered = String;
+
+/// A request's payload, read in order; reading past its end is an error.
+struct Reader<'a> {
+    request: Request,
+    rest: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], Unanswered> {
+        let Some((head, rest)) = self.rest.split_first_chunk::<N>() else {
+            return Err(format!(
+                "a {:?} request whose payload ends {} bytes short (the program and the runner are from different SDKs?)",
+                self.request,
+                N - self.rest.len()
+            ));
+        };
+        self.rest = rest;
+        Ok(*head)
+    }
+    fn u32(&mut self) -> Result<u32, Unanswered> {
+        self.take().map(u32::from_le_bytes)
+    }
+    fn i32(&mut self) -> Result<i32, Unanswered> {
+        self.take().map(i32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Result<u64, Unanswered> {
+        self.take().map(u64::from_le_bytes)
+    }
+    fn i64(&mut self) -> Result<i64, Unanswered> {
+        self.take().map(i64::from_le_bytes)
+    }
+    fn f64(&mut self) -> Result<f64, Unanswered> {
+        self.take().map(f64::from_le_bytes)
+    }
+    /// An argument: kind, handle, integer, double (as the C ABI's `operand`).
+    fn operand(&mut self, rt: &mut Runtime) -> Result<Operand, Unanswered> {
+        let (kind, h, i, f) = (self.i32()?, self.u32()?, self.i64()?, self.f64()?);
+        Ok(ops::operand_of(rt, kind, h, i, f))
+    }
+}
+
+/// A meta as the program keeps it (the same layout on both sides: sdk_abi.rs).
+fn meta_bytes(rt: &mut Runtime, h: u32) -> Vec<u8> {
+    let m: Meta = if h == 0 {
+        Meta::default()
+    } else {
+        *rt.entry(h).meta
+    };
+    // SAFETY: a plain-data #[repr(C)] struct without padding, read as bytes.
+    unsafe {
+        std::slice::from_raw_parts((&m as *const Meta).cast::<u8>(), size_of::<Meta>()).to_vec()
+    }
+}
+
+/// A pool block's offset as the program's TCM offset (-1: none).
+fn offset_of(rt: &Runtime, p: *const u8) -> i64 {
+    if p.is_null() {
+        return -1;
+    }
+    rt.pool.offset_of(p).map_or(-1, |o| o as i64)
+}
+
+/// The answer to request `code` with payload `p` (START's is [`start`]'s): whether the
+/// program goes on (false once it returned, with what it gave in `ran`), or why the run
+/// ends here.
+pub fn answer(
+    rt: &mut Runtime,
+    code: u32,
+    p: &[u8],
+    ran: &mut Ran,
+    out: &mut Vec<u8>,
+) -> Result<bool, Unanswered> {
+    let request =
+        Request::from_code(code).ok_or_else(|| format!("a request of unknown code {code}"))?;
+    let mut r = Reader { request, rest: p };
+    match request {
+        Request::Return => {
+            let h = r.u32()?;
+            ran.returned = (h != 0).then_some(h);
+            ran.translations = r.u64()?;
+            for k in 0..5 {
+                ran.hits[k] = r.u64()?;
+            }
+            for k in 0..5 {
+                ran.refills[k] = r.u64()?;
+            }
+            return Ok(false);
+        }
+        Request::Stack => {
+            let (limit, depth, at_least) = (r.u32()?, r.u64()?, r.u32()? != 0);
+            let detail = crate::base::stack::device_detail(limit, depth, at_least);
+            rt.misuse(Kind::StackOverflow, None, None, detail);
+        }
+        Request::Start => return Err("a second START".into()),
+        Request::New
+        | Request::Retain
+        | Request::Release
+        | Request::Fill
+        | Request::Apply
+        | Request::Policy
+        | Request::Dst
+        | Request::Print => tensor_answer(rt, &mut r, out)?,
+        Request::Open
+        | Request::Close
+        | Request::BadIndex
+        | Request::BadStream
+        | Request::CountTcm
+        | Request::TcmCopy
+        | Request::Note
+        | Request::Malloc
+        | Request::Free => access_answer(rt, &mut r, out)?,
+    }
+    Ok(true)
+}
+
+/// Tensors and operations.
+fn tensor_answer(
+    rt: &mut Runtime,
+    r: &mut Reader<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), Unanswered> {
+    match r.request {
+        Request::New => {
+            let (dtype, fill, ndim) = (r.i32()?, r.i32()?, r.u32()? as usize);
+            let sizes = (0..ndim.min(8))
+                .map(|_| r.i64())
+                .collect::<Result<Vec<i64>, _>>()?;
+            let value = r.operand(rt)?;
+            let h = ops::factory(rt, dtype, &sizes, fill, value);
+            out.extend(meta_bytes(rt, h));
+        }
+        Request::Retain => tensors::retain(rt, r.u32()?),
+        Request::Release => tensors::release(rt, r.u32()?),
+        Request::Fill => {
+            let h = r.u32()?;
+            let v = r.operand(rt)?;
+            ops::fill_with(rt, h, v);
+        }
+        Request::Apply => {
+            let (op, to) = (r.i32()?, r.u32()?);
+            let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
+            let h = ops::apply_code(rt, op, operands, (to != 0).then_some(to));
+            out.extend(meta_bytes(rt, h));
+        }
+        Request::Policy => {
+            let (h, set) = (r.u32()?, r.i32()?);
+            out.extend(tensors::policy(rt, h, set).to_le_bytes());
+        }
+        Request::Dst => {
+            let h = tensors::dst_tensor(rt);
+            out.extend(meta_bytes(rt, h));
+        }
+        Request::Print => out.extend(crate::run::device::print::print(r.rest).to_le_bytes()),
+        other => unreachable!("{other:?} is routed to access_answer"),
+    }
+    Ok(())
+}
+
+/// Accessors, copies and the TCM pool.
+fn access_answer(
+    rt: &mut Runtime,
+    r: &mut Reader<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), Unanswered> {
+    match r.request {
+        Request::Open => {
+            let (h, kind, dtype, ndim) = (r.u32()?, r.i32()?, r.i32()?, r.i32()?);
+            let b = match access::kind_of(rt, h, kind) {
+                Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
+                None => core::ptr::null_mut(),
+            };
+            out.extend(offset_of(rt, b).to_le_bytes());
+            out.extend(meta_bytes(rt, h));
+        }
+        Request::Close => {
+            let (h, kind, at) = (r.u32()?, r.i32()?, r.i64()?);
+            let b = rt.pool.block_at(at).unwrap_or(core::ptr::null_mut());
+            if let Some(kind) = access::kind_of(rt, h, kind) {
+                access::close(rt, h, kind, b);
+            }
+        }
+        Request::BadIndex => {
+            let (h, dim, index, size) = (r.u32()?, r.i32()?, r.i64()?, r.i64()?);
+            access::bad_index(rt, h, dim, index, size);
+        }
+        Request::BadStream => {
+            let (h, closed, write, index) = (r.u32()?, r.i32()?, r.i32()?, r.u64()?);
+            access::bad_stream(rt, h, closed != 0, write != 0, index);
+        }
+        Request::CountTcm => {
+            let (bytes_in, bytes_out) = (r.u64()?, r.u64()?);
+            access::count_tcm(rt, bytes_in, bytes_out);
+        }
+        Request::TcmCopy => {
+            let (h, dtype, offset, count) = (r.u32()?, r.i32()?, r.u64()?, r.u64()?);
+            let write = r.i32()? != 0;
+            access::tcm_copy(rt, h, dtype, offset, count, write);
+        }
+        Request::Note => {
+            let (h, first, count, write) = (r.u32()?, r.u64()?, r.u64()?, r.i32()? != 0);
+            tensors::note(rt, h, first, count, write, "a TCM or stream copy");
+            out.extend(meta_bytes(rt, h));
+        }
+        Request::Malloc => {
+            let (bytes, site) = (r.u64()?, r.u32()?);
+            let p = access::tcm_malloc(rt, bytes as usize, u64::from(site));
+            out.extend(offset_of(rt, p.cast()).to_le_bytes());
+        }
+        Request::Free => {
+            let (at, raw) = (r.i64()?, r.u32()?);
+            let p = rt.pool.block_at(at).unwrap_or(raw as usize as *mut u8);
+            access::tcm_free(rt, p.cast());
+        }
+        other => unreachable!("{other:?} is routed to tensor_answer"),
+    }
+    Ok(())
+}
+
+/// START's answer: the core, the model's layout, the kernel and its arguments.
+pub fn start(rt: &mut Runtime, kernel: &str, call: &[Arg]) -> Vec<u8> {
+    let m = rt.machine.as_ref().expect("the model runs");
+    let c = m.config();
+    let mut out = Vec::new();
+    out.extend(rt.core.to_le_bytes());
+    out.extend(rt.cores.to_le_bytes());
+    for v in [c.engine_base, c.hbm_scratch, c.hbm_base, c.hbm_size] {
+        out.extend(v.to_le_bytes());
+    }
+    out.extend((kernel.len() as u32).to_le_bytes());
+    out.extend(kernel.as_bytes());
+    out.extend((call.len() as u32).to_le_bytes());
+    for a in call {
+        // SAFETY: a tensor argument's meta is live while the job runs.
+        let h = (a.kind == ARG_TENSOR).then(|| unsafe { (*a.meta).handle });
+        out.extend(a.kind.to_le_bytes());
+        out.extend(h.unwrap_or(0).to_le_bytes());
+        out.extend(a.i.to_le_bytes());
+        out.extend(a.f.to_le_bytes());
+        if let Some(h) = h {
+            out.extend(meta_bytes(rt, h));
+        }
+    }
+    out
+}

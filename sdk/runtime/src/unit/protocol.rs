@@ -1,0 +1,42 @@
+//! The device protocol's requests as they arrive ([`crate::run::device::answer`]): a code
+//! the protocol does not have, or a payload shorter than its fields, ends the run with the
+//! reason and changes nothing.
+
+use super::{runtime, tensor};
+use crate::run::device::answer::{answer, Ran, Request};
+
+#[test]
+fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[4], 0x1000);
+    let refs = rt.entry(h).refs;
+    let (mut ran, mut out) = (Ran::default(), Vec::new());
+    let unknown = answer(&mut rt, 21, &[], &mut ran, &mut out);
+    assert_eq!(unknown, Err("a request of unknown code 21".into()));
+    let short = answer(&mut rt, Request::Retain as u32, &[1, 0], &mut ran, &mut out);
+    assert!(
+        short
+            .as_ref()
+            .is_err_and(|m| m.contains("Retain request whose payload ends 2 bytes short")),
+        "{short:?}"
+    );
+    let policy = answer(
+        &mut rt,
+        Request::Policy as u32,
+        &h.to_le_bytes(),
+        &mut ran,
+        &mut out,
+    );
+    assert!(policy.is_err(), "a POLICY without its set: {policy:?}");
+    assert_eq!(rt.entry(h).refs, refs, "nothing retained");
+    assert!(out.is_empty() && rt.reports.is_empty());
+    let whole = answer(
+        &mut rt,
+        Request::Retain as u32,
+        &h.to_le_bytes(),
+        &mut ran,
+        &mut out,
+    );
+    assert_eq!(whole, Ok(true));
+    assert_eq!(rt.entry(h).refs, refs + 1);
+}
