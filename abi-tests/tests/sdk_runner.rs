@@ -122,7 +122,9 @@ fn neuron_customop_kinds() -> Vec<String> {
             }
         })
         .collect();
-    assert_eq!(kinds.len(), 27, "{kinds:?}");
+    // At least the 27 there were when this was written: a parse that finds fewer is broken
+    // (a kind added needs no change here).
+    assert!(kinds.len() >= 27, "{kinds:?}");
     // The docs' table names each one.
     let doc = std::fs::read_to_string(root().join("docs/customop-host.md")).unwrap();
     for k in &kinds {

@@ -352,3 +352,94 @@ pub fn apply_code(rt: &mut Runtime, code: i32, args: [Operand; 3], out: Option<u
     };
     apply(rt, Call { op, args }, out)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The type rules and the element maths, each on its own (check_ops.py holds every
+    //! operation against NumPy on every type through the runner).
+    use super::*;
+
+    fn call(op: Op, a: Operand, b: Operand, c: Operand) -> Call {
+        Call {
+            op,
+            args: [a, b, c],
+        }
+    }
+
+    const T: Operand = Operand::Tensor(1);
+    const N: Operand = Operand::None;
+    const I2: Operand = Operand::Scalar(Num::Int(2));
+    const F2: Operand = Operand::Scalar(Num::Float(2.5));
+
+    #[test]
+    fn result_types_follow_the_documented_rules() {
+        let int = Some(DType::Int);
+        let ty = |c: Call, d: [Option<DType>; 2]| result_dtype(&c, d);
+        assert_eq!(ty(call(Op::Add, T, T, I2), [int, int]), Ok(DType::Int));
+        assert_eq!(ty(call(Op::Mul, T, F2, N), [int, None]), Ok(DType::Float));
+        assert_eq!(ty(call(Op::Div, T, T, N), [int, int]), Ok(DType::Float));
+        assert_eq!(ty(call(Op::Sin, T, N, N), [int, None]), Ok(DType::Float));
+        assert_eq!(
+            ty(call(Op::Abs, T, N, N), [Some(DType::Half), None]),
+            Ok(DType::Half)
+        );
+        let refused = [
+            (
+                call(Op::Add, T, T, N),
+                [int, Some(DType::Float)],
+                "element types differ",
+            ),
+            (
+                call(Op::BitwiseAnd, T, T, N),
+                [Some(DType::Float); 2],
+                "takes integer tensors",
+            ),
+            (call(Op::BitwiseOr, T, F2, N), [int, None], "integer scalar"),
+            (call(Op::Add, T, T, F2), [int, int], "floating-point alpha"),
+            (call(Op::Abs, I2, N, N), [None, None], "no tensor operand"),
+        ];
+        for (c, d, why) in refused {
+            let got = ty(c, d);
+            assert!(
+                got.as_ref().is_err_and(|m| m.contains(why)),
+                "{c:?}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn element_maths_wraps_integers_and_keeps_floats_ieee() {
+        let el = |op, a: i64, b: i64, c: i64| {
+            element(op, Num::Int(a), Num::Int(b), Num::Int(c), DType::Int)
+        };
+        assert_eq!(el(Op::Add, i64::MAX, 1, 1), Ok(Num::Int(i64::MIN)));
+        assert_eq!(
+            el(Op::Sub, 10, 3, 2),
+            Ok(Num::Int(4)),
+            "alpha scales the second"
+        );
+        assert_eq!(el(Op::Pow, 3, 4, 0), Ok(Num::Int(81)));
+        assert!(
+            el(Op::Pow, 3, -1, 0).is_err(),
+            "a negative integer power is refused"
+        );
+        assert_eq!(el(Op::Clamp, 9, 0, 5), Ok(Num::Int(5)));
+        assert_eq!(el(Op::BitwiseNot, 0, 0, 0), Ok(Num::Int(-1)));
+        let fl = |op, a: f64, b: f64, c: f64| {
+            element(
+                op,
+                Num::Float(a),
+                Num::Float(b),
+                Num::Float(c),
+                DType::Float,
+            )
+        };
+        assert_eq!(fl(Op::Div, 1.0, 0.0, 0.0), Ok(Num::Float(f64::INFINITY)));
+        assert_eq!(fl(Op::Add, 1.5, 2.0, 0.5), Ok(Num::Float(2.5)));
+        let Ok(Num::Float(nan)) = fl(Op::Clamp, f64::NAN, 0.0, 1.0) else {
+            panic!("clamp of NaN is a float")
+        };
+        assert!(nan.is_nan(), "clamp keeps NaN");
+        assert_eq!(fl(Op::Floor, -0.5, 0.0, 0.0), Ok(Num::Float(-1.0)));
+    }
+}
