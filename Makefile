@@ -96,7 +96,7 @@ SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
 NTX_SOURCES := $(wildcard tools/ntx/src/*.rs tools/ntx/src/*/*.rs) tools/ntx/Cargo.toml
 # The header's generator and its cbindgen settings (tools/header).
 HEADER_SOURCES := $(wildcard tools/header/src/*.rs) tools/header/Cargo.toml tools/header/cbindgen.toml \
-	tools/header/cbindgen-host.toml
+	tools/header/cbindgen-host.toml tools/header/cbindgen-runtime.toml
 
 # The version, from Cargo.toml (the one place it is written).
 VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
@@ -150,9 +150,9 @@ $(SDK_LIB): $(SOURCES) $(SDK_SOURCES)
 	@test -s $(SDK_NATIVE_LIBS) || { echo "rustc printed no native-static-libs" >&2; exit 1; }
 	cp target/release/libneuron_customop_host.a $(SDK_LIB)
 
-# The C header: its generator (tools/header, nt-header) writes it from the library's
-# sources; `make header` writes it to include/ (committed), `make header-check` fails when
-# the committed copy is stale.
+# The C headers: their generator (tools/header, nt-header) writes them from the sources
+# (the library's, and the SDK runtime's sdk/include/neuron_customop_host/runtime.h);
+# `make header` writes the committed copies, `make header-check` fails when one is stale.
 .PHONY: header dist-header
 header:
 	$(CARGO) run --locked -q -p nt-header

@@ -524,7 +524,7 @@ static const unsigned char *nt_device_get(const unsigned char *r, void *v, uint3
     return r + n;
 }
 
-int nt_customop_main(int argc, char **argv)
+int nt_customop_main(int argc, const char *const *argv)
 {
     uint64_t engine;
     uint32_t name_len, nargs;

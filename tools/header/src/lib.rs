@@ -14,6 +14,8 @@
 //! `make header`, put in `dist/` by `make`, and `make test` fails when the committed copy
 //! differs from it.
 
+pub mod runtime;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -37,6 +37,10 @@ pub struct Meta {
     pub pad: u32,
 }
 
+/// Calls a registered function: `(function, arguments) -> result tensor (one reference)`
+/// (`nt_customop_invoker`).
+pub type Invoker = unsafe extern "C" fn(*const core::ffi::c_void, *const Arg) -> *const Meta;
+
 /// An argument or operand (`nt_customop_arg`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]

@@ -6,8 +6,6 @@
 use core::ffi::c_void;
 use std::sync::Mutex;
 
-use crate::base::cabi::{Arg, Meta};
-
 /// A parameter's kind (`nt_customop_param` in the headers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
@@ -41,8 +39,7 @@ impl Param {
     }
 }
 
-/// Calls a registered function: `(function, arguments) -> result tensor (one reference)`.
-pub type Invoker = unsafe extern "C" fn(*const c_void, *const Arg) -> *const Meta;
+pub use crate::base::cabi::Invoker;
 
 /// A callable C++ function.
 #[derive(Debug, Clone)]
