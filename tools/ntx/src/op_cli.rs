@@ -24,8 +24,9 @@ pub enum OpCommand {
     Build(OpBuild),
 }
 
+/// What `op build` and `op run` both take: the sources and how they compile.
 #[derive(Args, Debug)]
-pub struct OpBuild {
+pub struct Sources {
     /// Compute sources (the kernels).
     #[arg(long, required = true)]
     compute: Vec<PathBuf>,
@@ -41,6 +42,30 @@ pub struct OpBuild {
     /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
     #[arg(long)]
     name: Option<String>,
+}
+
+impl Sources {
+    /// The build of these sources in folder `dir`, the library's name checked first.
+    fn build_in(&self, dir: PathBuf) -> Result<ntx::op::Build, Failure> {
+        if self.name.as_deref() == Some("builtin") {
+            return Err(Failure::Refused(
+                "a library may not be named `builtin`".into(),
+            ));
+        }
+        Ok(ntx::op::Build {
+            compute: self.compute.clone(),
+            shape: self.shape.clone(),
+            std: self.standard.clone(),
+            cflags: self.cflags.clone(),
+            dir,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct OpBuild {
+    #[command(flatten)]
+    sources: Sources,
     /// The program to write (replaced whole once it is built).
     #[arg(long, required = true)]
     out: PathBuf,
@@ -68,28 +93,15 @@ fn cores_arg(s: &str) -> Result<u32, String> {
 
 #[derive(Args, Debug)]
 pub struct OpRun {
-    /// Compute sources (the kernels).
-    #[arg(long, required = true)]
-    compute: Vec<PathBuf>,
-    /// Shape sources (shape functions and NEURON_LIBRARY).
-    #[arg(long, required = true)]
-    shape: Vec<PathBuf>,
+    #[command(flatten)]
+    sources: Sources,
     /// Cores the kernel runs on (1 to 8), as multicore=True.
     #[arg(long, default_value = "1", value_parser = cores_arg, allow_hyphen_values = true)]
     cores: u32,
-    /// The C++ standard the sources compile as.
-    #[arg(long = "std", default_value = "c++14")]
-    standard: String,
-    /// A compiler flag (extra_cflags), repeatable: --cflag=-DN=4.
-    #[arg(long = "cflag", allow_hyphen_values = true)]
-    cflags: Vec<String>,
     /// Where the objects and the program go (default: a fresh temporary folder, removed
     /// when ntx ends).
     #[arg(long)]
     build_dir: Option<PathBuf>,
-    /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
-    #[arg(long)]
-    name: Option<String>,
     /// Where the output tensor goes (.npy); its folder must exist and be writable.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -178,11 +190,8 @@ fn check_out(out: &Path) -> Result<(), String> {
 
 /// `ntx op build`: 0 when the program is at `--out`.
 pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
-    if b.name.as_deref() == Some("builtin") {
-        return Err(Failure::Refused(
-            "a library may not be named `builtin`".into(),
-        ));
-    }
+    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
+    let build = b.sources.build_in(temp.clone())?;
     if std::fs::metadata(&b.out).is_ok_and(|m| !m.is_file()) {
         return Err(Failure::Refused(format!(
             "--out {}: is not a regular file (the op's program is written as one)",
@@ -190,15 +199,7 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
         )));
     }
     check_out(&b.out).map_err(Failure::Refused)?;
-    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
     let guard = Guard::start(Some(temp.as_path()), None);
-    let build = ntx::op::Build {
-        compute: b.compute,
-        shape: b.shape,
-        std: b.standard,
-        cflags: b.cflags,
-        dir: temp.clone(),
-    };
     let placed = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
         let exe = ntx::op::build(&build)?;
         let name = b.out.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -232,26 +233,17 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
 
 /// `ntx op run`: the runner's exit status.
 pub fn op_run(r: OpRun) -> Result<u8, Failure> {
-    if r.name.as_deref() == Some("builtin") {
-        return Err(Failure::Refused(
-            "a library may not be named `builtin`".into(),
-        ));
-    }
+    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
+    let build = r
+        .sources
+        .build_in(r.build_dir.clone().unwrap_or_else(|| temp.clone()))?;
     if let Some(out) = &r.out {
         check_out(out).map_err(Failure::Refused)?;
     }
-    let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
     let guard = Guard::start(
         r.build_dir.is_none().then_some(temp.as_path()),
         r.out.as_deref(),
     );
-    let build = ntx::op::Build {
-        compute: r.compute.clone(),
-        shape: r.shape.clone(),
-        std: r.standard.clone(),
-        cflags: r.cflags.clone(),
-        dir: r.build_dir.clone().unwrap_or_else(|| temp.clone()),
-    };
     let status = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
         let exe = ntx::op::build(&build)?;
         let device = r.device.then(|| device_program(&build, &r)).transpose()?;
