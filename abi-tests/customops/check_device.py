@@ -101,6 +101,50 @@ def same_as_host(built, name, *args, cores=1):
     return stats
 
 
+def profiled(built, name, *args, cores=1):
+    """--profile DIR: profile.json's lines, functions and stacks each sum to --stats's
+    instructions; profile.txt and profile.svg written. The profile."""
+    out, stats = built.run(*args, "--profile", built.work / "profile", cores=cores)
+    p = json.loads((built.work / "profile" / "profile.json").read_text())
+    want = stats["device"]["instructions"] if cores > 1 else stats["per_core"][0]["device"]["instructions"]
+    sums = {
+        "total": p["instructions"],
+        "lines": sum(x["instructions"] for x in p["lines"]),
+        "functions": sum(x["instructions"] for x in p["functions"]),
+        "stacks": sum(x["instructions"] for x in p["stacks"]),
+    }
+    if set(sums.values()) != {want}:
+        sys.exit(f"{name} --profile on {cores} cores: {sums}, not --stats's {want}")
+    svg = (built.work / "profile" / "profile.svg").read_text()
+    if "<svg" not in svg or args[0] not in svg:
+        sys.exit(f"{name} --profile: profile.svg is no flame graph naming {args[0]}")
+    print(f"ok {name} --profile on {cores} core(s): lines, functions and stacks sum to {want}")
+    return p
+
+
+def profile_checks(relu, tcm, src):
+    """The accessor relu's hottest line of relu.cpp is its loop's body, shown in the listing;
+    the TCM relu's profile over two cores sums the cores; --profile without --device refused."""
+    p = profiled(relu, "relu_forward", "relu_forward", "x.npy")
+    kernel = src / "relu.cpp"
+    body = 1 + next(k for k, t in enumerate(kernel.read_text().splitlines()) if "out[r][c] = in[r][c]" in t)
+    mine = [x for x in p["lines"] if Path(x["file"]) == kernel and x["line"] > 0]
+    if not mine or max(mine, key=lambda x: x["instructions"])["line"] != body:
+        sys.exit(f"relu.cpp's hottest line is not the loop's body ({body}): {mine}")
+    listing = (relu.work / "profile" / "profile.txt").read_text()
+    if not any(f" {body}  " in t and "out[r][c]" in t and t.split()[0].isdigit() for t in listing.splitlines()):
+        sys.exit("profile.txt does not show relu.cpp's loop body with its count")
+    if not any(s["stack"].endswith("relu_forward(at::Tensor const&)") for s in p["stacks"]):
+        sys.exit(f"no stack ends in the kernel: {p['stacks'][:5]}")
+    print(f"ok the accessor relu's hottest line of relu.cpp is its loop body (line {body})")
+    profiled(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=2)
+    cmd = [relu.program, "relu_forward", "x.npy", "--profile", relu.work / "nowhere"]
+    r = subprocess.run(cmd, cwd=relu.work, capture_output=True, text=True, check=False)
+    if r.returncode != 1 or "give --device too" not in r.stderr:
+        sys.exit(f"--profile without --device: exit {r.returncode}: {r.stderr!r}")
+    print("ok --profile without --device refused")
+
+
 def translate_costs(relu, work, stats, budget_file):
     """What a hit in window 0 and in window 1 cost on the device, from two runs of the
     accessor relu: nt-bench's counts for those paths (bench/budget.toml, which holds them)."""
@@ -330,6 +374,7 @@ def main():
     same_as_host(tcm, "relu_tcm", "relu_tcm", "odd.npy")
     for cores in (1, 2, 8):
         same_as_host(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=cores)
+    profile_checks(relu, tcm, src)
     boxes(ntx, src, work)
     original_shaped(ntx, src, work, relu)
     select = Built(ntx, src, work, "select", "float_select.cpp", "float_select_shape.cpp", "above_first", "x.npy")

@@ -5,6 +5,14 @@
  * on), and at exit the plugin writes one line per block, "start instructions executions"
  * in hexadecimal and decimal, to the descriptor its `fd=N` argument names.
  *
+ * With `profile=1` (`ntx op run --device --profile DIR`) it also follows the calls: each
+ * block's execution calls back here, a block ending in a call (CALL0/4/8/12, CALLX0/4/8/12)
+ * makes the next block's start a child of the current node of a call tree, a block ending
+ * in a return (RET, RETW, RET.N, RETW.N) goes back to the parent. It then also writes, per
+ * block, "b id start n addr..." (its instructions' addresses), per tree node "n id parent
+ * entry", and per (node, block) "p node block executions"; the runner
+ * (sdk/runtime/src/run/device/profile.rs) turns them into lines, functions and stacks.
+ *
  * Written against qemu's documented plugin API as qemu-user 7.2 exports it (API version 1):
  * the few functions used are declared here, as that qemu ships no header for them.
  */
@@ -20,6 +28,9 @@ typedef struct qemu_info_t qemu_info_t;
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 = 0 };
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
+struct qemu_plugin_insn;
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS = 0 };
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op, void *ptr,
@@ -27,6 +38,12 @@ void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qe
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void *userdata);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
@@ -36,6 +53,12 @@ struct block {
     uint64_t start;
     uint64_t insns;
     uint64_t executions;
+    /* profile=1 only: its number, how it ends, its instructions' addresses, and the last
+     * call-tree node it ran at with that pair's slot (most runs repeat the pair). */
+    uint32_t id;
+    int ends;
+    uint64_t *addrs;
+    uint32_t last_node, last_slot;
 };
 #define CHUNK 4096
 struct chunk {
@@ -46,6 +69,21 @@ struct chunk {
 static struct chunk *chunks;
 static int out_fd = -1;
 static int failed;
+static int profile;
+static uint32_t blocks;
+
+static void put(const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = write(out_fd, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+#include "count_profile.h"
 
 static struct block *new_block(void)
 {
@@ -70,17 +108,8 @@ static void on_translation(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     b->start = qemu_plugin_tb_vaddr(tb);
     b->insns = qemu_plugin_tb_n_insns(tb);
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->executions, 1);
-}
-
-static void put(const char *s, size_t n)
-{
-    while (n) {
-        ssize_t w = write(out_fd, s, n);
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
+    if (profile && !profile_block(tb, b))
+        failed = 1;
 }
 
 static void on_exit_write(qemu_plugin_id_t id, void *userdata)
@@ -98,6 +127,8 @@ static void on_exit_write(qemu_plugin_id_t id, void *userdata)
                              (unsigned long long)b->insns, (unsigned long long)b->executions);
             put(line, (size_t)n);
         }
+    if (profile)
+        profile_write();
     put("end\n", 4);
     close(out_fd);
 }
@@ -109,6 +140,8 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     for (int k = 0; k < argc; ++k)
         if (strncmp(argv[k], "fd=", 3) == 0)
             out_fd = atoi(argv[k] + 3);
+        else if (strcmp(argv[k], "profile=1") == 0)
+            profile = 1;
     if (out_fd < 0) {
         fprintf(stderr, "count_plugin: give fd=N, the descriptor to write the counts to\n");
         return -1;

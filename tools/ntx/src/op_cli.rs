@@ -126,6 +126,11 @@ pub struct OpRun {
     /// extracted from a vendor archive, say).
     #[arg(long, requires = "device")]
     translation: Option<PathBuf>,
+    /// With --device: where the counted instructions went, written to this folder:
+    /// profile.json (by source line, function and call stack), profile.txt (the sources
+    /// with each line's instructions) and profile.svg (a flame graph).
+    #[arg(long, requires = "device", value_name = "DIR")]
+    profile: Option<PathBuf>,
     /// The op (its registered name).
     op: String,
     /// Its arguments, in order (numbers, nan, inf and -inf as values).
@@ -306,6 +311,9 @@ fn run_program(
         .args(["--timeout", &r.timeout]);
     if r.sanitize {
         cmd.arg("--sanitize");
+    }
+    if let Some(dir) = &r.profile {
+        cmd.arg("--profile").arg(dir);
     }
     if let Some(out) = &r.out {
         cmd.arg("--out").arg(out);

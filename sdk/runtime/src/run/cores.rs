@@ -35,6 +35,7 @@ fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
         accesses: rt.accesses.clone(),
         reports: rt.reports.clone(),
         device: None,
+        profile: None,
         printed: String::new(),
     }
 }
@@ -114,6 +115,7 @@ fn kernel_job(job: &Job) {
             });
             (report.translations, report.hits, report.refills) =
                 (r.translations, r.hits, r.refills);
+            report.profile = r.profile;
         }
         child::put_report(&to_json(&report));
         if !out.is_null() {
@@ -389,7 +391,7 @@ fn conclude(
     let status = if failed {
         crate::base::status::of_errors(&all)
     } else {
-        0
+        crate::run::profile::write(o, &reports)
     };
     (status, stats)
 }

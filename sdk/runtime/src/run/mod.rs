@@ -14,6 +14,7 @@ pub(crate) mod options;
 pub(crate) mod outcome;
 pub mod outfile;
 pub(crate) mod param_names;
+pub(crate) mod profile;
 pub(crate) mod report;
 pub(crate) mod shape;
 pub(crate) mod stats;

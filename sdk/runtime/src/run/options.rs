@@ -37,6 +37,9 @@ pub struct Options {
     /// `--device PROGRAM --translation OBJECT`: the kernel runs on the emulated Q7
     /// (docs/customop-device.md).
     pub device: Option<crate::run::device::Device>,
+    /// `--profile DIR` (with `--device`): where the counted instructions went, written to
+    /// DIR (docs/customop-device.md).
+    pub profile: Option<PathBuf>,
 }
 
 impl Options {
@@ -60,6 +63,9 @@ impl Options {
             .is_some_and(|d| half(&d.program) || half(&d.translation))
         {
             return Err("--device and --translation go together".into());
+        }
+        if self.profile.is_some() && self.device.is_none() {
+            return Err("--profile counts a run on the emulated Q7: give --device too".into());
         }
         Ok(())
     }
@@ -100,12 +106,14 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--timeout" => o.timeout = timeout_of(it.next().ok_or("--timeout needs seconds")?)?,
             "--sanitize" => o.sanitize = true,
+            "--profile" => o.profile = Some(it.next().ok_or("--profile needs a folder")?.into()),
             "--device" => {
                 let program = it.next().ok_or("--device needs the device program")?;
                 let translation = o.device.take().map(|d| d.translation);
                 o.device = Some(crate::run::device::Device {
                     program: program.into(),
                     translation: translation.unwrap_or_default(),
+                    profile: false,
                 });
             }
             "--translation" => {
@@ -113,6 +121,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 let d = o.device.get_or_insert(crate::run::device::Device {
                     program: Default::default(),
                     translation: Default::default(),
+                    profile: false,
                 });
                 d.translation = t.into();
             }
@@ -121,6 +130,9 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             _ if o.op.is_empty() => o.op = a.clone(),
             _ => o.values.push(a.clone()),
         }
+    }
+    if let (Some(d), true) = (o.device.as_mut(), o.profile.is_some()) {
+        d.profile = true;
     }
     o.validate()?;
     Ok(o)

@@ -60,6 +60,9 @@ pub struct CoreReport {
     /// On the emulated Q7 (`--device`): what it executed, and the output's elements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<Device>,
+    /// `--profile`: where its counted instructions went, or why that is not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Result<crate::run::device::profile::Profile, String>>,
     /// What it printed.
     #[serde(skip)]
     pub printed: String,

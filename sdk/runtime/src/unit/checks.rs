@@ -28,6 +28,7 @@ fn core(core: u32, accesses: &[(u64, u64, u64, bool)]) -> CoreReport {
             .collect(),
         reports: Vec::new(),
         device: None,
+        profile: None,
         printed: String::new(),
     }
 }

@@ -82,6 +82,8 @@ pub struct Ran {
     pub counts: DeviceCounts,
     /// Why it ended without returning (its exit or signal), if it did.
     pub ended: Option<String>,
+    /// `--profile`: where the counted instructions went, or why that is not known.
+    pub profile: Option<Result<crate::run::device::profile::Profile, String>>,
 }
 
 /// Why a request could not be answered: the run ends with it.

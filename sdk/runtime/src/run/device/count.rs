@@ -54,7 +54,8 @@ fn copy_function(name: &str) -> bool {
     name.contains("6Copier8copy_out") || name.contains("6Copier7copy_in") || name == "memcpy"
 }
 
-fn text_symbols(path: &Path) -> Vec<(String, u64, u64)> {
+/// The program's text symbols: (name, address, size).
+pub fn text_symbols(path: &Path) -> Vec<(String, u64, u64)> {
     use object::{Object, ObjectSymbol};
     let Ok(data) = std::fs::read(path) else {
         return Vec::new();
@@ -91,6 +92,11 @@ impl Classes {
             .collect();
         v.sort_unstable_by_key(|r| r.0);
         Classes(v)
+    }
+
+    /// Whether a block starting at `pc` counts (is not the device runtime's).
+    pub fn counted(&self, pc: u64) -> bool {
+        self.class(pc) != Class::Runtime
     }
 
     fn class(&self, pc: u64) -> Class {
@@ -152,14 +158,20 @@ impl Tail {
 }
 
 /// The plugin's lines (`start instructions executions` per block, then `end`), counted by
-/// class: `None` if they stop before `end` or a line is not one (the program did not
-/// reach its exit, or the plugin failed).
-pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<DeviceCounts> {
+/// class, with its `profile=1` lines (`b`, `n`, `p`: [`crate::run::device::profile`])
+/// kept as they are: `None` if they stop before `end` or a line is not one (the program did
+/// not reach its exit, or the plugin failed).
+pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<(DeviceCounts, Vec<String>)> {
     let mut c = DeviceCounts::default();
+    let mut profile = Vec::new();
     for line in BufReader::with_capacity(1 << 16, lines).lines() {
         let line = line.ok()?;
         if line == "end" {
-            return Some(c);
+            return Some((c, profile));
+        }
+        if line.starts_with(['b', 'n', 'p']) {
+            profile.push(line);
+            continue;
         }
         let mut f = line.split(' ');
         let pc = u64::from_str_radix(f.next()?, 16).ok()?;

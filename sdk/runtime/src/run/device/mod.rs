@@ -8,6 +8,7 @@
 pub mod answer;
 pub mod count;
 pub mod print;
+pub mod profile;
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -28,6 +29,9 @@ pub struct Device {
     pub program: PathBuf,
     /// The translation object it was linked with (its functions are counted apart).
     pub translation: PathBuf,
+    /// `--profile`: where the counted instructions went, too ([`profile`]).
+    #[serde(default)]
+    pub profile: bool,
 }
 
 /// The emulator and the core it emulates (one with the single-precision FP option, as the
@@ -57,20 +61,25 @@ fn count_plugin() -> Option<std::ffi::OsString> {
 
 /// Counts what the program executes: the plugin's lines on `counts` (read to their end),
 /// or qemu's log on `stderr`; and what else qemu said there.
+/// What the counter found: the counts (none if the plugin's stopped short), the plugin's
+/// profile lines, and qemu's last words.
+type Counted = (Option<DeviceCounts>, Vec<String>, String);
+
 fn counter(
     counts: Option<std::fs::File>,
     stderr: std::process::ChildStderr,
-    classes: Classes,
-) -> std::thread::JoinHandle<(Option<DeviceCounts>, String)> {
+    classes: std::sync::Arc<Classes>,
+) -> std::thread::JoinHandle<Counted> {
     std::thread::spawn(move || match counts {
         Some(f) => {
             let said = std::thread::spawn(move || crate::run::device::count::tail(stderr));
             let c = crate::run::device::count::count_blocks(f, &classes);
-            (c, said.join().unwrap_or_default())
+            let (c, profile) = c.map_or((None, Vec::new()), |(c, p)| (Some(c), p));
+            (c, profile, said.join().unwrap_or_default())
         }
         None => {
             let (c, tail) = crate::run::device::count::count(stderr, &classes);
-            (Some(c), tail)
+            (Some(c), Vec::new(), tail)
         }
     })
 }
@@ -105,6 +114,9 @@ fn start_program(
         Some(p) => {
             let mut arg = p.clone();
             arg.push(format!(",fd={FD_COUNTS}"));
+            if dev.profile {
+                arg.push(",profile=1");
+            }
             cmd.arg("-plugin").arg(arg)
         }
         None => cmd.args(["-d", "in_asm,exec,nochain"]),
@@ -147,9 +159,9 @@ pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
             return ran;
         }
     };
-    let classes = Classes::of(&dev.program, &dev.translation);
+    let classes = std::sync::Arc::new(Classes::of(&dev.program, &dev.translation));
     let stderr = child.stderr.take().expect("piped");
-    let counter = counter(read_counts, stderr, classes);
+    let counter = counter(read_counts, stderr, classes.clone());
     let mut s = mine;
     let mut returned = false;
     let mut unanswered = None;
@@ -185,8 +197,17 @@ pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
         let _ = child.kill();
     }
     let status = child.wait().ok();
-    let (counts, tail) = counter.join().unwrap_or_default();
+    let (counts, profile_lines, tail) = counter.join().unwrap_or_default();
     ran.counts = counts.unwrap_or_default();
+    if dev.profile && counts.is_some() {
+        let p = profile::of(
+            &profile_lines,
+            &classes,
+            &dev.program,
+            ran.counts.instructions,
+        );
+        ran.profile = Some(p);
+    }
     if returned && counts.is_none() {
         ran.ended = Some(format!("the counting plugin gave no counts{tail}"));
     }
