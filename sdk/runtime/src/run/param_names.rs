@@ -42,21 +42,29 @@ fn load_bias(file: &object::File<'_>, any: usize) -> u64 {
     info.dli_fbase as u64
 }
 
-fn names_in(
-    file: &object::File<'_>,
-    wanted: &[(u64, usize)],
-) -> gimli::Result<Vec<Option<Vec<String>>>> {
+/// A program's DWARF sections (empty where it has none) and its byte order.
+pub fn dwarf_sections<'a>(
+    file: &object::File<'a>,
+) -> gimli::Result<(gimli::DwarfSections<&'a [u8]>, RunTimeEndian)> {
     let endian = if file.is_little_endian() {
         RunTimeEndian::Little
     } else {
         RunTimeEndian::Big
     };
-    let sections = gimli::DwarfSections::load(|id| -> gimli::Result<&[u8]> {
+    let sections = gimli::DwarfSections::load(|id| -> gimli::Result<&'a [u8]> {
         Ok(file
             .section_by_name(id.name())
             .and_then(|s| s.data().ok())
             .unwrap_or(&[]))
     })?;
+    Ok((sections, endian))
+}
+
+fn names_in(
+    file: &object::File<'_>,
+    wanted: &[(u64, usize)],
+) -> gimli::Result<Vec<Option<Vec<String>>>> {
+    let (sections, endian) = dwarf_sections(file)?;
     let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let mut found = vec![None; wanted.len()];
     let mut units = dwarf.units();

@@ -8,8 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use gimli::{EndianSlice, RunTimeEndian};
-use object::{Object, ObjectSection};
+use gimli::EndianSlice;
 use serde::{Deserialize, Serialize};
 
 use crate::run::device::count::{text_symbols, Classes};
@@ -157,17 +156,7 @@ fn rows(data: &[u8]) -> gimli::Result<Vec<Row>> {
     let Ok(file) = object::File::parse(data) else {
         return Ok(Vec::new());
     };
-    let endian = if file.is_little_endian() {
-        RunTimeEndian::Little
-    } else {
-        RunTimeEndian::Big
-    };
-    let sections = gimli::DwarfSections::load(|id| -> gimli::Result<&[u8]> {
-        Ok(file
-            .section_by_name(id.name())
-            .and_then(|s| s.data().ok())
-            .unwrap_or(&[]))
-    })?;
+    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
     let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let mut out = Vec::new();
     let mut units = dwarf.units();
