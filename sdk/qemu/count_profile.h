@@ -133,8 +133,10 @@ static void on_block(unsigned int vcpu, void *userdata)
     /* A block after one that ends in a call or a return, starting at that block's start or
      * at its last instruction, is a restart: a window overflow at the callee's ENTRY or an
      * underflow at RETW stops the block, and qemu runs from the stopped instruction again
-     * once the registers are spilled or filled. The tree stays where it is. (A function
-     * whose first block calls itself is taken for such a restart.) */
+     * once the registers are spilled or filled. The tree stays where it is. (Taken for a
+     * restart too, and so misplacing the stacks after it: a function whose first block
+     * calls itself, and a recursive call followed at once by a return. The counts and
+     * lines do not depend on the tree.) */
     const struct block *l = last_block;
     int restarted = l && l->ends != ENDS_OTHER && l->insns &&
                     (b->start == l->start || b->start == l->addrs[l->insns - 1]);
