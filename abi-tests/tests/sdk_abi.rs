@@ -270,7 +270,7 @@ fn the_device_runtimes_requests_are_the_runners() {
     // The runner's `Request` enum: `BadIndex = 10,` is NT_DEVICE_BAD_INDEX = 10.
     let answer = read("sdk/runtime/src/run/device/answer.rs");
     let body = answer
-        .split_once("pub enum Request {")
+        .split_once("pub enum Request: u32 {")
         .and_then(|(_, b)| b.split_once('}'))
         .expect("answer.rs declares enum Request")
         .0;

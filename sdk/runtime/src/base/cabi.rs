@@ -8,6 +8,35 @@ use core::ffi::c_int;
 /// Most dimensions.
 pub const MAX_DIMS: usize = 8;
 
+/// An enum of the codes one side of the C ABI or the device protocol passes: the enum
+/// (`#[repr]` of the code's type, each variant with its code), `ALL` in order, and
+/// `from_code`, the one place a code is read into a variant (`None` for a code this side
+/// does not have).
+macro_rules! codes {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident: $repr:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $code:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr($repr)]
+        $vis enum $name { $($(#[$vmeta])* $variant = $code,)* }
+
+        impl $name {
+            /// Every variant, in the order of their codes.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The variant with code `c`, or `None`.
+            pub fn from_code(c: $repr) -> Option<$name> {
+                Self::ALL.iter().copied().find(|v| *v as $repr == c)
+            }
+        }
+    };
+}
+pub(crate) use codes;
+
 /// What the C++ side reads of a tensor without a call: its place, shape and type. Boxed
 /// by the runtime, so its address is stable while the tensor lives (the headers'
 /// `nt_customop_meta`).
@@ -68,34 +97,22 @@ pub const ARG_SCALAR_INT: i32 = 4;
 /// A floating-point `Scalar` (`f`).
 pub const ARG_SCALAR_FLOAT: i32 = 5;
 
-/// An accessor's kind, as the headers pass it (`NT_CUSTOMOP_STANDARD` and the rest in
-/// runtime.h); read once where a call enters ([`AccessorKind::from_code`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum AccessorKind {
-    /// `t.accessor<T, N>()`.
-    Standard = 0,
-    /// `t.read_stream_accessor<T>()`.
-    ReadStream = 1,
-    /// `t.write_stream_accessor<T>()`.
-    WriteStream = 2,
-    /// `t.tcm_accessor()`.
-    Tcm = 3,
+codes! {
+    /// An accessor's kind, as the headers pass it (`kind` of `nt_customop_open`); read once
+    /// where a call enters ([`crate::percore::access::kind_of`]).
+    pub enum AccessorKind: i32 {
+        /// `t.accessor<T, N>()`.
+        Standard = 0,
+        /// `t.read_stream_accessor<T>()`.
+        ReadStream = 1,
+        /// `t.write_stream_accessor<T>()`.
+        WriteStream = 2,
+        /// `t.tcm_accessor()`.
+        Tcm = 3,
+    }
 }
 
 impl AccessorKind {
-    /// The kind with code `c`, or `None` for a code the headers never pass.
-    pub fn from_code(c: c_int) -> Option<AccessorKind> {
-        [
-            Self::Standard,
-            Self::ReadStream,
-            Self::WriteStream,
-            Self::Tcm,
-        ]
-        .into_iter()
-        .find(|k| *k as c_int == c)
-    }
-
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -116,30 +133,18 @@ pub const WRITE_STREAM: c_int = AccessorKind::WriteStream as c_int;
 /// TCM accessor's code.
 pub const TCM: c_int = AccessorKind::Tcm as c_int;
 
-/// A tensor's coherence policy (`torch::CoherencyEnforcer`, `NT_CUSTOMOP_COHERENT` and
-/// the rest in runtime.h).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(i32)]
-pub enum Policy {
-    /// Incoherent accessors are an error (`incoherent-accessors`).
-    #[default]
-    Coherent = 0,
-    /// Allowed, with a warning (`incoherent-accessors-allowed`).
-    IncoherentVerbose = 1,
-    /// Allowed, silently.
-    IncoherentQuiet = 2,
-}
-
-impl Policy {
-    /// The policy with code `c`, or `None`.
-    pub fn from_code(c: c_int) -> Option<Policy> {
-        [
-            Self::Coherent,
-            Self::IncoherentVerbose,
-            Self::IncoherentQuiet,
-        ]
-        .into_iter()
-        .find(|p| *p as c_int == c)
+codes! {
+    /// A tensor's coherence policy (`torch::CoherencyEnforcer`'s values, `set` of
+    /// `nt_customop_policy`).
+    #[derive(Default)]
+    pub enum Policy: i32 {
+        /// Incoherent accessors are an error (`incoherent-accessors`).
+        #[default]
+        Coherent = 0,
+        /// Allowed, with a warning (`incoherent-accessors-allowed`).
+        IncoherentVerbose = 1,
+        /// Allowed, silently.
+        IncoherentQuiet = 2,
     }
 }
 

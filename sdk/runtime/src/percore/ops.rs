@@ -261,28 +261,19 @@ fn compute(
     tensors::write_all(rt, out, &result);
 }
 
-/// How a factory fills its new tensor (`fill` in runtime.h's `nt_customop_tensor_new`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum Fill {
-    /// As HBM has it (`torch::empty`).
-    Empty = 0,
-    /// `torch::zeros`.
-    Zeros = 1,
-    /// `torch::ones`.
-    Ones = 2,
-    /// `torch::full`: the factory's value.
-    Value = 3,
-    /// `torch::eye` (2-D).
-    Eye = 4,
-}
-
-impl Fill {
-    /// The fill with code `c`, or `None`.
-    pub fn from_code(c: i32) -> Option<Fill> {
-        [Fill::Empty, Fill::Zeros, Fill::Ones, Fill::Value, Fill::Eye]
-            .into_iter()
-            .find(|f| *f as i32 == c)
+crate::base::cabi::codes! {
+    /// How a factory fills its new tensor (`fill` of `nt_customop_tensor_new`).
+    pub enum Fill: i32 {
+        /// As HBM has it (`torch::empty`).
+        Empty = 0,
+        /// `torch::zeros`.
+        Zeros = 1,
+        /// `torch::ones`.
+        Ones = 2,
+        /// `torch::full`: the factory's value.
+        Value = 3,
+        /// `torch::eye` (2-D).
+        Eye = 4,
     }
 }
 

@@ -10,61 +10,31 @@ use crate::percore::state::Runtime;
 use crate::percore::{access, tensors};
 use crate::run::device::count::DeviceCounts;
 
-/// A request of the program's runtime: `NT_DEVICE_*` in sdk/device/protocol.h, the same
-/// names in SCREAMING_SNAKE_CASE and the same numbers (abi-tests/tests/sdk_abi.rs holds
-/// the two lists equal).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u32)]
-pub enum Request {
-    Start = 1,
-    New = 2,
-    Retain = 3,
-    Release = 4,
-    Fill = 5,
-    Apply = 6,
-    Policy = 7,
-    Open = 8,
-    Close = 9,
-    BadIndex = 10,
-    BadStream = 11,
-    CountTcm = 12,
-    TcmCopy = 13,
-    Note = 14,
-    Malloc = 15,
-    Free = 16,
-    Dst = 17,
-    Print = 18,
-    Return = 19,
-    Stack = 20,
-}
-
-impl Request {
-    const ALL: [Request; 20] = [
-        Self::Start,
-        Self::New,
-        Self::Retain,
-        Self::Release,
-        Self::Fill,
-        Self::Apply,
-        Self::Policy,
-        Self::Open,
-        Self::Close,
-        Self::BadIndex,
-        Self::BadStream,
-        Self::CountTcm,
-        Self::TcmCopy,
-        Self::Note,
-        Self::Malloc,
-        Self::Free,
-        Self::Dst,
-        Self::Print,
-        Self::Return,
-        Self::Stack,
-    ];
-
-    /// The request with code `c`, or `None` for a code the protocol does not have.
-    pub fn from_code(c: u32) -> Option<Request> {
-        Self::ALL.into_iter().find(|r| *r as u32 == c)
+crate::base::cabi::codes! {
+    /// A request of the program's runtime: `NT_DEVICE_*` in sdk/device/protocol.h, the same
+    /// names in SCREAMING_SNAKE_CASE and the same numbers (abi-tests/tests/sdk_abi.rs holds
+    /// the two lists equal).
+    pub enum Request: u32 {
+        Start = 1,
+        New = 2,
+        Retain = 3,
+        Release = 4,
+        Fill = 5,
+        Apply = 6,
+        Policy = 7,
+        Open = 8,
+        Close = 9,
+        BadIndex = 10,
+        BadStream = 11,
+        CountTcm = 12,
+        TcmCopy = 13,
+        Note = 14,
+        Malloc = 15,
+        Free = 16,
+        Dst = 17,
+        Print = 18,
+        Return = 19,
+        Stack = 20,
     }
 }
 
@@ -181,7 +151,7 @@ pub fn answer(
             let detail = crate::base::stack::device_detail(limit, depth, at_least);
             rt.misuse(Kind::StackOverflow, None, None, detail);
         }
-        Request::Start => return Err("a second START".into()),
+        Request::Start => return Err("a START past start(), which answers every START".into()),
         Request::New
         | Request::Retain
         | Request::Release
