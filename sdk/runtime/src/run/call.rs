@@ -15,20 +15,15 @@
 use crate::base::cabi::{
     Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
 };
-use crate::base::limits::MAX_OPS;
+use crate::base::limits::{within_limits, MAX_OPS};
 use crate::base::npy;
+use crate::base::status::EXIT_USAGE;
 use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
-use crate::percore::tensors;
-use crate::run::options::{self, Options};
+use crate::percore::tensors::{self, POISON};
+use crate::run::options::{self, Options, StatsFormat};
 use crate::run::outcome::{Outcome, Ran, Stop};
 use crate::run::outfile::Reserved;
-
-use crate::base::limits::within_limits;
-use crate::base::status::EXIT_USAGE;
-use crate::run::options::StatsFormat;
-
-use crate::percore::tensors::POISON;
 
 /// The ops whose last call, on one core, returned a tensor of their own without calling
 /// `get_dst_tensor()`: their output is poisoned only if the kernel asks for it (the copy of

@@ -169,7 +169,9 @@ pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<(DeviceCounts
         if line == "end" {
             return Some((c, profile));
         }
-        if line.starts_with(['b', 'n', 'p']) {
+        // A profile line is a letter and a space; a count line starts with a hexadecimal
+        // address, which may begin with `b` but is never one letter alone.
+        if ["b ", "n ", "p "].iter().any(|p| line.starts_with(p)) {
             profile.push(line);
             continue;
         }
@@ -248,4 +250,21 @@ pub fn count(log: impl Read, classes: &Classes) -> (DeviceCounts, String) {
         );
     }
     (c, other.text())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_at_an_address_beginning_with_b_is_counted_and_profile_lines_kept_apart() {
+        let lines = "b0001000 3 2\nb 0 b0001000 3 b0001000 b0001003 b0001005\nn 1 0 b0001000\np 1 0 2\nend\n";
+        let (c, profile) = count_blocks(lines.as_bytes(), &Classes::default()).unwrap();
+        assert_eq!(c.instructions, 6);
+        assert_eq!(profile.len(), 3, "{profile:?}");
+        assert!(
+            count_blocks("4000 1 1\n".as_bytes(), &Classes::default()).is_none(),
+            "no end"
+        );
+    }
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::base::cabi::Arg;
-use crate::percore::state::{self};
+use crate::percore::state;
 use crate::run::device::answer::{Ran, Request};
 use crate::run::device::count::{Classes, DeviceCounts};
 
