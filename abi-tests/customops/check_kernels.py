@@ -136,6 +136,7 @@ MISUSES = [
     ("OUTPUT_READ_UNWRITTEN", 1, 2, "uninitialized-read"),
     ("TCM_STORE_PAST_GUARD", 1, 2, "tcm-out-of-bounds"),
     ("TCM_STORE_BEFORE_BLOCK", 1, 2, "tcm-out-of-bounds"),
+    ("ACCESSOR_OF_TEMPORARY", 1, 2, "tensor-not-live"),
 ]
 
 # The words a stray TCM access's report gives, by case: the block nearest the address.
@@ -177,6 +178,8 @@ def misuses(ntx, src, work):
             sys.exit(f"case {case}: no {kind} report in {p.stderr!r}")
         if case in TCM_STRAYS and (TCM_STRAYS[case] not in p.stderr or "misuse.cpp:" not in p.stderr):
             sys.exit(f"case {case}: {TCM_STRAYS[case]!r} and the line not in {p.stderr!r}")
+        if kind == "tensor-not-live" and "at misuse(at::Tensor const&, long) (" not in p.stderr:
+            sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
         wrote = (work / "out.npy").exists()
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")

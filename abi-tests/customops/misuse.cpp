@@ -147,6 +147,10 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         static_cast<volatile float *>(t)[-1] = 1.0f;
         return torch::neuron::tcm_free(t), out;
     }
+    case ACCESSOR_OF_TEMPORARY: { // the tensor is destroyed at the end of the declaration
+        auto a = torch::ones(x.sizes(), torch::kFloat).accessor<float, 2>();
+        return (void)(float)a[0][0], out;
+    }
     case TCM_LOAD_FREED: { // a load from a freed block
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(64 * sizeof(float)));
         torch::neuron::tcm_free(t);

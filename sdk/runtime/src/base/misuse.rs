@@ -90,6 +90,8 @@ kinds! {
         "on the emulated Q7: the kernel's frames went past the stack a core has on the device (-DSTACK_SIZE, about 8 KB unless set)";
     StackOverflowHost = "stack-overflow-host", Warning,
         "on the host: the kernel's frames were past that stack when it called the SDK (the host's frames, not the device's)";
+    TensorNotLive = "tensor-not-live", Error,
+        "a tensor used after the last torch::Tensor holding it was destroyed (an accessor of a temporary tensor, say)";
 }
 
 /// How a kernel or shape function ended when it did not return: where it ran, and the
@@ -126,9 +128,19 @@ pub struct Report {
     /// How it died, for [`Kind::Crashed`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash: Option<Crash>,
-    /// The program counter of the access, until the runner puts its place into `detail`.
+    /// Where in the program it happened, until the runner puts the place into `detail`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pc: Option<u64>,
+    pub at: Option<At>,
+}
+
+/// Where in the program a report's misuse happened, as a core saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum At {
+    /// The instruction that made the access (a fault's program counter).
+    Pc(u64),
+    /// The calls that led into the SDK, innermost first: the first address within its
+    /// call instruction, the others return addresses ([`crate::base::stack::callers`]).
+    Calls(Vec<u64>),
 }
 
 impl Report {

@@ -44,6 +44,29 @@ impl Watch {
     }
 }
 
+extern "C" {
+    /// glibc's `backtrace` (libgcc's unwinder, which steps through a signal frame too).
+    pub fn backtrace(buffer: *mut *mut libc::c_void, size: libc::c_int) -> libc::c_int;
+}
+
+/// Frames [`callers`] keeps.
+const CALLERS: usize = 32;
+
+/// The calls that led here, innermost first: the first address is within its call
+/// instruction (one byte before the return address), the others are return addresses, as
+/// `place_stack` in the runner takes a stack. The runtime's own frames are among them;
+/// the runner places the first frame in the kernel's sources.
+pub fn callers() -> Vec<u64> {
+    let mut raw = [core::ptr::null_mut(); CALLERS];
+    // SAFETY: a buffer of its length.
+    let n = unsafe { backtrace(raw.as_mut_ptr(), CALLERS as libc::c_int) }.max(0) as usize;
+    let mut stack: Vec<u64> = raw[..n].iter().map(|p| *p as u64).collect();
+    if let Some(first) = stack.first_mut() {
+        *first = first.saturating_sub(1);
+    }
+    stack
+}
+
 /// How to give a kernel more stack, or need less.
 fn remedy() -> String {
     format!(

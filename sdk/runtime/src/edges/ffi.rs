@@ -83,7 +83,7 @@ pub unsafe extern "C" fn nt_customop_tensor_retain(m: *const Meta) {
 pub unsafe extern "C" fn nt_customop_tensor_release(m: *const Meta) {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| tensors::release(rt, h));
+    state::with(|rt| tensors::release_from_kernel(rt, h));
 }
 
 /// `fill_(value)`.

@@ -9,7 +9,7 @@ use neuron_translate::model::Machine;
 use serde::Serialize;
 
 use crate::base::dtype::DType;
-use crate::base::misuse::{Kind, Report, Severity};
+use crate::base::misuse::{At, Kind, Report, Severity};
 use crate::base::tcm::Pool;
 
 pub use crate::base::cabi::{Meta, MAX_DIMS};
@@ -247,16 +247,47 @@ impl Runtime {
         }
     }
 
-    /// The live tensor `h`. A handle the runtime never gave (or already freed) is a bug in
-    /// the headers, not in a kernel: it stops the process.
+    /// The live tensor `h`. A handle that is not live is a `tensor-not-live` error, placed
+    /// at the kernel's call: a kernel reaches one through a torch::Tensor (or an accessor)
+    /// that outlived the last reference to its tensor, an accessor of a temporary, say.
     pub fn entry(&mut self, h: u32) -> &mut Entry {
-        let slot = (h as usize)
+        let live = (h as usize)
             .checked_sub(1)
-            .and_then(|k| self.tensors.get_mut(k));
-        match slot {
-            Some(Some(e)) => e,
-            _ => panic!("neuron_customop_host: tensor handle {h} is not live"),
+            .is_some_and(|k| self.tensors.get(k).is_some_and(Option::is_some));
+        if !live {
+            self.not_live(h)
         }
+        match self.tensors.get_mut(h as usize - 1) {
+            Some(Some(e)) => e,
+            _ => unreachable!("tensor {h} was found live"),
+        }
+    }
+
+    /// A kernel used tensor handle `h`, which is not live: reported, and the core stops.
+    fn not_live(&mut self, h: u32) -> ! {
+        let detail = format!(
+            "tensor {h} was used after the last torch::Tensor holding it was destroyed (on the \
+             device its memory may hold anything by then): an accessor of a temporary tensor, \
+             say; keep the tensor in a variable while its accessors are used"
+        );
+        self.tensor_not_live(None, detail)
+    }
+
+    /// A `tensor-not-live` error (on `tensor`, as labelled) placed at the kernel's call into
+    /// the SDK: reported, and the core stops.
+    pub fn tensor_not_live(&mut self, tensor: Option<String>, detail: String) -> ! {
+        self.reports.push(Report {
+            kind: Kind::TensorNotLive,
+            severity: Severity::Error,
+            op: self.op.clone(),
+            core: (self.phase == Phase::Kernel).then_some(self.core),
+            tensor,
+            index: None,
+            detail,
+            crash: None,
+            at: Some(At::Calls(crate::base::stack::callers())),
+        });
+        (self.on_error)(self)
     }
 
     /// Starts a job on a worker: `phase` of op `op` on `core` of `cores`, with nothing
@@ -309,7 +340,7 @@ impl Runtime {
                 exit_code: None,
                 exception: what,
             }),
-            pc: None,
+            at: None,
         });
         (self.on_error)(self)
     }
@@ -338,7 +369,7 @@ impl Runtime {
             index: None,
             detail,
             crash: None,
-            pc: Some(pc),
+            at: Some(At::Pc(pc)),
         });
         (self.on_error)(self)
     }
@@ -370,7 +401,7 @@ impl Runtime {
             index,
             detail,
             crash: None,
-            pc: None,
+            at: None,
         });
         if kind.severity() == Severity::Error {
             (self.on_error)(self)

@@ -226,6 +226,24 @@ pub fn retain(rt: &mut Runtime, h: u32) {
 }
 
 /// One fewer; the last frees the storage.
+/// One reference fewer, let go by a kernel's `torch::Tensor`: the last one while accessors
+/// are open on the tensor is a `tensor-not-live` error, as they outlive it (an accessor of a
+/// temporary tensor); the core stops there.
+pub fn release_from_kernel(rt: &mut Runtime, h: u32) {
+    let e = rt.entry(h);
+    let open = e.open.standard + e.open.read_streams + e.open.write_streams;
+    if e.refs == 1 && open > 0 {
+        let label = e.label.clone();
+        let detail = format!(
+            "the last torch::Tensor holding it was destroyed while {open} accessor(s) of it were \
+             open, which then read or write memory the tensor no longer owns: an accessor of a \
+             temporary tensor, say; keep the tensor in a variable while its accessors are used"
+        );
+        rt.tensor_not_live(Some(label), detail)
+    }
+    release(rt, h)
+}
+
 pub fn release(rt: &mut Runtime, h: u32) {
     let e = rt.entry(h);
     e.refs -= 1;

@@ -10,7 +10,8 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::base::misuse::{Crash, Kind, Report};
+use crate::base::misuse::{At, Crash, Kind, Report};
+use crate::base::stack::backtrace;
 use crate::base::tcm::Touch;
 
 /// The report file of this process, when it is a child.
@@ -113,7 +114,7 @@ impl Outcome {
                 exit_code: self.exit_code(),
                 exception: None,
             }),
-            pc: None,
+            at: None,
         }
     }
 }
@@ -123,11 +124,6 @@ const TIMED_OUT: &[u8] = b"TIMEOUT ";
 
 /// The signal the runner sends a child that ran out of time.
 pub const TIMEOUT_SIGNAL: i32 = libc::SIGUSR2;
-
-extern "C" {
-    /// glibc's `backtrace` (libgcc's unwinder, which steps through a signal frame).
-    fn backtrace(buffer: *mut *mut libc::c_void, size: libc::c_int) -> libc::c_int;
-}
 
 /// Frames a timeout report keeps.
 const STACK_FRAMES: usize = 32;
@@ -283,10 +279,19 @@ fn place_in(maps: &str, pc: u64) -> String {
         .unwrap_or_default();
     let mut lines = text.lines();
     match (lines.next(), lines.next()) {
-        (Some(f), Some(at)) if f != "??" && !at.starts_with("??") => format!("{f} ({at})"),
+        (Some(f), Some(at)) if f != "??" && known_line(at) => format!("{f} ({at})"),
         (Some(f), _) if f != "??" => format!("{f} (pc {pc:#x}; no line: build with -g)"),
         _ => format!("pc {pc:#x} in {path}"),
     }
+}
+
+/// Whether addr2line knew the line: `file:N` (`N (discriminator D)` too); it gives `??:0`,
+/// `??:?` or `:?` otherwise.
+fn known_line(at: &str) -> bool {
+    at.rsplit_once(':').is_some_and(|(file, line)| {
+        let n = line.split(' ').next().and_then(|n| n.parse::<u32>().ok());
+        !file.is_empty() && file != "??" && n.is_some_and(|n| n > 0)
+    })
 }
 
 /// The file `maps` shows mapped at `pc`, and `pc`'s offset in it.
@@ -338,6 +343,53 @@ pub fn place_stack(stack: &[u64]) -> String {
     match own {
         Some((0, _)) | None => innermost,
         Some((_, p)) => format!("{p} (innermost: {innermost})"),
+    }
+}
+
+/// The SDK's own sources, as a place names them: the runtime's Rust and the headers a
+/// kernel includes (sdk/include), which a kernel's call into the SDK passes through.
+const SDK_SOURCES: &[&str] = &[
+    ".rs:",
+    "neuron_customop_host/",
+    "torchneuron/register.h",
+    "torch/torch.h",
+    "neuron/neuron-utils.hpp",
+    "c10/",
+];
+
+/// Where the calls of `stack` (innermost first, as [`crate::base::stack::callers`] gives
+/// them) came from the kernel: the innermost place of the program, inlined calls included,
+/// with a source line that is not the SDK's, if there is one.
+fn place_calls(stack: &[u64]) -> Option<String> {
+    let maps = maps();
+    let exe = std::fs::read_link("/proc/self/exe").ok()?;
+    stack.iter().enumerate().find_map(|(k, &pc)| {
+        let (address, path) = mapping_in(&maps, if k == 0 { pc } else { pc - 1 })?;
+        let path = path.filter(|p| std::path::Path::new(p) == exe)?;
+        let out = std::process::Command::new("addr2line")
+            .args(["-f", "-C", "-i", "-e", &path, &format!("{address:#x}")])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        lines.chunks(2).find_map(|pair| match pair {
+            [f, at] if known_line(at) && !SDK_SOURCES.iter().any(|s| at.contains(s)) => {
+                Some(format!("{f} ({at})"))
+            }
+            _ => None,
+        })
+    })
+}
+
+/// A core's report with its place put into its words (`, at function (file:line)`).
+pub fn place_report(r: &mut Report) {
+    let place = match r.at.take() {
+        Some(At::Pc(pc)) => Some(place(pc)),
+        Some(At::Calls(stack)) => place_calls(&stack),
+        None => None,
+    };
+    if let Some(p) = place {
+        r.detail += &format!(", at {p}");
     }
 }
 

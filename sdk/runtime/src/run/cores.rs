@@ -183,7 +183,7 @@ fn device_ended(
                 exit_code: None,
                 exception: None,
             }),
-            pc: None,
+            at: None,
         });
         (rt.on_error)(rt)
     }
@@ -230,11 +230,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
-                for m in r.reports.iter_mut() {
-                    if let Some(pc) = m.pc.take() {
-                        m.detail += &format!(", at {}", child::place(pc));
-                    }
-                }
+                r.reports.iter_mut().for_each(child::place_report);
                 reports.push(r);
             }
             Err(_) if ended.timed_out => {

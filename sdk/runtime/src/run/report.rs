@@ -141,6 +141,6 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
         index: Some(index),
         detail,
         crash: None,
-        pc: None,
+        at: None,
     }
 }

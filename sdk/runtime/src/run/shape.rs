@@ -146,14 +146,18 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
     worker::start(SHAPE_WORKER, &job, shape_job);
     let ended = worker::finish(SHAPE_WORKER, o.deadline());
     crate::run::report::kernel_text(ended.printed.as_bytes());
-    let r = serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
-        reports: vec![if ended.timed_out {
-            ended.timeout(&o.op, "shape function", None, o.timeout.unwrap_or_default())
-        } else {
-            ended.crash(&o.op, "shape function", None)
-        }],
-        ..ShapeReport::default()
-    });
+    let mut r =
+        serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
+            reports: vec![if ended.timed_out {
+                ended.timeout(&o.op, "shape function", None, o.timeout.unwrap_or_default())
+            } else {
+                ended.crash(&o.op, "shape function", None)
+            }],
+            ..ShapeReport::default()
+        });
+    r.reports
+        .iter_mut()
+        .for_each(crate::run::child::place_report);
     if let Some(m) = r.refused {
         return Err(crate::run::report::refuse(m));
     }

@@ -3,6 +3,7 @@
 use super::{lines, runtime, stops, take, tensor};
 use crate::percore::access::{self, AccessorKind};
 use crate::percore::state::Access;
+use crate::percore::tensors;
 
 const STANDARD: AccessorKind = AccessorKind::Standard;
 const READ_STREAM: AccessorKind = AccessorKind::ReadStream;
@@ -316,7 +317,7 @@ fn tcm_blocks_are_watched_under_sanitize_and_leaks_are_placed() {
         Some((0, 64, "a block of 64 bytes (pool offset 0)".into()))
     );
     assert!(stops(&mut rt, |rt| access::tcm_read(rt, p + 4, 8, 0x91)));
-    assert_eq!(rt.reports[0].pc, Some(0x90));
+    assert_eq!(rt.reports[0].at, Some(crate::base::misuse::At::Pc(0x90)));
     assert_eq!(
         take(&mut rt),
         ["error[uninitialized-read] op t, core 0: tcm_to_tensor of 8 bytes reads bytes 4..12 of a block of 64 bytes (pool offset 0), which nothing wrote"]
@@ -355,4 +356,35 @@ fn a_foreign_or_second_tcm_free_stops_the_core() {
     access::report_leaks(&mut rt, |_| String::new());
     assert_eq!(rt.reports.len(), 1, "{:?}", lines(&rt));
     access::tcm_free(&mut rt, q);
+}
+
+#[test]
+fn a_tensor_let_go_under_an_open_accessor_or_used_after_stops_the_core() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[4], 0x1000);
+    let s = access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
+    tensors::retain(&mut rt, h);
+    tensors::release_from_kernel(&mut rt, h);
+    assert!(rt.reports.is_empty(), "another reference holds it");
+    assert!(stops(&mut rt, |rt| tensors::release_from_kernel(rt, h)));
+    assert!(matches!(
+        rt.reports[0].at,
+        Some(crate::base::misuse::At::Calls(ref c)) if !c.is_empty()
+    ));
+    assert_eq!(
+        take(&mut rt),
+        ["error[tensor-not-live] op t, core 0, tensor 1: the last torch::Tensor holding it was destroyed while 1 accessor(s) of it were open, which then read or write memory the tensor no longer owns: an accessor of a temporary tensor, say; keep the tensor in a variable while its accessors are used"]
+    );
+    access::close(&mut rt, h, STANDARD, s);
+    tensors::release_from_kernel(&mut rt, h);
+    assert!(rt.reports.is_empty(), "closed first: let go cleanly");
+    assert!(stops(&mut rt, |rt| {
+        rt.entry(h);
+    }));
+    assert!(take(&mut rt)[0].starts_with(
+        "error[tensor-not-live] op t, core 0: tensor 1 was used after the last torch::Tensor"
+    ));
+    assert!(stops(&mut rt, |rt| {
+        rt.entry(0);
+    }));
 }
