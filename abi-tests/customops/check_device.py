@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cases  # noqa: E402  (misuse.cpp's cases by name)
 import check_ops  # noqa: E402  (its value generators and operation table)
 
 
@@ -354,6 +355,20 @@ def stack(ntx, src, work):
     print("ok -DSTACK_SIZE past 400 KB refused at compile time")
 
 
+def misuse_on_device(ntx, src, work):
+    """A misuse on the emulated Q7 is the host's report: an accessor of a temporary tensor."""
+    case = cases.read("misuse_cases.h")
+    m = Built(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp", "misuse", "x.npy", case["NOTHING"])
+    cmd = [m.program, "misuse", "x.npy", str(case["ACCESSOR_OF_TEMPORARY"]), "--out", work / "misuse-out.npy"]
+    cmd += ["--device", m.elf, "--translation", m.translation]
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 2 or "error[tensor-not-live] op misuse, core 0, tensor" not in p.stderr:
+        sys.exit(f"an accessor of a temporary on the device: exit {p.returncode}\n{p.stderr}")
+    if (work / "misuse-out.npy").exists():
+        sys.exit("an accessor of a temporary on the device: the output was written")
+    print("ok tensor-not-live on the device: an accessor of a temporary tensor, exit 2")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -381,6 +396,7 @@ def main():
     same_as_host(select, "above_first (a select of two float constants, references)", "above_first", "x.npy")
     refusals(ntx, src, work)
     stack(ntx, src, work)
+    misuse_on_device(ntx, src, work)
     soft_float(ntx, src, work)
     ops_on_device(ntx, src, work)
     lacks = work / "lacks.cpp"

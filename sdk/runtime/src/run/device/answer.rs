@@ -190,7 +190,7 @@ fn tensor_answer(
             out.extend(meta_bytes(rt, h));
         }
         Request::Retain => tensors::retain(rt, r.u32()?),
-        Request::Release => tensors::release(rt, r.u32()?),
+        Request::Release => tensors::release_from_kernel(rt, r.u32()?),
         Request::Fill => {
             let h = r.u32()?;
             let v = r.operand(rt)?;
