@@ -246,13 +246,13 @@ pub extern "C" fn nt_customop_dst_tensor() -> *const Meta {
 /// `get_cpu_id()`.
 #[no_mangle]
 pub extern "C" fn nt_customop_cpu_id() -> u32 {
-    state::with(|rt| rt.core)
+    state::with(|rt| rt.job.core)
 }
 
 /// `get_cpu_count()`.
 #[no_mangle]
 pub extern "C" fn nt_customop_cpu_count() -> u32 {
-    state::with(|rt| rt.cores)
+    state::with(|rt| rt.job.cores)
 }
 
 /// The translation context a `Q7PtrType`'s 32-bit handle names: 1, this core's.

@@ -55,11 +55,11 @@ fn check_open(rt: &mut Runtime, h: u32, kind: AccessorKind, dtype: c_int, ndim: 
         };
         rt.misuse(Kind::AccessorType, Some(h), None, d);
     }
-    if rt.cores > 1 && kind != AccessorKind::Tcm {
+    if rt.job.cores > 1 && kind != AccessorKind::Tcm {
         let d = format!(
             "a {} under {} cores: only the TCM accessor is defined there",
             kind.name(),
-            rt.cores
+            rt.job.cores
         );
         rt.misuse(Kind::AccessorMulticore, Some(h), None, d);
     }
@@ -100,7 +100,7 @@ fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
     // Elements a standard accessor (but under --sanitize, where the headers tell of each)
     // or an element-by-element stream writes are not seen: the tensor's written elements
     // are no longer tracked (nothing is reported falsely).
-    if kind == AccessorKind::Standard && !rt.sanitize {
+    if kind == AccessorKind::Standard && !rt.job.sanitize {
         crate::percore::tensors::untrack(rt, h);
     }
     let e = rt.entry(h);
@@ -111,26 +111,26 @@ fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
         AccessorKind::Tcm => return core::ptr::null_mut(),
     }
     if kind == AccessorKind::Standard {
-        rt.counts.standard_accessors += 1;
+        rt.job.counts.standard_accessors += 1;
         return core::ptr::null_mut();
     }
-    let buffer = if rt.fast_streams_open < FAST_STREAMS {
-        rt.pool.alloc(STREAM_BUFFER)
+    let buffer = if rt.job.fast_streams_open < FAST_STREAMS {
+        rt.job.pool.alloc(STREAM_BUFFER)
     } else {
         None
     };
     match buffer {
         Some(b) => {
-            rt.fast_streams_open += 1;
-            rt.counts.fast_streams += 1;
+            rt.job.fast_streams_open += 1;
+            rt.job.counts.fast_streams += 1;
             b
         }
         None => {
             crate::percore::tensors::untrack(rt, h);
-            rt.counts.slow_streams += 1;
+            rt.job.counts.slow_streams += 1;
             let d = format!(
                 "{} open streams: this one goes element by element",
-                rt.fast_streams_open
+                rt.job.fast_streams_open
             );
             rt.misuse(Kind::SlowStream, Some(h), None, d);
             core::ptr::null_mut()
@@ -160,8 +160,8 @@ pub fn close(rt: &mut Runtime, h: u32, kind: AccessorKind, buffer: *mut u8) {
         AccessorKind::WriteStream => e.open.write_streams -= 1,
         AccessorKind::Tcm => {}
     }
-    if !buffer.is_null() && rt.pool.free(buffer) {
-        rt.fast_streams_open -= 1;
+    if !buffer.is_null() && rt.job.pool.free(buffer) {
+        rt.job.fast_streams_open -= 1;
     }
 }
 
@@ -192,8 +192,8 @@ pub fn bad_stream(rt: &mut Runtime, h: u32, closed: bool, write: bool, index: u6
 
 /// Counts bytes a stream moved between its tensor and TCM.
 pub fn count_tcm(rt: &mut Runtime, in_bytes: u64, out_bytes: u64) {
-    rt.counts.tcm_in_bytes += in_bytes;
-    rt.counts.tcm_out_bytes += out_bytes;
+    rt.job.counts.tcm_in_bytes += in_bytes;
+    rt.job.counts.tcm_out_bytes += out_bytes;
 }
 
 /// Checks and records a TCM copy of `count` elements of type `dtype` from element
@@ -223,16 +223,16 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
     // A copy that continues one of the last few of its tensor and direction extends it
     // (a kernel alternating reads and writes of two tensors keeps two ranges, not one
     // per block).
-    let n = rt.accesses.len();
-    let mut recent = rt.accesses[n.saturating_sub(4)..].iter_mut().rev();
+    let n = rt.job.accesses.len();
+    let mut recent = rt.job.accesses[n.saturating_sub(4)..].iter_mut().rev();
     match recent.find(|a| a.tensor == addr && a.write == access.write) {
         Some(a) if a.first + a.count == offset => a.count += count,
-        _ => rt.accesses.push(access),
+        _ => rt.job.accesses.push(access),
     }
     if write {
-        rt.counts.tcm_out_bytes += count * size;
+        rt.job.counts.tcm_out_bytes += count * size;
     } else {
-        rt.counts.tcm_in_bytes += count * size;
+        rt.job.counts.tcm_in_bytes += count * size;
     }
 }
 
@@ -241,11 +241,11 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
 pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
     // Under --sanitize the block is watched for reads of bytes nothing wrote (this needs
     // to tell a faulting store from a load: x86-64's fault error code).
-    let watch = rt.sanitize && cfg!(target_arch = "x86_64");
-    let Some(p) = rt.pool.alloc_watched(bytes, watch) else {
+    let watch = rt.job.sanitize && cfg!(target_arch = "x86_64");
+    let Some(p) = rt.job.pool.alloc_watched(bytes, watch) else {
         return core::ptr::null_mut();
     };
-    rt.tcm_blocks.push((p as usize, bytes, site));
+    rt.job.tcm_blocks.push((p as usize, bytes, site));
     p.cast()
 }
 
@@ -253,9 +253,9 @@ pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
 /// its size, its offset in the pool and the place that allocated it (`place` turns a
 /// return address into words).
 pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
-    let blocks = std::mem::take(&mut rt.tcm_blocks);
+    let blocks = std::mem::take(&mut rt.job.tcm_blocks);
     for (p, bytes, site) in blocks {
-        let offset = rt.pool.offset_of(p as *const u8).unwrap_or_default();
+        let offset = rt.job.pool.offset_of(p as *const u8).unwrap_or_default();
         let at = if site == 0 {
             "a place not known".into()
         } else {
@@ -272,7 +272,7 @@ pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
 /// stretch of a watched TCM block nothing wrote is an `uninitialized-read` (and stops the
 /// core).
 pub fn tcm_read(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
-    if let Some((at, len, block)) = rt.pool.unwritten(p, bytes) {
+    if let Some((at, len, block)) = rt.job.pool.unwritten(p, bytes) {
         let d = format!(
             "tcm_to_tensor of {bytes} bytes reads bytes {at}..{} of {block}, which nothing wrote",
             at + len
@@ -284,8 +284,8 @@ pub fn tcm_read(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
 /// `torch::neuron::tcm_free` of a non-null pointer: one the pool did not give is reported
 /// (and stops the core).
 pub fn tcm_free(rt: &mut Runtime, p: *mut c_void) {
-    rt.tcm_blocks.retain(|b| b.0 != p as usize);
-    if !rt.pool.free(p.cast()) {
+    rt.job.tcm_blocks.retain(|b| b.0 != p as usize);
+    if !rt.job.pool.free(p.cast()) {
         let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
         rt.misuse(Kind::TcmFreeForeign, None, None, d);
     }

@@ -296,14 +296,16 @@ pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Op
         return 0;
     }
     // A shape function's tensors are shapes: no storage, nothing to fill.
-    let data_less = rt.phase == crate::percore::state::Phase::Shape;
+    let data_less = rt.job.phase == crate::percore::state::Phase::Shape;
     let h = tensors::create(rt, d, sizes, data_less);
     match (fill, value) {
         (Fill::Zeros, _) => tensors::fill(rt, h, Num::Int(0)),
         (Fill::Ones, _) => tensors::fill(rt, h, Num::Int(1)),
         (Fill::Value, Operand::Scalar(v)) => tensors::fill(rt, h, v),
         (Fill::Eye, _) => tensors::eye(rt, h),
-        _ if rt.phase == crate::percore::state::Phase::Kernel && h != 0 => tensors::track(rt, h),
+        _ if rt.job.phase == crate::percore::state::Phase::Kernel && h != 0 => {
+            tensors::track(rt, h)
+        }
         _ => {}
     }
     h

@@ -135,7 +135,7 @@ impl Arena {
     }
 }
 
-/// Everything one process (core) holds.
+/// Everything one process (core) holds: what outlives a job, and the job running.
 #[derive(Debug)]
 pub struct Runtime {
     /// The host model, once started.
@@ -144,15 +144,36 @@ pub struct Runtime {
     pub arena: Arena,
     /// Tensors by handle - 1.
     pub tensors: Vec<Option<Entry>>,
-    /// This core, and how many run.
+    /// Window views whose page tables the core filled ([`crate::percore::access::prefault`]).
+    pub populated: Vec<crate::base::cabi::Populated>,
+    /// The thread that fills them ahead of the copies ([`crate::base::filler`]).
+    pub filler: Option<crate::base::filler::Filler>,
+    /// The core whose share of HBM this process allocates from (a worker's, once set).
+    pub share: Option<u32>,
+    /// The running kernel's stack on the host ([`crate::base::stack`]).
+    pub stack: crate::base::stack::Watch,
+    /// The job running: made whole by [`Runtime::begin_job`], so nothing of one job is
+    /// left for the next.
+    pub job: Job,
+}
+
+/// One job of a process (a kernel on a core, a shape function, the runner's own calls):
+/// what it is, and what it counted, copied and reported.
+#[derive(Debug)]
+pub struct Job {
+    /// The op's name, for reports.
+    pub op: String,
+    /// This core.
     pub core: u32,
     /// Cores running the op.
     pub cores: u32,
     /// Where the run is.
     pub phase: Phase,
-    /// The op's name, for reports.
-    pub op: String,
-    /// The op's output (`get_dst_tensor()`), and whether the kernel asked for it.
+    /// What stops the process on an error (a core's process writes its report first).
+    pub on_error: fn(&Runtime) -> !,
+    /// `--sanitize`: the checks that cost a call per element are on.
+    pub sanitize: bool,
+    /// The op's output (`get_dst_tensor()`).
     pub dst: Option<u32>,
     /// Whether `get_dst_tensor()` was called.
     pub dst_called: bool,
@@ -160,6 +181,8 @@ pub struct Runtime {
     pub dst_poison: bool,
     /// The TCM pool.
     pub pool: Pool,
+    /// Live `tcm_malloc` blocks: address, bytes asked for, the call's return address.
+    pub tcm_blocks: Vec<(usize, usize, u64)>,
     /// Stream accessors open with a TCM buffer.
     pub fast_streams_open: u32,
     /// What the core counted.
@@ -168,24 +191,40 @@ pub struct Runtime {
     pub accesses: Vec<Access>,
     /// Every misuse so far.
     pub reports: Vec<Report>,
-    /// Window views whose page tables the core filled ([`crate::percore::access::prefault`]).
-    pub populated: Vec<crate::base::cabi::Populated>,
-    /// The thread that fills them ahead of the copies ([`crate::base::filler`]).
-    pub filler: Option<crate::base::filler::Filler>,
-    /// What stops the process on an error (the runner's child writes its report first).
-    pub on_error: fn(&Runtime) -> !,
-    /// The core whose share of HBM this process allocates from (a worker's, once set).
-    pub share: Option<u32>,
-    /// Live `tcm_malloc` blocks: address, bytes asked for, the call's return address.
-    pub tcm_blocks: Vec<(usize, usize, u64)>,
-    /// `--sanitize`: the checks that cost a call per element are on.
-    pub sanitize: bool,
-    /// The running kernel's stack on the host ([`crate::base::stack`]).
-    pub stack: crate::base::stack::Watch,
+}
+
+impl Job {
+    /// Phase `phase` of op `op` on `core` of `cores`, stopped on an error by `on_error`:
+    /// nothing counted, copied or reported yet, a fresh TCM pool.
+    pub fn new(op: &str, core: u32, cores: u32, phase: Phase, on_error: fn(&Runtime) -> !) -> Job {
+        Job {
+            op: op.into(),
+            core,
+            cores,
+            phase,
+            on_error,
+            sanitize: false,
+            dst: None,
+            dst_called: false,
+            dst_poison: false,
+            pool: Pool::default(),
+            tcm_blocks: Vec::new(),
+            fast_streams_open: 0,
+            counts: Counts::default(),
+            accesses: Vec::new(),
+            reports: Vec::new(),
+        }
+    }
+}
+
+/// What ends a unit test's core: a panic the tests catch.
+#[cfg(test)]
+fn stopped_for_tests(_: &Runtime) -> ! {
+    panic!("the core stopped")
 }
 
 fn exit_on_error(rt: &Runtime) -> ! {
-    for r in &rt.reports {
+    for r in &rt.job.reports {
         eprintln!("{}", r.line());
     }
     std::process::exit(rt.exit_status())
@@ -215,25 +254,11 @@ impl Runtime {
             machine: None,
             arena: Arena::default(),
             tensors: Vec::new(),
-            core: 0,
-            cores: 1,
-            phase: Phase::Host,
-            op: String::from("(none)"),
-            dst: None,
-            dst_called: false,
-            dst_poison: false,
-            pool: Pool::default(),
-            fast_streams_open: 0,
-            counts: Counts::default(),
-            accesses: Vec::new(),
-            reports: Vec::new(),
             populated: Vec::new(),
             filler: None,
-            on_error: exit_on_error,
             share: None,
-            tcm_blocks: Vec::new(),
-            sanitize: false,
             stack: crate::base::stack::Watch::default(),
+            job: Job::new("(none)", 0, 1, Phase::Host, exit_on_error),
         }
     }
 
@@ -241,10 +266,9 @@ impl Runtime {
     /// the process.
     #[cfg(test)]
     pub fn for_tests() -> Runtime {
-        Runtime {
-            on_error: |_| panic!("the core stopped"),
-            ..Runtime::new()
-        }
+        let mut rt = Runtime::new();
+        rt.job.on_error = stopped_for_tests;
+        rt
     }
 
     /// The live tensor `h`. A handle that is not live is a `tensor-not-live` error, placed
@@ -276,48 +300,44 @@ impl Runtime {
     /// A `tensor-not-live` error (on `tensor`, as labelled) placed at the kernel's call into
     /// the SDK: reported, and the core stops.
     pub fn tensor_not_live(&mut self, tensor: Option<String>, detail: String) -> ! {
-        self.reports.push(Report {
+        self.job.reports.push(Report {
             kind: Kind::TensorNotLive,
             severity: Severity::Error,
-            op: self.op.clone(),
-            core: (self.phase == Phase::Kernel).then_some(self.core),
+            op: self.job.op.clone(),
+            core: (self.job.phase == Phase::Kernel).then_some(self.job.core),
             tensor,
             index: None,
             detail,
             crash: None,
             at: Some(At::Calls(crate::base::stack::callers())),
         });
-        (self.on_error)(self)
+        (self.job.on_error)(self)
     }
 
-    /// Starts a job on a worker: `phase` of op `op` on `core` of `cores`, with nothing
-    /// counted, copied or reported yet and a fresh TCM pool. The window views' page tables
-    /// the worker filled stay filled (the point of keeping it).
-    pub fn begin_job(&mut self, op: &str, core: u32, cores: u32, phase: Phase) {
-        self.op = op.into();
-        self.core = core;
-        self.cores = cores;
-        self.phase = phase;
-        self.dst = None;
-        self.dst_called = false;
-        self.dst_poison = false;
-        self.pool = Pool::default();
-        self.tcm_blocks.clear();
-        self.fast_streams_open = 0;
-        self.counts = Counts::default();
-        self.accesses.clear();
-        self.reports.clear();
+    /// Starts a job on a worker: `phase` of op `op` on `core` of `cores`, stopped on an
+    /// error by `on_error`, with nothing counted, copied or reported yet and a fresh TCM
+    /// pool ([`Job::new`]). The window views' page tables the worker filled stay filled
+    /// (the point of keeping it).
+    pub fn begin_job(
+        &mut self,
+        op: &str,
+        core: u32,
+        cores: u32,
+        phase: Phase,
+        on_error: fn(&Runtime) -> !,
+    ) {
+        self.job = Job::new(op, core, cores, phase, on_error);
     }
 
     /// The exit status the reports so far call for: a crash's, else a misuse error's.
     pub fn exit_status(&self) -> i32 {
-        crate::base::status::of_errors(&self.reports)
+        crate::base::status::of_errors(&self.job.reports)
     }
 
     /// A C++ exception left a kernel or shape function: reported as a crash of its phase,
     /// with the exception's message, and the phase stops here (through `on_error`).
     pub fn thrown(&mut self, what: Option<String>) -> ! {
-        let phase = if self.phase == Phase::Shape {
+        let phase = if self.job.phase == Phase::Shape {
             "shape function"
         } else {
             "kernel"
@@ -326,11 +346,11 @@ impl Runtime {
             Some(w) => format!("the {phase} threw a C++ exception: {w}"),
             None => format!("the {phase} threw a C++ exception that is no std::exception"),
         };
-        self.reports.push(Report {
+        self.job.reports.push(Report {
             kind: Kind::Crashed,
             severity: Severity::Error,
-            op: self.op.clone(),
-            core: (self.phase == Phase::Kernel).then_some(self.core),
+            op: self.job.op.clone(),
+            core: (self.job.phase == Phase::Kernel).then_some(self.job.core),
             tensor: None,
             index: None,
             detail,
@@ -342,7 +362,7 @@ impl Runtime {
             }),
             at: None,
         });
-        (self.on_error)(self)
+        (self.job.on_error)(self)
     }
 
     /// A load or store at `addr` that faulted in the TCM pool's pages (`what` it was to the
@@ -360,18 +380,18 @@ impl Runtime {
     /// An error of `kind` made by the instruction at `pc` (or the call returning there),
     /// which the runner places in the kernel's source: reported, and the core stops here.
     pub fn placed(&mut self, kind: Kind, detail: String, pc: u64) -> ! {
-        self.reports.push(Report {
+        self.job.reports.push(Report {
             kind,
             severity: Severity::Error,
-            op: self.op.clone(),
-            core: Some(self.core),
+            op: self.job.op.clone(),
+            core: Some(self.job.core),
             tensor: None,
             index: None,
             detail,
             crash: None,
             at: Some(At::Pc(pc)),
         });
-        (self.on_error)(self)
+        (self.job.on_error)(self)
     }
 
     /// A `stack-overflow-host` warning if the kernel running is deeper than its build's
@@ -392,11 +412,11 @@ impl Runtime {
         detail: String,
     ) {
         let tensor = tensor.map(|h| self.entry(h).label.clone());
-        self.reports.push(Report {
+        self.job.reports.push(Report {
             kind,
             severity: kind.severity(),
-            op: self.op.clone(),
-            core: Some(self.core),
+            op: self.job.op.clone(),
+            core: Some(self.job.core),
             tensor,
             index,
             detail,
@@ -404,7 +424,7 @@ impl Runtime {
             at: None,
         });
         if kind.severity() == Severity::Error {
-            (self.on_error)(self)
+            (self.job.on_error)(self)
         }
     }
 }

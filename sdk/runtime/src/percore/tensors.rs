@@ -148,10 +148,13 @@ pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), Str
 /// the vendor's current guide dropped `torch::kLong`. Still run, as the device once did.
 fn warn_int64(rt: &mut Runtime, dtype: DType) {
     // Every tensor made passes here: the cheap tests first, the reports scanned last.
-    if dtype != DType::Long || rt.core != 0 || rt.phase != crate::percore::state::Phase::Kernel {
+    if dtype != DType::Long
+        || rt.job.core != 0
+        || rt.job.phase != crate::percore::state::Phase::Kernel
+    {
         return;
     }
-    if rt.reports.iter().any(|r| r.kind == Kind::Int64Tensor) {
+    if rt.job.reports.iter().any(|r| r.kind == Kind::Int64Tensor) {
         return;
     }
     let detail = "a tensor of int64 elements (torch::kLong): the vendor's current guide dropped it, as the device is \
@@ -264,7 +267,7 @@ pub fn read_all(rt: &mut Runtime, h: u32) -> Vec<u8> {
     };
     let numel = rt.entry(h).meta.numel;
     note(rt, h, 0, numel, false, "an operation");
-    if data_less && rt.phase == Phase::Shape {
+    if data_less && rt.job.phase == Phase::Shape {
         rt.misuse(
             Kind::ShapeDataRead,
             Some(h),
@@ -402,10 +405,10 @@ pub fn policy(rt: &mut Runtime, h: u32, set: i32) -> i32 {
 /// `get_dst_tensor()`: the op's output (one more reference), or 0 after a reported misuse
 /// outside a kernel the runner runs.
 pub fn dst_tensor(rt: &mut Runtime) -> u32 {
-    match (rt.phase, rt.dst) {
+    match (rt.job.phase, rt.job.dst) {
         (Phase::Kernel, Some(h)) => {
-            rt.dst_called = true;
-            if std::mem::take(&mut rt.dst_poison) {
+            rt.job.dst_called = true;
+            if std::mem::take(&mut rt.job.dst_poison) {
                 fill_bytes(rt, h, &[POISON]);
             }
             retain(rt, h);

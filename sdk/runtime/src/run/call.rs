@@ -270,7 +270,7 @@ fn convert(p: Param, a: &Arg) -> Option<Arg> {
 fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
     state::with(|rt| {
         tensors::ensure_machine(rt);
-        rt.op = o.op.clone();
+        rt.job.op = o.op.clone();
         for (k, a) in call
             .iter()
             .enumerate()
@@ -302,7 +302,7 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
         if !lazy {
             tensors::fill_bytes(rt, h, &[POISON]);
         }
-        rt.dst = Some(h);
+        rt.job.dst = Some(h);
         h
     });
     let ran = crate::run::cores::run(o, call, output, lazy);
@@ -313,7 +313,7 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
     }
     drop(returners);
     state::with(|rt| {
-        rt.dst = None;
+        rt.job.dst = None;
         if status != 0 {
             tensors::release(rt, output);
         }

@@ -210,7 +210,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
     if let Some(write) = write {
         // A watched TCM block: a store opens its page (and is made again on return); a
         // load from a page nothing stored into is reported.
-        let touch = crate::percore::state::try_with(|rt| match rt.pool.touch(addr, write) {
+        let touch = crate::percore::state::try_with(|rt| match rt.job.pool.touch(addr, write) {
             Touch::Unwritten(what) => {
                 let detail = format!("a load at {addr:#x}: {what}");
                 rt.placed(Kind::UninitializedRead, detail, pc)
@@ -221,7 +221,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
             return;
         }
     }
-    let what = crate::percore::state::try_with(|rt| rt.pool.describe(addr)).flatten();
+    let what = crate::percore::state::try_with(|rt| rt.job.pool.describe(addr)).flatten();
     if let Some(what) = what {
         // A fault in the TCM pool's pages: reported; the core ends there.
         crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, pc));

@@ -24,16 +24,16 @@ fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
         .map(|m| m.counters())
         .unwrap_or_default();
     CoreReport {
-        core: rt.core,
+        core: rt.job.core,
         translations: c.translates,
         hits: c.hits,
         refills: c.refills,
-        counts: rt.counts,
-        pool_high_water: rt.pool.high_water() as u64,
-        dst_called: rt.dst_called,
+        counts: rt.job.counts,
+        pool_high_water: rt.job.pool.high_water() as u64,
+        dst_called: rt.job.dst_called,
         returned,
-        accesses: rt.accesses.clone(),
-        reports: rt.reports.clone(),
+        accesses: rt.job.accesses.clone(),
+        reports: rt.job.reports.clone(),
         device: None,
         profile: None,
         printed: String::new(),
@@ -53,9 +53,8 @@ fn on_core_error(rt: &Runtime) -> ! {
 fn kernel_job(job: &Job) {
     let (_, kernel) = registry::lookup(&job.op).expect("the runner checked the op");
     let call = state::with(|rt| {
-        rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel);
-        rt.on_error = on_core_error;
-        rt.sanitize = job.sanitize;
+        rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel, on_core_error);
+        rt.job.sanitize = job.sanitize;
         if job.device.is_some() {
             tensors::use_device_core_share(rt, job.core);
             rt.share = None;
@@ -125,17 +124,18 @@ fn kernel_job(job: &Job) {
         for h in held {
             tensors::release(rt, h);
         }
-        rt.dst = None;
+        rt.job.dst = None;
     })
 }
 
 /// The output's elements (of `numel`) this core's TCM and stream copies wrote.
 fn written_by_core(rt: &mut Runtime, numel: u64) -> u64 {
-    let Some(dst) = rt.dst else {
+    let Some(dst) = rt.job.dst else {
         return 0;
     };
     let addr = rt.entry(dst).meta.hbm_addr;
     let mut ranges: Vec<(u64, u64)> = rt
+        .job
         .accesses
         .iter()
         .filter(|a| a.write && a.tensor == addr)
@@ -169,11 +169,11 @@ fn device_ended(
     ran: &crate::run::device::answer::Ran,
 ) -> *const crate::base::cabi::Meta {
     if let Some(why) = &ran.ended {
-        rt.reports.push(Report {
+        rt.job.reports.push(Report {
             kind: Kind::Crashed,
             severity: Kind::Crashed.severity(),
-            op: rt.op.clone(),
-            core: Some(rt.core),
+            op: rt.job.op.clone(),
+            core: Some(rt.job.core),
             tensor: None,
             index: None,
             detail: why.clone(),
@@ -185,7 +185,7 @@ fn device_ended(
             }),
             at: None,
         });
-        (rt.on_error)(rt)
+        (rt.job.on_error)(rt)
     }
     match ran.returned {
         Some(h) => &*rt.entry(h).meta,
@@ -277,9 +277,9 @@ pub struct Concluded {
 /// writes, is known there; several cores write it side by side). The handles to release.
 fn adopt_output(rt: &mut crate::percore::state::Runtime, job: &Job, out: &JobArg) -> Vec<u32> {
     let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
-    rt.dst = h.first().copied();
-    rt.dst_poison = job.poison_at_dst;
-    if let (1, Some(d)) = (job.cores, rt.dst) {
+    rt.job.dst = h.first().copied();
+    rt.job.dst_poison = job.poison_at_dst;
+    if let (1, Some(d)) = (job.cores, rt.job.dst) {
         tensors::track(rt, d);
     }
     h
@@ -294,7 +294,7 @@ fn unwritten_output(
     op: &str,
     core: u32,
 ) -> Option<crate::base::misuse::Report> {
-    let d = rt.dst?;
+    let d = rt.job.dst?;
     let e = rt.entry(d);
     if e.meta.track == 0 {
         return None;

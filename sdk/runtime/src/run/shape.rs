@@ -40,7 +40,7 @@ fn end(r: &ShapeReport, code: i32) -> ! {
 
 fn on_shape_error(rt: &Runtime) -> ! {
     let r = ShapeReport {
-        reports: rt.reports.clone(),
+        reports: rt.job.reports.clone(),
         ..ShapeReport::default()
     };
     end(&r, rt.exit_status())
@@ -51,8 +51,7 @@ fn on_shape_error(rt: &Runtime) -> ! {
 fn shape_job(job: &Job) {
     let (shape, _) = registry::lookup(&job.op).expect("the runner checked the op");
     let (args, held) = state::with(|rt| {
-        rt.begin_job(&job.op, 0, job.cores, Phase::Shape);
-        rt.on_error = on_shape_error;
+        rt.begin_job(&job.op, 0, job.cores, Phase::Shape, on_shape_error);
         let (args, held) = worker::adopt_args(rt, &job.args, true);
         for &h in &held {
             let e = rt.entry(h);
@@ -72,7 +71,7 @@ fn shape_job(job: &Job) {
         r.result = Some((m.dtype, m.sizes[..m.ndim as usize].to_vec()));
     }
     state::with(|rt| {
-        r.reports = rt.reports.clone();
+        r.reports = rt.job.reports.clone();
         child::put_report(&serde_json::to_vec(&r).expect("a report serializes"));
         if !out.is_null() {
             // SAFETY: as above; the invoker's reference.

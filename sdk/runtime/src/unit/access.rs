@@ -154,16 +154,19 @@ fn four_streams_get_tcm_buffers_and_a_closed_one_gives_its_back() {
         .map(|_| access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1))
         .collect();
     assert!(buffers.iter().all(|b| !b.is_null()));
-    assert_eq!((rt.counts.fast_streams, rt.fast_streams_open), (4, 4));
+    assert_eq!(
+        (rt.job.counts.fast_streams, rt.job.fast_streams_open),
+        (4, 4)
+    );
     assert!(access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1).is_null());
     assert_eq!(
         take(&mut rt),
         ["warning[slow-stream] op t, core 0, tensor 1: 4 open streams: this one goes element by element"]
     );
-    assert_eq!(rt.counts.slow_streams, 1);
+    assert_eq!(rt.job.counts.slow_streams, 1);
     access::close(&mut rt, h, READ_STREAM, core::ptr::null_mut());
     access::close(&mut rt, h, READ_STREAM, buffers[1]);
-    assert_eq!(rt.fast_streams_open, 3);
+    assert_eq!(rt.job.fast_streams_open, 3);
     assert_eq!(rt.entry(h).open.read_streams, 3);
     let again = access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1);
     assert!(!again.is_null());
@@ -177,7 +180,7 @@ fn four_streams_get_tcm_buffers_and_a_closed_one_gives_its_back() {
     access::close(&mut rt, h, WRITE_STREAM, w);
     let s = access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
     assert!(s.is_null());
-    assert_eq!(rt.counts.standard_accessors, 1);
+    assert_eq!(rt.job.counts.standard_accessors, 1);
     assert_eq!(rt.entry(h).open.standard, 1);
     access::close(&mut rt, h, STANDARD, s);
     let open = rt.entry(h).open;
@@ -185,14 +188,17 @@ fn four_streams_get_tcm_buffers_and_a_closed_one_gives_its_back() {
         (open.standard, open.read_streams, open.write_streams),
         (0, 0, 0)
     );
-    assert_eq!((rt.fast_streams_open, rt.counts.fast_streams), (0, 6));
+    assert_eq!(
+        (rt.job.fast_streams_open, rt.job.counts.fast_streams),
+        (0, 6)
+    );
 }
 
 #[test]
 fn a_standard_accessor_ends_the_tracking_but_under_sanitize() {
     for sanitize in [false, true] {
         let mut rt = runtime(1);
-        rt.sanitize = sanitize;
+        rt.job.sanitize = sanitize;
         let h = tensor(&mut rt, &[8], 0x1000);
         crate::percore::tensors::track(&mut rt, h);
         access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
@@ -259,9 +265,15 @@ fn a_tcm_copy_past_the_end_stops_the_core_and_each_copy_is_counted() {
             "error[accessor-type] op t, core 0, tensor 1: TCM accessor of int32 on a float32 tensor",
         ]
     );
-    assert_eq!((rt.counts.tcm_in_bytes, rt.counts.tcm_out_bytes), (40, 0));
+    assert_eq!(
+        (rt.job.counts.tcm_in_bytes, rt.job.counts.tcm_out_bytes),
+        (40, 0)
+    );
     access::count_tcm(&mut rt, 3, 5);
-    assert_eq!((rt.counts.tcm_in_bytes, rt.counts.tcm_out_bytes), (43, 5));
+    assert_eq!(
+        (rt.job.counts.tcm_in_bytes, rt.job.counts.tcm_out_bytes),
+        (43, 5)
+    );
 }
 
 #[test]
@@ -283,7 +295,7 @@ fn consecutive_copies_of_a_tensor_merge_into_one_access() {
     access::tcm_copy(&mut rt, a, FLOAT, 55, 5, true);
     access::tcm_copy(&mut rt, b, FLOAT, 30, 1, true);
     assert_eq!(
-        rt.accesses,
+        rt.job.accesses,
         [
             at(0x1000, 0, 30, false),
             at(0x2000, 0, 31, true),
@@ -292,7 +304,7 @@ fn consecutive_copies_of_a_tensor_merge_into_one_access() {
         ]
     );
     assert_eq!(
-        (rt.counts.tcm_in_bytes, rt.counts.tcm_out_bytes),
+        (rt.job.counts.tcm_in_bytes, rt.job.counts.tcm_out_bytes),
         (140, 144)
     );
     // Only the last four accesses are looked at.
@@ -300,24 +312,27 @@ fn consecutive_copies_of_a_tensor_merge_into_one_access() {
         access::tcm_copy(&mut rt, a, FLOAT, 70 + k, 1, k % 2 == 0);
     }
     access::tcm_copy(&mut rt, b, FLOAT, 31, 1, true);
-    assert_eq!(rt.accesses.len(), 9);
-    assert_eq!(rt.accesses[8], at(0x2000, 31, 1, true));
+    assert_eq!(rt.job.accesses.len(), 9);
+    assert_eq!(rt.job.accesses[8], at(0x2000, 31, 1, true));
 }
 
 #[test]
 fn tcm_blocks_are_watched_under_sanitize_and_leaks_are_placed() {
     let mut rt = runtime(1);
-    rt.sanitize = true;
+    rt.job.sanitize = true;
     let p = access::tcm_malloc(&mut rt, 64, 0x51) as usize;
     let q = access::tcm_malloc(&mut rt, 32, 0) as usize;
     assert!(access::tcm_malloc(&mut rt, 1 << 20, 0).is_null());
-    assert_eq!(rt.tcm_blocks, [(p, 64, 0x51), (q, 32, 0)]);
+    assert_eq!(rt.job.tcm_blocks, [(p, 64, 0x51), (q, 32, 0)]);
     assert_eq!(
-        rt.pool.unwritten(p, 64),
+        rt.job.pool.unwritten(p, 64),
         Some((0, 64, "a block of 64 bytes (pool offset 0)".into()))
     );
     assert!(stops(&mut rt, |rt| access::tcm_read(rt, p + 4, 8, 0x91)));
-    assert_eq!(rt.reports[0].at, Some(crate::base::misuse::At::Pc(0x90)));
+    assert_eq!(
+        rt.job.reports[0].at,
+        Some(crate::base::misuse::At::Pc(0x90))
+    );
     assert_eq!(
         take(&mut rt),
         ["error[uninitialized-read] op t, core 0: tcm_to_tensor of 8 bytes reads bytes 4..12 of a block of 64 bytes (pool offset 0), which nothing wrote"]
@@ -331,11 +346,11 @@ fn tcm_blocks_are_watched_under_sanitize_and_leaks_are_placed() {
             "warning[tcm-leak] op t, core 0: a block of 32 bytes (pool offset 64) allocated at a place not known was never freed",
         ]
     );
-    assert!(rt.tcm_blocks.is_empty());
+    assert!(rt.job.tcm_blocks.is_empty());
     let mut plain = runtime(1);
     let p = access::tcm_malloc(&mut plain, 64, 0) as usize;
     assert_eq!(
-        plain.pool.unwritten(p, 64),
+        plain.job.pool.unwritten(p, 64),
         None,
         "not watched without --sanitize"
     );
@@ -347,14 +362,14 @@ fn a_foreign_or_second_tcm_free_stops_the_core() {
     let p = access::tcm_malloc(&mut rt, 64, 0);
     let q = access::tcm_malloc(&mut rt, 64, 0);
     access::tcm_free(&mut rt, p);
-    assert_eq!(rt.tcm_blocks, [(q as usize, 64, 0)]);
+    assert_eq!(rt.job.tcm_blocks, [(q as usize, 64, 0)]);
     assert!(stops(&mut rt, |rt| access::tcm_free(rt, p)));
     assert_eq!(
         take(&mut rt),
         [format!("error[tcm-free-foreign] op t, core 0: tcm_free({p:p}): not a live block of this core's TCM pool")]
     );
     access::report_leaks(&mut rt, |_| String::new());
-    assert_eq!(rt.reports.len(), 1, "{:?}", lines(&rt));
+    assert_eq!(rt.job.reports.len(), 1, "{:?}", lines(&rt));
     access::tcm_free(&mut rt, q);
 }
 
@@ -365,10 +380,10 @@ fn a_tensor_let_go_under_an_open_accessor_or_used_after_stops_the_core() {
     let s = access::open_checked(&mut rt, h, STANDARD, FLOAT, 1);
     tensors::retain(&mut rt, h);
     tensors::release_from_kernel(&mut rt, h);
-    assert!(rt.reports.is_empty(), "another reference holds it");
+    assert!(rt.job.reports.is_empty(), "another reference holds it");
     assert!(stops(&mut rt, |rt| tensors::release_from_kernel(rt, h)));
     assert!(matches!(
-        rt.reports[0].at,
+        rt.job.reports[0].at,
         Some(crate::base::misuse::At::Calls(ref c)) if !c.is_empty()
     ));
     assert_eq!(
@@ -377,7 +392,7 @@ fn a_tensor_let_go_under_an_open_accessor_or_used_after_stops_the_core() {
     );
     access::close(&mut rt, h, STANDARD, s);
     tensors::release_from_kernel(&mut rt, h);
-    assert!(rt.reports.is_empty(), "closed first: let go cleanly");
+    assert!(rt.job.reports.is_empty(), "closed first: let go cleanly");
     assert!(stops(&mut rt, |rt| {
         rt.entry(h);
     }));

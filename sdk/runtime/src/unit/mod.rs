@@ -31,7 +31,8 @@ fn runtime(cores: u32) -> Runtime {
         }));
     });
     let mut rt = Runtime::for_tests();
-    rt.begin_job("t", 0, cores, crate::percore::state::Phase::Kernel);
+    let stop = rt.job.on_error;
+    rt.begin_job("t", 0, cores, crate::percore::state::Phase::Kernel, stop);
     rt
 }
 
@@ -53,12 +54,12 @@ fn stops(rt: &mut Runtime, f: impl FnOnce(&mut Runtime)) -> bool {
 
 /// The reports so far, as printed.
 fn lines(rt: &Runtime) -> Vec<String> {
-    rt.reports.iter().map(|r| r.line()).collect()
+    rt.job.reports.iter().map(|r| r.line()).collect()
 }
 
 /// The reports as printed, emptied.
 fn take(rt: &mut Runtime) -> Vec<String> {
     let l = lines(rt);
-    rt.reports.clear();
+    rt.job.reports.clear();
     l
 }

@@ -29,7 +29,7 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     );
     assert!(policy.is_err(), "a POLICY without its set: {policy:?}");
     assert_eq!(rt.entry(h).refs, refs, "nothing retained");
-    assert!(out.is_empty() && rt.reports.is_empty());
+    assert!(out.is_empty() && rt.job.reports.is_empty());
     let whole = answer(
         &mut rt,
         Request::Retain as u32,

@@ -117,7 +117,7 @@ fn offset_of(rt: &Runtime, p: *const u8) -> i64 {
     if p.is_null() {
         return -1;
     }
-    rt.pool.offset_of(p).map_or(-1, |o| o as i64)
+    rt.job.pool.offset_of(p).map_or(-1, |o| o as i64)
 }
 
 /// The answer to request `code` with payload `p` (START's is [`start`]'s): whether the
@@ -234,7 +234,7 @@ fn access_answer(
         }
         Request::Close => {
             let (h, kind, at) = (r.u32()?, r.i32()?, r.i64()?);
-            let b = rt.pool.block_at(at).unwrap_or(core::ptr::null_mut());
+            let b = rt.job.pool.block_at(at).unwrap_or(core::ptr::null_mut());
             if let Some(kind) = access::kind_of(rt, h, kind) {
                 access::close(rt, h, kind, b);
             }
@@ -268,7 +268,7 @@ fn access_answer(
         }
         Request::Free => {
             let (at, raw) = (r.i64()?, r.u32()?);
-            let p = rt.pool.block_at(at).unwrap_or(raw as usize as *mut u8);
+            let p = rt.job.pool.block_at(at).unwrap_or(raw as usize as *mut u8);
             access::tcm_free(rt, p.cast());
         }
         other => unreachable!("{other:?} is routed to tensor_answer"),
@@ -281,8 +281,8 @@ pub fn start(rt: &mut Runtime, kernel: &str, call: &[Arg]) -> Vec<u8> {
     let m = rt.machine.as_ref().expect("the model runs");
     let c = m.config();
     let mut out = Vec::new();
-    out.extend(rt.core.to_le_bytes());
-    out.extend(rt.cores.to_le_bytes());
+    out.extend(rt.job.core.to_le_bytes());
+    out.extend(rt.job.cores.to_le_bytes());
     for v in [c.engine_base, c.hbm_scratch, c.hbm_base, c.hbm_size] {
         out.extend(v.to_le_bytes());
     }
