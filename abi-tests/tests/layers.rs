@@ -379,6 +379,60 @@ fn the_runtime_keeps_to_its_layers() {
     );
 }
 
+/// Collects the names of `static` items (those in functions and `extern` blocks too).
+#[derive(Default)]
+struct Statics(BTreeSet<String>);
+
+impl<'ast> Visit<'ast> for Statics {
+    fn visit_item_static(&mut self, i: &'ast syn::ItemStatic) {
+        self.0.insert(i.ident.to_string());
+    }
+    fn visit_foreign_item_static(&mut self, i: &'ast syn::ForeignItemStatic) {
+        self.0.insert(i.ident.to_string());
+    }
+}
+
+/// The runtime's process-wide state: every `static` of sdk/runtime/src (the test-only
+/// `unit/` aside) is a row of docs/architecture.md's table "Process-wide state", with its
+/// reason, and every row is one of them.
+#[test]
+fn every_static_of_the_runtime_is_listed_with_its_reason() {
+    let src = root().join("sdk/runtime/src");
+    let mut found = Statics::default();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() && p != src.join("unit") {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                found.visit_file(&syn::parse_file(&text).unwrap());
+            }
+        }
+    }
+    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let table = doc
+        .split_once("### Process-wide state")
+        .map(|(_, rest)| rest.split("\n#").next().unwrap())
+        .expect("docs/architecture.md has a section \"Process-wide state\"");
+    let listed: BTreeSet<String> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split_once('`'))
+        .filter(|(_, rest)| {
+            rest.split('|')
+                .nth(2)
+                .is_some_and(|why| why.trim().len() > 20)
+        })
+        .map(|(name, _)| name.to_string())
+        .collect();
+    assert!(found.0.len() >= 5, "statics found: {:?}", found.0);
+    assert_eq!(
+        found.0, listed,
+        "the runtime's statics against docs/architecture.md's table (each row: name, file, reason)"
+    );
+}
+
 /// The check finds a circle where there is one (so a pass means something): three files
 /// whose modules use each other in a ring, one through `super::`, one through a group.
 #[test]

@@ -34,15 +34,20 @@ pub unsafe extern "C" fn nt_customop_run(
     stats: c_int,
     out: *mut *const Meta,
 ) -> c_int {
+    crate::run::report::panics_as_bugs();
     let o = Options {
         // SAFETY: the caller's contract.
         op: unsafe { text(op) },
         cores,
         timeout: Some(crate::base::limits::DEFAULT_TIMEOUT),
         stats: match stats {
+            0 => None,
             1 => Some(StatsFormat::Text),
             2 => Some(StatsFormat::Json),
-            _ => None,
+            n => {
+                let m = format!("stats {n}: give 0 (none), 1 (text) or 2 (JSON)");
+                return crate::run::report::refuse(m).status;
+            }
         },
         ..Options::default()
     };

@@ -512,6 +512,7 @@ fn free_all(handles: &[u32]) {
 
 /// Serves on socket `fd` until the caller's end closes: the exit status.
 pub fn main(fd: i32) -> i32 {
+    crate::run::report::panics_as_bugs();
     // SAFETY: the caller passed this descriptor for the server's use alone.
     let mut sock = unsafe { UnixStream::from_raw_fd(fd) };
     // A group of its own, which the watch thread kills whole; and no report on stderr.

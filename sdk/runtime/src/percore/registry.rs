@@ -82,7 +82,7 @@ pub struct Registry {
 }
 
 /// The program's registry.
-pub static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     ops: Vec::new(),
     kernels: Vec::new(),
     device_lacks: Vec::new(),

@@ -158,6 +158,7 @@ fn double(text: &str) -> Option<f64> {
 
 /// The runner: see the module's documentation. Returns the exit status.
 pub fn main(args: &[String]) -> i32 {
+    crate::run::report::panics_as_bugs();
     match from_command_line(args) {
         Ok((out, place)) => write_output(out, place),
         Err(stop) => stop.status,

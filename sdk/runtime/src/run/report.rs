@@ -99,6 +99,36 @@ pub fn quiet() {
     QUIET.store(true, Ordering::Relaxed);
 }
 
+/// From now on in this process, a panic says in one line that it is a bug of the runtime's
+/// own, never a kernel's (what a kernel does wrong is a report): what a kernel can reach
+/// stops its core through `on_error`. The profile is `panic = "abort"`, so a panic never
+/// unwinds into the C++ that called the SDK; the process ends there, and a core's end is
+/// reported by the runner as `kernel-crashed` (signal 6) beneath this line.
+pub fn panics_as_bugs() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|m| m.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let at = info.location().map(|l| (l.file(), l.line()));
+            eprintln!("{}", bug_line(&message, at));
+        }))
+    });
+}
+
+/// [`panics_as_bugs`]'s line for a panic with `message` at `at` (file, line).
+pub fn bug_line(message: &str, at: Option<(&str, u32)>) -> String {
+    let at = at.map_or(String::new(), |(f, l)| format!(" ({f}:{l})"));
+    format!(
+        "error[sdk-bug] the SDK's runtime stopped on a bug of its own{at}: {message}; \
+         nothing the kernel did caused it: please report it with the kernel and the command"
+    )
+}
+
 /// Prints every report to stderr (unless [`quiet`]); whether one is an error.
 pub fn print_reports(reports: &[Report]) -> bool {
     if !QUIET.load(Ordering::Relaxed) {
@@ -142,5 +172,18 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
         detail,
         crash: None,
         at: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bug_says_where_and_that_the_kernel_did_not_cause_it() {
+        let l = super::bug_line("a fork failed", Some(("sdk/runtime/src/run/child.rs", 9)));
+        assert!(l.starts_with(
+            "error[sdk-bug] the SDK's runtime stopped on a bug of its own (sdk/runtime/src/run/child.rs:9): a fork failed;"
+        ));
+        assert!(l.contains("nothing the kernel did caused it"));
+        assert!(super::bug_line("x", None).contains("of its own: x;"));
     }
 }
