@@ -89,6 +89,14 @@ fn cores_refused(given: &str) -> String {
     format!("--cores {given}: give a number from 1 to {MAX_CORES}")
 }
 
+/// Why `--name` (no option of the runner's: an argument never starts with `--`) is refused.
+fn unknown_option(given: &str) -> String {
+    format!(
+        "{given}: not an option of the runner (--out FILE, --cores N, --timeout SECONDS, \
+         --sanitize, --stats, --stats=json, --device PROGRAM, --translation OBJECT, --profile DIR)"
+    )
+}
+
 /// The runner's command line, parsed and [validated](Options::validate).
 pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
@@ -127,6 +135,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--stats" => o.stats = Some(StatsFormat::Text),
             "--stats=json" => o.stats = Some(StatsFormat::Json),
+            _ if a.starts_with("--") => return Err(unknown_option(a)),
             _ if o.op.is_empty() => o.op = a.clone(),
             _ => o.values.push(a.clone()),
         }
@@ -136,4 +145,28 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
     }
     o.validate()?;
     Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    fn args(text: &str) -> Vec<String> {
+        text.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn values_may_be_negative_and_an_unknown_option_is_refused() {
+        let o = super::parse(&args("scale x.npy -2 -inf --cores 2")).unwrap();
+        assert_eq!(
+            (o.op.as_str(), o.values.as_slice(), o.cores),
+            ("scale", &args("x.npy -2 -inf")[..], 2)
+        );
+        let e = super::parse(&args("relu x.npy --stat")).unwrap_err();
+        assert!(
+            e.starts_with("--stat: not an option of the runner (--out FILE"),
+            "{e}"
+        );
+        assert!(super::parse(&args("relu x.npy --cores 9"))
+            .unwrap_err()
+            .contains("from 1 to"));
+    }
 }
