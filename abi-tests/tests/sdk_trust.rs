@@ -318,12 +318,3 @@ fn builds_into_one_folder_take_turns() {
         assert!(o.status.success(), "{}", text(&o.stderr));
     }
 }
-
-#[test]
-fn ntx_and_the_runner_share_their_limits_and_temporary_names() {
-    use neuron_customop_host::{base::limits, run::outfile};
-    assert_eq!(ntx::op::MAX_CORES, limits::MAX_CORES);
-    assert_eq!(ntx::op::MAX_TIMEOUT_SECS, limits::MAX_TIMEOUT_SECS);
-    let out = Path::new("some/dir/y.npy");
-    assert_eq!(ntx::guard::tmp_name(out, 42), outfile::tmp_name(out, 42));
-}

@@ -35,12 +35,9 @@ static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
 /// The last command's process group (0: none yet).
 static LAST_GROUP: AtomicI32 = AtomicI32::new(0);
 
-/// The temporary file the op's program (process `pid`) writes `--out` through (the
-/// runner's `outfile::tmp_name`; abi-tests/tests/sdk_trust.rs holds the two equal).
-pub fn tmp_name(out: &Path, pid: u32) -> Option<PathBuf> {
-    let name = out.file_name()?;
-    Some(out.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))
-}
+/// The temporary file the op's program (process `pid`) writes `--out` through, as its
+/// runtime names it (sdk/shared).
+pub use nt_sdk_shared::tmp_name;
 
 /// Removes the `--out` temporary file of process group `group`'s leader, if any.
 fn remove_tmp(out: Option<&Path>, group: i32) {

@@ -15,14 +15,6 @@ use std::process::Command;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
-/// Most cores a run has (the runner's `limits::MAX_CORES`; abi-tests/tests/sdk_trust.rs
-/// holds the two equal).
-pub const MAX_CORES: u32 = 8;
-
-/// The longest `--timeout`, in seconds (the runner's `limits::MAX_TIMEOUT_SECS`; held
-/// equal by the same test).
-pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 24.0 * 3600.0;
-
 /// What to build.
 #[derive(Debug, Clone)]
 pub struct Build {

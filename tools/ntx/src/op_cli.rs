@@ -10,8 +10,6 @@ use ntx::guard::{self, Guard};
 
 use super::{Failure, Format};
 
-use ntx::op::{MAX_CORES, MAX_TIMEOUT_SECS};
-
 #[derive(Subcommand, Debug)]
 pub enum OpCommand {
     /// Build the sources (as custom_op.load does) and run OP on each core: its tensors
@@ -75,20 +73,9 @@ pub struct OpBuild {
     deps: Option<PathBuf>,
 }
 
+/// `--timeout` checked as the runner checks it (sdk/shared), passed on as typed.
 fn timeout_arg(s: &str) -> Result<String, String> {
-    match s.parse::<f64>() {
-        Ok(t) if (0.0..=MAX_TIMEOUT_SECS).contains(&t) => Ok(s.to_string()),
-        _ => Err(format!(
-            "--timeout {s}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}"
-        )),
-    }
-}
-
-fn cores_arg(s: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .ok()
-        .filter(|c| (1..=MAX_CORES).contains(c))
-        .ok_or_else(|| format!("--cores {s}: give a number from 1 to {MAX_CORES}"))
+    nt_sdk_shared::timeout_of(s).map(|_| s.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -96,7 +83,7 @@ pub struct OpRun {
     #[command(flatten)]
     sources: Sources,
     /// Cores the kernel runs on (1 to 8), as multicore=True.
-    #[arg(long, default_value = "1", value_parser = cores_arg, allow_hyphen_values = true)]
+    #[arg(long, default_value = "1", value_parser = nt_sdk_shared::cores_of, allow_hyphen_values = true)]
     cores: u32,
     /// Where the objects and the program go (default: a fresh temporary folder, removed
     /// when ntx ends).
@@ -107,7 +94,7 @@ pub struct OpRun {
     out: Option<PathBuf>,
     /// Seconds the kernels (and the shape function) may run before every core is ended
     /// and the run fails with exit status 4 (0: no limit).
-    #[arg(long, default_value = "60", value_parser = timeout_arg)]
+    #[arg(long, default_value = "60", value_parser = timeout_arg, allow_hyphen_values = true)]
     timeout: String,
     /// The checks that cost a runtime call per element: reads of elements nothing wrote
     /// through standard accessors too (docs/customop-host.md).

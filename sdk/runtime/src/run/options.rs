@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use crate::base::limits::MAX_CORES;
-
 /// How `--stats` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatsFormat {
@@ -44,7 +42,7 @@ pub struct Options {
 
 impl Options {
     /// The checks every edge's options pass before a call (the runner's command line, the
-    /// runner API, the server): an op named, 1 to [`MAX_CORES`] cores, `--device` with
+    /// runner API, the server): an op named, 1 to [`crate::base::limits::MAX_CORES`] cores, `--device` with
     /// `--translation`. Named as the command line names them.
     pub fn validate(&self) -> Result<(), String> {
         if self.op.is_empty() {
@@ -53,9 +51,7 @@ impl Options {
                     .into(),
             );
         }
-        if !(1..=MAX_CORES).contains(&self.cores) {
-            return Err(cores_refused(&self.cores.to_string()));
-        }
+        crate::base::limits::cores_of(&self.cores.to_string())?;
         let half = |p: &PathBuf| p.as_os_str().is_empty();
         if self
             .device
@@ -74,19 +70,6 @@ impl Options {
     pub fn deadline(&self) -> Option<std::time::Instant> {
         self.timeout.map(|t| std::time::Instant::now() + t)
     }
-}
-
-/// `--timeout`'s value: seconds (0: no limit, at most [`crate::base::limits::MAX_TIMEOUT_SECS`]).
-pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
-    let secs = text
-        .parse::<f64>()
-        .map_err(|_| format!("--timeout {text}: give seconds, 0 for no limit"))?;
-    crate::base::limits::timeout_of_secs(secs).map_err(|m| format!("--{m}"))
-}
-
-/// Why a number of cores (as given) is refused.
-fn cores_refused(given: &str) -> String {
-    format!("--cores {given}: give a number from 1 to {MAX_CORES}")
 }
 
 /// Why `--name` (no option of the runner's: an argument never starts with `--`) is refused.
@@ -110,9 +93,12 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--out" => o.out = Some(it.next().ok_or("--out needs a file")?.into()),
             "--cores" => {
                 let n = it.next().ok_or("--cores needs a number")?;
-                o.cores = n.parse().map_err(|_| cores_refused(n))?;
+                o.cores = crate::base::limits::cores_of(n)?;
             }
-            "--timeout" => o.timeout = timeout_of(it.next().ok_or("--timeout needs seconds")?)?,
+            "--timeout" => {
+                let t = it.next().ok_or("--timeout needs seconds")?;
+                o.timeout = crate::base::limits::timeout_of(t)?;
+            }
             "--sanitize" => o.sanitize = true,
             "--profile" => o.profile = Some(it.next().ok_or("--profile needs a folder")?.into()),
             "--device" => {

@@ -24,12 +24,7 @@ pub struct Reserved {
     way: Way,
 }
 
-/// The temporary file a process `pid` writes `path` through: `.NAME.ntx-PID.tmp` beside it
-/// (`ntx` removes it when it kills the process mid-write).
-pub fn tmp_name(path: &Path, pid: u32) -> Option<PathBuf> {
-    let name = path.file_name()?;
-    Some(path.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))
-}
+pub use crate::base::limits::tmp_name;
 
 impl Reserved {
     /// Checks that `path` can be written: the reason it cannot, if it cannot.

@@ -1,0 +1,137 @@
+//! What ntx and the custom-op SDK's runtime (sdk/runtime) both say of a run, said once:
+//! the API's limits (cores a run has, ops a library registers, the shapes a tensor may
+//! have, timeouts, the stack), the one check of `--cores` and `--timeout` as either
+//! command line gives them, and the temporary file `--out` is written through.
+
+use std::path::{Path, PathBuf};
+
+/// Most cores a run has (a NeuronCore's GPSIMD engine has eight).
+pub const MAX_CORES: u32 = 8;
+
+/// Most ops in a library.
+pub const MAX_OPS: usize = 10;
+
+/// A tensor's shapes: up to 8 dimensions of at most 65535, or up to 4 of at most
+/// 2^32 - 1, as (most dimensions, largest size); a shape keeps to one of them. The Python
+/// package reads them from the program's `--describe`.
+pub const SHAPE_LIMITS: [(usize, u64); 2] = [(8, 65535), (4, u32::MAX as u64)];
+
+/// Whether a shape is within a tensor's limits ([`SHAPE_LIMITS`]).
+pub fn within_limits(shape: &[u64]) -> bool {
+    SHAPE_LIMITS
+        .iter()
+        .any(|&(dims, most)| shape.len() <= dims && shape.iter().all(|d| *d <= most))
+}
+
+/// Why a shape is refused: "past a tensor's limits (8 dimensions of at most 65535, or 4 of
+/// at most 4294967295)".
+pub fn past_limits() -> String {
+    let each: Vec<String> = SHAPE_LIMITS
+        .iter()
+        .enumerate()
+        .map(|(k, (dims, most))| {
+            let unit = if k == 0 { " dimensions" } else { "" };
+            format!("{dims}{unit} of at most {most}")
+        })
+        .collect();
+    format!("past a tensor's limits ({})", each.join(", or "))
+}
+
+/// How long a call's kernels (and its shape function) may run, unless `--timeout` says
+/// otherwise: far past any honest test kernel.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The longest `--timeout` (and Python `timeout`) a call may have: a year, in seconds. More
+/// is refused, not waited for: the runner's clocks and `Duration` hold it with room to spare.
+pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A timeout of `secs` seconds: `None` for 0 (no limit), the reason for anything that is not
+/// a number from 0 to [`MAX_TIMEOUT_SECS`]. The one check of every entry point's timeout.
+pub fn timeout_of_secs(secs: f64) -> Result<Option<std::time::Duration>, String> {
+    if secs == 0.0 {
+        Ok(None)
+    } else if secs > 0.0 && secs <= MAX_TIMEOUT_SECS {
+        Ok(Some(std::time::Duration::from_secs_f64(secs)))
+    } else {
+        Err(format!(
+            "timeout {secs}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}"
+        ))
+    }
+}
+
+/// `--cores`'s value as typed: a number from 1 to [`MAX_CORES`], or why not.
+pub fn cores_of(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|c| (1..=MAX_CORES).contains(c))
+        .ok_or_else(|| format!("--cores {text}: give a number from 1 to {MAX_CORES}"))
+}
+
+/// `--timeout`'s value as typed: seconds (`None` for 0, no limit), or why not.
+pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
+    let why = || format!("--timeout {text}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}");
+    let secs = text.parse::<f64>().map_err(|_| why())?;
+    timeout_of_secs(secs).map_err(|_| why())
+}
+
+/// The temporary file a process `pid` writes `--out`'s `path` through: `.NAME.ntx-PID.tmp`
+/// beside it (renamed to `path` when whole; ntx removes it when it ends the process
+/// mid-write).
+pub fn tmp_name(path: &Path, pid: u32) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    Some(path.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))
+}
+
+/// The stack a core gives a kernel on the device unless the build says `-DSTACK_SIZE=N`:
+/// "about 8 KB" in the vendor's developer guide, taken as 8 KiB (runtime.h's
+/// `NT_CUSTOMOP_STACK_DEFAULT`, which a test holds to this).
+pub const STACK_DEFAULT: u32 = 8192;
+
+/// The most `-DSTACK_SIZE` may say: "at most 400 KB", taken as 400 KiB (runtime.h's
+/// `NT_CUSTOMOP_STACK_MAX`; the C++ headers refuse more at compile time).
+pub const STACK_MAX: u32 = 400 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_keep_to_one_of_the_two_limits_and_the_refusal_says_both() {
+        assert!(within_limits(&[65535; 8]));
+        assert!(within_limits(&[u64::from(u32::MAX), 1, 1, 1]));
+        assert!(!within_limits(&[65535; 9]));
+        assert!(!within_limits(&[65536, 1, 1, 1, 1]));
+        assert!(!within_limits(&[u64::from(u32::MAX) + 1]));
+        assert_eq!(
+            past_limits(),
+            "past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)"
+        );
+    }
+
+    #[test]
+    fn cores_and_timeouts_as_typed_are_checked_once() {
+        assert_eq!(cores_of("8"), Ok(8));
+        for bad in ["0", "9", "-1", "two", ""] {
+            assert_eq!(
+                cores_of(bad),
+                Err(format!("--cores {bad}: give a number from 1 to 8"))
+            );
+        }
+        assert_eq!(timeout_of("0"), Ok(None));
+        assert_eq!(
+            timeout_of("0.5"),
+            Ok(Some(std::time::Duration::from_millis(500)))
+        );
+        for bad in ["-1", "nan", "inf", "1e9", "soon"] {
+            let e = timeout_of(bad).unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "--timeout {bad}: give seconds from 0 (no limit) to 31536000"
+                )),
+                "{e}"
+            );
+        }
+        let t = tmp_name(Path::new("some/dir/y.npy"), 42);
+        assert_eq!(t, Some(PathBuf::from("some/dir/.y.npy.ntx-42.tmp")));
+    }
+}
