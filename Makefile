@@ -75,7 +75,8 @@ NATIVE_LIBS := $(HOST_OUT)/native-static-libs
 SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
 SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
 SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
-SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs
+SHARED_SOURCES := $(wildcard sdk/shared/src/*.rs) sdk/shared/Cargo.toml
+SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs $(SHARED_SOURCES)
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
@@ -93,7 +94,7 @@ NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
 
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
-NTX_SOURCES := $(wildcard tools/ntx/src/*.rs tools/ntx/src/*/*.rs) tools/ntx/Cargo.toml
+NTX_SOURCES := $(wildcard tools/ntx/src/*.rs tools/ntx/src/*/*.rs) tools/ntx/Cargo.toml $(SHARED_SOURCES)
 # The header's generator and its cbindgen settings (tools/header).
 HEADER_SOURCES := $(wildcard tools/header/src/*.rs) tools/header/Cargo.toml tools/header/cbindgen.toml \
 	tools/header/cbindgen-host.toml tools/header/cbindgen-runtime.toml
@@ -379,10 +380,10 @@ python-lint: $(PROVE_STAMP) $(SDK_STAMP)
 	$(PROVE_VENV)/bin/ruff check --config sdk/python/pyproject.toml sdk/python/src
 	cd sdk/python && $(abspath $(SDK_VENV))/bin/mypy --cache-dir=$(abspath target/mypy-cache)
 
-# The custom-op SDK's checks (abi-tests/customops/*.py) compare with NumPy, pinned in
+# The custom-op SDK's checks (sdk/tests/customops/*.py) compare with NumPy, pinned in
 # sdk/requirements.txt and installed into target/sdk-venv once (a stamp, as the
 # validator's environment).
-SDK_CHECKS := $(sort $(wildcard abi-tests/customops/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py \
+SDK_CHECKS := $(sort $(wildcard sdk/tests/customops/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py \
   sdk/python/torch_tests/*.py bench/customop/*.py))
 SDK_VENV := target/sdk-venv
 SDK_STAMP := $(SDK_VENV)/installed-python-$(PYTHON_VERSION)
@@ -400,7 +401,7 @@ SAMPLES_PREFIX := target/samples-prefix
 samples-check: $(SDK_STAMP)
 	@test -d "$(SAMPLES)/torch-neuronx" || { echo "samples-check: set SAMPLES to an aws-neuron-samples checkout" >&2; exit 1; }
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(SAMPLES_PREFIX))
-	$(SDK_VENV)/bin/python abi-tests/customops/samples_check.py $(abspath $(SAMPLES_PREFIX))/bin/ntx \
+	$(SDK_VENV)/bin/python sdk/tests/customops/samples_check.py $(abspath $(SAMPLES_PREFIX))/bin/ntx \
 	  "$(abspath $(SAMPLES))" target/samples-work
 $(SDK_STAMP): sdk/requirements.txt
 	rm -rf $(SDK_VENV)
@@ -417,11 +418,11 @@ BENCH_PREFIX := target/bench/prefix
 device-bench: $(SDK_STAMP)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BENCH_PREFIX)) > /dev/null
 	$(SDK_VENV)/bin/python bench/customop/device_bench.py $(abspath $(BENCH_PREFIX))/bin/ntx \
-	  abi-tests/customops target/bench/device-work | tee target/bench/device.txt
+	  sdk/tests/customops target/bench/device-work | tee target/bench/device.txt
 python-bench: python-package
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BENCH_PREFIX)) > /dev/null
 	$(SDK_VENV)/bin/python bench/customop/python_bench.py $(abspath $(BENCH_PREFIX))/bin/ntx \
-	  abi-tests/customops target/bench/python-build | tee target/bench/python.txt
+	  sdk/tests/customops target/bench/python-build | tee target/bench/python.txt
 # The package installed into the SDK checks' environment, from a copy (a build writes into
 # the folder it builds).
 python-package: $(SDK_STAMP)
@@ -471,7 +472,7 @@ torch-bench: $(TORCH_STAMP)
 	  --force-reinstall ./target/torch-package
 	@mkdir -p target/bench
 	PYTHONDONTWRITEBYTECODE=1 $(TORCH_VENV)/bin/python bench/customop/torch_bench.py \
-	  $(abspath $(TORCH_PREFIX))/bin/ntx abi-tests/customops target/bench/torch-build | tee target/bench/torch.txt
+	  $(abspath $(TORCH_PREFIX))/bin/ntx sdk/tests/customops target/bench/torch-build | tee target/bench/torch.txt
 
 .PHONY: clippy
 clippy:
@@ -503,11 +504,11 @@ asan-test-then-test-build:
 # The workspace's tests in two halves side by side: cargo runs one test binary at a time,
 # and the long ones (SLOW_TESTS) spend much of their time waiting on compilers, qemu,
 # pip and the processes they start. One half is those; the other every other test target
-# (the integration test files of abi-tests and abi-tests/library, every library's and
+# (the integration test files of abi-tests, abi-tests/library and sdk/tests, every library's and
 # binary's unit tests, the doc tests). Both select the whole workspace, so that cargo
 # resolves features as test-build did and builds nothing again.
 SLOW_TESTS := docs_run sdk_runner sdk_python accessor prove_cost sdk_author sdk_trust
-TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs)))
+TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs sdk/tests/tests/*.rs)))
 .PHONY: workspace-tests-slow workspace-tests-rest
 workspace-tests:
 	$(MAKE) --no-print-directory -j2 workspace-tests-slow workspace-tests-rest
@@ -517,12 +518,12 @@ workspace-tests-rest:
 	$(CARGO) test $(WORKSPACE_TESTS) --lib --bins \
 	  $(addprefix --test ,$(filter-out $(SLOW_TESTS),$(TEST_FILES))) -- --include-ignored
 	$(CARGO) test $(WORKSPACE_TESTS) --doc
-# Some of the harness's test files with the Makefile's tools, after a `make`: for example
+# Some of the test files (abi-tests/tests, sdk/tests/tests) with the Makefile's tools, after a `make`: for example
 # make test-files TESTS="--test install --test host_model".
 TESTS ?=
 .PHONY: test-files
 test-files:
-	$(CARGO) test --locked -p abi-tests $(TESTS) -- --include-ignored
+	$(CARGO) test --locked -p abi-tests -p nt-sdk-tests $(TESTS) -- --include-ignored
 # Step 2's two halves, each a make of its own so that neither waits for a job slot the
 # other's first jobs took.
 .PHONY: test-proof test-host-checks

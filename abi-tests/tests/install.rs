@@ -10,8 +10,7 @@ use std::process::Command;
 
 use nt_support::tools::{run_ok, scratch, tool};
 
-mod install_support;
-use install_support::{
+use nt_support::install::{
     build_and_run, doc_block, files, make, pkg_config, version, DEVICE, QUICKSTART_DOC,
 };
 

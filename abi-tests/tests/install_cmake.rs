@@ -7,8 +7,7 @@ use std::process::Command;
 
 use nt_support::tools::{run_ok, scratch, tool};
 
-mod install_support;
-use install_support::{cmake_build, doc_block, make, version, DEVICE, QUICKSTART_DOC};
+use nt_support::install::{cmake_build, doc_block, make, version, DEVICE, QUICKSTART_DOC};
 
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]

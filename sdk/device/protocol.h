@@ -4,7 +4,7 @@
  * runtime does (checks, tensors, operations, reports) over a socket, fd NT_DEVICE_FD_RPC.
  * A request is u32 code, u32 payload bytes, the payload; every request gets a reply: u32
  * payload bytes, the payload. All little-endian. sdk/runtime/src/run/device/mod.rs serves them
- * (abi-tests/tests/sdk_abi.rs holds the two lists of codes to each other).
+ * (sdk/tests/tests/sdk_abi.rs holds the two lists of codes to each other).
  */
 #ifndef NT_DEVICE_PROTOCOL_H
 #define NT_DEVICE_PROTOCOL_H

@@ -14,6 +14,7 @@ use neuron_translate::TranslationCtx;
 
 pub mod differential;
 pub mod gen;
+pub mod install;
 pub mod nx;
 pub mod qemu;
 

@@ -1,4 +1,4 @@
-"""Fixtures: our kernels (abi-tests/customops) built once per session by custom_op.load into
+"""Fixtures: our kernels (sdk/tests/customops) built once per session by custom_op.load into
 a temporary folder, with the installed SDK's ntx ($NEURON_CUSTOMOP_HOST_NTX or PATH)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from neuron_customop_host import custom_op
 
 # The checkout (its kernels, its Cargo.toml): $NT_ROOT, else the one these tests are in.
 ROOT = Path(os.environ.get("NT_ROOT") or Path(__file__).resolve().parents[3])
-KERNELS = ROOT / "abi-tests" / "customops"
+KERNELS = ROOT / "sdk" / "tests" / "customops"
 
-# The kernels' own reader of their cases by name (abi-tests/customops/cases.py), for the
+# The kernels' own reader of their cases by name (sdk/tests/customops/cases.py), for the
 # tests to import: a test names a case, never its number.
 sys.path.insert(0, str(KERNELS))
 

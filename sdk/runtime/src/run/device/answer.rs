@@ -12,7 +12,7 @@ use crate::run::device::count::DeviceCounts;
 
 crate::base::cabi::codes! {
     /// A request of the program's runtime: `NT_DEVICE_*` in sdk/device/protocol.h, the same
-    /// names in SCREAMING_SNAKE_CASE and the same numbers (abi-tests/tests/sdk_abi.rs holds
+    /// names in SCREAMING_SNAKE_CASE and the same numbers (sdk/tests/tests/sdk_abi.rs holds
     /// the two lists equal).
     pub enum Request: u32 {
         Start = 1,

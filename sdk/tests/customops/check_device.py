@@ -1,4 +1,4 @@
-"""Our kernels (abi-tests/customops) on the emulated Q7 by an installed `ntx op run
+"""Our kernels (sdk/tests/customops) on the emulated Q7 by an installed `ntx op run
 --device`: the same bytes as the host run (relu through the accessor, TCM, multicore on 1,
 2 and 8 cores; the IoU-style boxes kernel with <algorithm> and printf, its text too), the
 instructions in --stats=json, and a kernel the device cannot build refused by name with
@@ -383,7 +383,7 @@ def main():
     stats = same_as_host(relu, "relu_forward (accessor)", "relu_forward", "x.npy")
     if stats["per_core"][0]["hits"] == [0, 0, 0, 0, 0]:
         sys.exit("the device's translate calls were not counted by window")
-    translate_costs(relu, work, stats, src.parent.parent / "bench" / "budget.toml")
+    translate_costs(relu, work, stats, src.parents[2] / "bench" / "budget.toml")
     same_as_host(relu, "relu_backward (accessor)", "relu_backward", "g.npy", "x.npy")
     tcm = Built(ntx, src, work, "tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp", "relu_tcm", "odd.npy")
     same_as_host(tcm, "relu_tcm", "relu_tcm", "odd.npy")

@@ -1,7 +1,7 @@
 // What a kernel may write with the public names in scope: `using namespace torch;` (and
 // at, c10) leaves `neuron::tcm_malloc`, `Tensor`, `kFloat`, `zeros` and the operations
 // unambiguous; the SDK's own names stay in nt_customop and nt_customop_span. Compiled
-// only (abi-tests/tests/sdk_author.rs).
+// only (sdk/tests/tests/sdk_author.rs).
 #include <stdint.h>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>

@@ -1,5 +1,5 @@
 // The custom-op SDK's core types (sdk/include/c10/core/, c10/util/ArrayRef.h), as kernels
-// use them (abi-tests/tests/sdk_types.rs builds and runs it as C++14 with gcc and clang):
+// use them (sdk/tests/tests/sdk_types.rs builds and runs it as C++14 with gcc and clang):
 // the eight element types and their sizes; size lists of any one integer type without a
 // narrowing error, at most eight of them, compared with ==; options from an element type.
 // Prints one line per check; exits 0 only if all hold.

@@ -1,5 +1,5 @@
 // Every operation of <torch/torch.h> in both forms, one per `op` (named in ops_cases.h;
-// abi-tests/customops/check_ops.py runs each on every element type it takes and compares
+// sdk/tests/customops/check_ops.py runs each on every element type it takes and compares
 // with NumPy). The `_out` form writes into get_dst_tensor(); the other returns a new
 // tensor.
 #include <stdint.h>

@@ -1,5 +1,5 @@
 //! `ntx op run` held to what docs/customop-host.md promises when things go wrong, from an
-//! installed tree (abi-tests/customops/failures.cpp and its shape files):
+//! installed tree (sdk/tests/customops/failures.cpp and its shape files):
 //!
 //! * killed with SIGINT, SIGTERM, SIGHUP or SIGKILL during an 8-core run (and its whole
 //!   process group killed), nothing it started is left running and its build folder is
@@ -11,14 +11,11 @@
 //!   registered twice, two libraries, an `--out` that cannot be written, `--cores` outside
 //!   1 to 8 in any spelling, a number where a tensor goes.
 
-mod install_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use install_support::{f32_npy, make, within};
-use nt_support::qemu::root;
+use nt_support::install::{f32_npy, make, within};
 use nt_support::tools::{run_ok, scratch};
 
 /// Installs into a fresh prefix under `dir`; writes the input `x.npy` (2 x 4 float32).
@@ -33,7 +30,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn source(name: &str) -> PathBuf {
-    root().join("abi-tests/customops").join(name)
+    nt_sdk_tests::kernels().join(name)
 }
 
 /// `ntx op run` of failures.cpp with shape file `shape`, in `dir`, with `args` after them.

@@ -1,7 +1,7 @@
 // An author's own test of their kernels, in C++ through the runner API: tensors made and
 // filled in the program, each op called as the runner calls it, outputs checked. Built
 // with the kernels' sources (relu.cpp, relu_tcm.cpp and their shape files) from an
-// installed tree, with pkg-config and with CMake (abi-tests/tests/sdk_author.rs).
+// installed tree, with pkg-config and with CMake (sdk/tests/tests/sdk_author.rs).
 #include <stdio.h>
 #include <torch/torch.h>
 #include <neuron_customop_host/runner.hpp>

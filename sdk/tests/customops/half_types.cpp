@@ -1,5 +1,5 @@
 // c10::Half and c10::BFloat16 of the custom-op SDK (sdk/include/c10/util/), checked
-// (abi-tests/tests/sdk_types.rs builds and runs it as C++14 with gcc and clang):
+// (sdk/tests/tests/sdk_types.rs builds and runs it as C++14 with gcc and clang):
 //
 //  - Half against the compiler's own _Float16 (IEEE binary16, round to nearest even) on
 //    every one of the 65536 halves converted to float, and on floats: one in 257 of all

@@ -1,7 +1,7 @@
 //! The custom-op SDK's core types (sdk/include/c10/), built as C++14 (as the device builds
 //! kernels) with gcc and clang: c10::Half against the compiler's own _Float16 and
 //! c10::BFloat16 against rounding written from its definition, over every 16-bit value and
-//! tens of millions of floats, ties included (abi-tests/customops/half_types.cpp); the
+//! tens of millions of floats, ties included (sdk/tests/customops/half_types.cpp); the
 //! element types, size lists of any integer type and options (core_types.cpp).
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::process::Command;
 use nt_support::qemu::root;
 use nt_support::tools::{run_ok, scratch, tool};
 
-/// `src` (in abi-tests/customops) built as C++14 with the compiler `var` names, run: its
+/// `src` (in sdk/tests/customops) built as C++14 with the compiler `var` names, run: its
 /// output.
 fn run_program(dir: &Path, src: &str, var: &str) -> String {
     let exe: PathBuf = dir.join(format!("{src}-{var}"));
@@ -26,7 +26,7 @@ fn run_program(dir: &Path, src: &str, var: &str) -> String {
                 "-I",
             ])
             .arg(root().join("sdk/include"))
-            .arg(root().join("abi-tests/customops").join(src))
+            .arg(nt_sdk_tests::kernels().join(src))
             .arg("-o")
             .arg(&exe),
     );

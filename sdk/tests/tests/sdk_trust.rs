@@ -1,6 +1,6 @@
 //! `ntx op run` and the op's program destroy nothing of the user's and leave nothing behind
 //! (#45; docs/customop-host.md, "What a run writes and leaves"), from an installed tree,
-//! with abi-tests/customops/trust.cpp:
+//! with sdk/tests/customops/trust.cpp:
 //!
 //! * `--out` on a character device or a FIFO writes into it, never replaces it;
 //! * an input that is not a regular file, or whose size is not what its header promises,
@@ -13,14 +13,11 @@
 //! * nan, inf and -inf are doubles, `1e400` is refused;
 //! * builds into one `--build-dir` take turns.
 
-mod install_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use install_support::{f32_npy, make, within};
-use nt_support::qemu::root;
+use nt_support::install::{f32_npy, make, within};
 use nt_support::tools::scratch;
 
 /// Installs into a fresh prefix under `dir`, builds trust.cpp's program there and writes
@@ -45,7 +42,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
 }
 
 fn sources() -> Vec<String> {
-    let k = root().join("abi-tests/customops");
+    let k = nt_sdk_tests::kernels();
     let f = |n: &str| k.join(n).display().to_string();
     vec![
         "--compute".into(),

@@ -1,15 +1,12 @@
 //! An author's own C++ test of their kernels through the runner API
-//! (abi-tests/customops/author_test.cpp with relu.cpp and relu_tcm.cpp), built from an
+//! (sdk/tests/customops/author_test.cpp with relu.cpp and relu_tcm.cpp), built from an
 //! installed tree with pkg-config's flags alone, with CMake's neuron_translate::customop_host
 //! alone, and with clang as C++17; each build runs and passes.
-
-mod install_support;
 
 use std::path::Path;
 use std::process::Command;
 
-use install_support::{cmake_build, make, pkg_config};
-use nt_support::qemu::root;
+use nt_support::install::{cmake_build, make, pkg_config};
 use nt_support::tools::{run_ok, scratch, tool};
 
 const SOURCES: [&str; 5] = [
@@ -33,7 +30,7 @@ fn an_authors_test_builds_with_pkg_config_and_cmake_and_passes() {
     let dir = scratch("sdk_author");
     let prefix = dir.join("prefix");
     make(&["install".into(), format!("PREFIX={}", prefix.display())]);
-    let src = root().join("abi-tests/customops");
+    let src = nt_sdk_tests::kernels();
     let pc = prefix.join("lib/pkgconfig");
     let cflags = pkg_config(&pc, &["--cflags", "neuron_customop_host"]);
     let libs = pkg_config(&pc, &["--libs", "neuron_customop_host"]);
@@ -70,7 +67,7 @@ fn every_kernel_source_compiles_warning_free_as_cpp14_and_cpp17_with_gcc_and_cla
         &prefix.join("lib/pkgconfig"),
         &["--cflags", "neuron_customop_host"],
     );
-    let src = root().join("abi-tests/customops");
+    let src = nt_sdk_tests::kernels();
     let mut sources: Vec<_> = std::fs::read_dir(&src)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -1,5 +1,5 @@
 //! The custom-op SDK from an installed tree: `make install` into a scratch prefix, then our
-//! kernels (abi-tests/customops) built by the installed `ntx op run` (which finds the SDK
+//! kernels (sdk/tests/customops) built by the installed `ntx op run` (which finds the SDK
 //! through pkg-config in its own prefix) and run on NumPy inputs. The checks themselves
 //! are Python with NumPy (the Makefile's `sdk-env`, `NT_SDK_PYTHON`):
 //! check_kernels.py compares the relu kernels (accessor, TCM, 1/2/8 cores), int64_t and
@@ -8,30 +8,16 @@
 //! forms on every element type against NumPy; check_device.py runs the relu kernels on the
 //! emulated Q7 (`--device`) against the host run. Two of the kernels also run under valgrind.
 
-mod install_support;
-
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use install_support::make;
+use nt_sdk_tests::{install, python};
 use nt_support::qemu::root;
 use nt_support::tools::{run_ok, scratch, tool};
-
-fn python() -> String {
-    std::env::var("NT_SDK_PYTHON").expect("NT_SDK_PYTHON: run the tests with `make test`")
-}
-
-/// Installs into a fresh prefix under `dir`: its ntx.
-fn install(dir: &Path) -> PathBuf {
-    let prefix = dir.join("prefix");
-    make(&["install".into(), format!("PREFIX={}", prefix.display())]);
-    prefix.join("bin/ntx")
-}
 
 fn check(script: &str, args: &[&std::ffi::OsStr]) -> String {
     let out = run_ok(
         Command::new(python())
-            .arg(root().join("abi-tests/customops").join(script))
+            .arg(nt_sdk_tests::kernels().join(script))
             .args(args)
             .env_remove("PKG_CONFIG_PATH"),
     );
@@ -43,7 +29,7 @@ fn check(script: &str, args: &[&std::ffi::OsStr]) -> String {
 fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
     let dir = scratch("sdk_kernels");
     let ntx = install(&dir);
-    let src = root().join("abi-tests/customops");
+    let src = nt_sdk_tests::kernels();
     let work = dir.join("work");
     let text = check(
         "check_kernels.py",
@@ -68,7 +54,7 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
         .unwrap();
     assert_eq!(
         stats,
-        install_support::doc_block("README.md", "<!-- customop stats -->")
+        nt_support::install::doc_block("README.md", "<!-- customop stats -->")
     );
     // Every kind the runtime names is triggered and reported, printf's by hello, the
     // stack's by check_device.py.
@@ -146,7 +132,7 @@ fn neuron_customop_kinds() -> Vec<String> {
 fn every_operation_in_every_element_type_matches_numpy() {
     let dir = scratch("sdk_ops");
     let ntx = install(&dir);
-    let src = root().join("abi-tests/customops");
+    let src = nt_sdk_tests::kernels();
     let build = dir.join("ops");
     // `none` is not an op: the run is refused (exit 1), the program is built.
     let status = Command::new(&ntx)

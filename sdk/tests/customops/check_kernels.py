@@ -1,4 +1,4 @@
-"""Our kernels (abi-tests/customops) built by an installed `ntx op run` and run on NumPy
+"""Our kernels (sdk/tests/customops) built by an installed `ntx op run` and run on NumPy
 inputs: outputs against NumPy, each misuse reported by name, bad .npy files refused.
 
 Usage: check_kernels.py NTX SOURCES_DIR WORK_DIR. Prints one line per check and "all

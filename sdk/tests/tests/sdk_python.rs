@@ -6,17 +6,12 @@
 //! and every kernel's output and reports against the op's program run as `ntx op run`
 //! runs it.
 
-mod install_support;
-
 use std::process::Command;
 
-use install_support::make;
+use nt_sdk_tests::python;
+use nt_support::install::make;
 use nt_support::qemu::root;
 use nt_support::tools::scratch;
-
-fn python() -> String {
-    std::env::var("NT_SDK_PYTHON").expect("NT_SDK_PYTHON: run the tests with `make test`")
-}
 
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]

@@ -1,5 +1,5 @@
 // Kernels for the runner's promises that nothing of the user's is destroyed and nothing is
-// left behind (abi-tests/tests/sdk_trust.rs): one that forks a child which outlives the
+// left behind (sdk/tests/tests/sdk_trust.rs): one that forks a child which outlives the
 // kernel (and writes a file when it is let live), one that sleeps in the C library until
 // its timeout, one that prints and scales.
 #include <stdio.h>

@@ -1,12 +1,11 @@
-//! What the installation tests share: `make` one at a time, the files under a folder, the
+//! What the tests of an installed tree share (the install tests and the SDK's): `make` one at a time, the files under a folder, the
 //! version, pkg-config against one folder, the documents' blocks, the device's name.
-#![allow(dead_code)]
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use nt_support::tools::{run_ok, tool};
+use crate::tools::{run_ok, tool};
 
 /// One `make` at a time: the tests share the repository's products.
 static MAKE: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -18,7 +17,7 @@ pub fn make(args: &[String]) -> std::process::Output {
         Command::new(makebin)
             .arg("-s")
             .arg("-C")
-            .arg(nt_support::root())
+            .arg(crate::root())
             .args(args),
     )
 }
@@ -43,7 +42,7 @@ pub fn files(dir: &Path) -> BTreeSet<String> {
 
 pub fn version() -> String {
     let manifest: toml::Value =
-        toml::from_str(&std::fs::read_to_string(nt_support::root().join("Cargo.toml")).unwrap())
+        toml::from_str(&std::fs::read_to_string(crate::root().join("Cargo.toml")).unwrap())
             .unwrap();
     manifest["workspace"]["package"]["version"]
         .as_str()
@@ -87,7 +86,7 @@ pub const QUICKSTART_DOC: &str = "docs/quickstart.md";
 
 /// The fenced block that follows `marker` in `doc` (repository-relative).
 pub fn doc_block(doc: &str, marker: &str) -> String {
-    let text = std::fs::read_to_string(nt_support::root().join(doc)).unwrap();
+    let text = std::fs::read_to_string(crate::root().join(doc)).unwrap();
     let after = text
         .split(marker)
         .nth(1)
