@@ -95,7 +95,7 @@ impl Block {
 }
 
 /// One core's pool.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Pool {
     /// Live blocks: (offset, bytes), sorted by offset.
     live: Vec<(usize, usize)>,
@@ -105,6 +105,14 @@ pub struct Pool {
     /// The arena's first byte (0: not reserved yet) and the next block's place in it.
     arena: usize,
     next: usize,
+    /// The arena's bytes ([`ARENA_BYTES`]; less in the tests that use it up).
+    arena_bytes: usize,
+}
+
+impl Default for Pool {
+    fn default() -> Pool {
+        Pool::with_arena(ARENA_BYTES)
+    }
 }
 
 /// Pages `len` bytes from `at`, opened for reading and writing; false if that failed.
@@ -136,7 +144,26 @@ fn reserve(len: usize) -> Option<usize> {
     (m != libc::MAP_FAILED).then_some(m as usize)
 }
 
+/// A mapping of its own for a block of `pages` bytes of pages past the arena: those pages
+/// and a guard page after them, all inaccessible until the block opens its pages.
+fn own_mapping(pages: usize) -> Option<usize> {
+    reserve(pages + PAGE)
+}
+
 impl Pool {
+    /// An empty pool whose arena, once reserved, has `arena_bytes`.
+    pub fn with_arena(arena_bytes: usize) -> Pool {
+        Pool {
+            live: Vec::new(),
+            blocks: Vec::new(),
+            in_use: 0,
+            high_water: 0,
+            arena: 0,
+            next: 0,
+            arena_bytes,
+        }
+    }
+
     /// A block of `bytes` (rounded up to 16), or `None` when no gap is large enough (0
     /// bytes: `None`, as `malloc(0)` may).
     pub fn alloc(&mut self, bytes: usize) -> Option<*mut u8> {
@@ -190,21 +217,21 @@ impl Pool {
     /// guard page after it. (address, whether it is a mapping of its own)
     fn place(&mut self, pages: usize) -> Option<(usize, bool)> {
         if self.arena == 0 {
-            self.arena = reserve(ARENA_BYTES).unwrap_or(0);
+            self.arena = reserve(self.arena_bytes).unwrap_or(0);
             self.next = GUARD_PAGES * PAGE;
         }
         let end = self.next + pages + GUARD_PAGES * PAGE;
-        if self.arena != 0 && end <= ARENA_BYTES {
+        if self.arena != 0 && end <= self.arena_bytes {
             let at = self.arena + self.next;
             self.next = end;
             return Some((at, false));
         }
-        reserve(pages + PAGE).map(|m| (m, true))
+        own_mapping(pages).map(|m| (m, true))
     }
 
     /// Whether `addr` is in the arena.
     fn in_arena(&self, addr: usize) -> bool {
-        self.arena != 0 && (self.arena..self.arena + ARENA_BYTES).contains(&addr)
+        self.arena != 0 && (self.arena..self.arena + self.arena_bytes).contains(&addr)
     }
 
     /// Frees the live block starting at `p`; false (nothing freed) if none starts there.
@@ -259,17 +286,17 @@ impl Pool {
             None => return None,
         };
         let block = b.words();
-        Some(if b.freed {
-            format!(
-                "{} bytes into {block}, already freed",
-                addr.wrapping_sub(b.ptr) as isize
-            )
-        } else if addr >= b.ptr + b.size {
+        let place = if addr >= b.ptr + b.size {
             format!("{} bytes past the end of {block}", addr - (b.ptr + b.asked))
         } else if addr >= b.ptr {
             format!("{} bytes into {block}", addr - b.ptr)
         } else {
             format!("{} bytes before the start of {block}", b.ptr - addr)
+        };
+        Some(if b.freed {
+            place + ", already freed"
+        } else {
+            place
         })
     }
 
@@ -341,13 +368,13 @@ impl Drop for Pool {
         }
         if self.arena != 0 {
             // SAFETY: the arena, unmapped once.
-            unsafe { libc::munmap(self.arena as *mut libc::c_void, ARENA_BYTES) };
+            unsafe { libc::munmap(self.arena as *mut libc::c_void, self.arena_bytes) };
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -397,7 +424,7 @@ mod tests {
 
     /// Whether the byte at `addr` can be read, asked of the kernel (a write to a pipe
     /// from an inaccessible buffer fails with EFAULT) rather than by faulting.
-    fn accessible(addr: usize) -> bool {
+    pub(crate) fn accessible(addr: usize) -> bool {
         let mut fds = [0; 2];
         // SAFETY: a new pipe, written once from `addr` and closed.
         unsafe {

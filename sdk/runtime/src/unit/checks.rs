@@ -162,3 +162,13 @@ fn a_result_without_get_dst_tensor_is_checked_against_the_shape_functions() {
     r.dst_called = true;
     assert!(check(&mut rt, &options(2), &r).is_empty());
 }
+
+#[test]
+fn covered_counts_each_element_once_and_gaps_are_found_between_and_after() {
+    use crate::run::checks::{covered, gaps};
+    let written = [(0, 4), (2, 6), (8, 10)];
+    assert_eq!(gaps(&written, 12), [(6, 8), (10, 12)]);
+    assert_eq!(covered(&written, 12), 8, "overlaps counted once");
+    assert_eq!(covered(&[], 5), 0);
+    assert_eq!(covered(&[(0, 5)], 5), 5);
+}

@@ -7,6 +7,7 @@
 mod access;
 mod checks;
 mod protocol;
+mod tcm;
 mod tensors;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
