@@ -75,8 +75,8 @@ NATIVE_LIBS := $(HOST_OUT)/native-static-libs
 SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
 SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
 SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
-SHARED_SOURCES := $(wildcard sdk/shared/src/*.rs) sdk/shared/Cargo.toml
-SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs $(SHARED_SOURCES)
+COMMON_SOURCES := $(wildcard sdk/common/src/*.rs) sdk/common/Cargo.toml
+SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs $(COMMON_SOURCES)
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \
@@ -94,7 +94,7 @@ NTX := target/release/ntx
 export NT_NTX := $(abspath $(NTX))
 
 SOURCES := $(wildcard src/*.rs src/*/*.rs build.rs) Cargo.toml Cargo.lock
-NTX_SOURCES := $(wildcard tools/ntx/src/*.rs tools/ntx/src/*/*.rs) tools/ntx/Cargo.toml $(SHARED_SOURCES)
+NTX_SOURCES := $(wildcard tools/ntx/src/*.rs tools/ntx/src/*/*.rs) tools/ntx/Cargo.toml $(COMMON_SOURCES)
 # The header's generator and its cbindgen settings (tools/header).
 HEADER_SOURCES := $(wildcard tools/header/src/*.rs) tools/header/Cargo.toml tools/header/cbindgen.toml \
 	tools/header/cbindgen-host.toml tools/header/cbindgen-runtime.toml

@@ -36,8 +36,8 @@ static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
 static LAST_GROUP: AtomicI32 = AtomicI32::new(0);
 
 /// The temporary file the op's program (process `pid`) writes `--out` through, as its
-/// runtime names it (sdk/shared).
-pub use nt_sdk_shared::tmp_name;
+/// runtime names it (sdk/common).
+use nt_sdk_common::tmp_name;
 
 /// Removes the `--out` temporary file of process group `group`'s leader, if any.
 fn remove_tmp(out: Option<&Path>, group: i32) {

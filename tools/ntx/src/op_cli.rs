@@ -73,9 +73,9 @@ pub struct OpBuild {
     deps: Option<PathBuf>,
 }
 
-/// `--timeout` checked as the runner checks it (sdk/shared), passed on as typed.
+/// `--timeout` checked as the runner checks it (sdk/common), passed on as typed.
 fn timeout_arg(s: &str) -> Result<String, String> {
-    nt_sdk_shared::timeout_of(s).map(|_| s.to_string())
+    nt_sdk_common::timeout_of(s).map(|_| s.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -83,7 +83,7 @@ pub struct OpRun {
     #[command(flatten)]
     sources: Sources,
     /// Cores the kernel runs on (1 to 8), as multicore=True.
-    #[arg(long, default_value = "1", value_parser = nt_sdk_shared::cores_of, allow_hyphen_values = true)]
+    #[arg(long, default_value = "1", value_parser = nt_sdk_common::cores_of, allow_hyphen_values = true)]
     cores: u32,
     /// Where the objects and the program go (default: a fresh temporary folder, removed
     /// when ntx ends).
