@@ -39,7 +39,7 @@ use crate::percore::registry::{self, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
 use crate::run::options::{Options, StatsFormat};
-use crate::run::outcome::Stop;
+use crate::run::outcome::{Refused, Stop};
 
 /// A request.
 #[derive(Debug, Deserialize)]
@@ -259,9 +259,6 @@ fn alloc(dtype: i32, shape: &[i64]) -> Value {
     })
 }
 
-/// Why an argument is refused, and whether for want of HBM (`"kind": "hbm-full"`).
-type Refused = (String, bool);
-
 fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
     let value = |kind, i, f| Arg {
         kind,
@@ -275,7 +272,8 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
         ArgIn::ScalarInt(i) => value(ARG_SCALAR_INT, i, 0.0),
         ArgIn::ScalarFloat(bits) => value(ARG_SCALAR_FLOAT, 0, f64::from_bits(bits)),
         ArgIn::Meta { dtype, ref shape } => {
-            let d = tensor_type(dtype, shape).map_err(|m| (format!("argument {k}: {m}"), false))?;
+            let d = tensor_type(dtype, shape)
+                .map_err(|m| Refused::because(format!("argument {k}: {m}")))?;
             let meta = state::with(|rt| {
                 let h = tensors::create(rt, d, shape, true);
                 let e = rt.entry(h);
@@ -293,15 +291,14 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
             dtype,
             ref shape,
             ref hex,
-        } => inline_tensor(dtype, shape, hex, k)
-            .map_err(|(m, full)| (format!("argument {k}: {m}"), full))?,
+        } => inline_tensor(dtype, shape, hex, k).map_err(|r| Refused {
+            reason: format!("argument {k}: {}", r.reason),
+            ..r
+        })?,
         ArgIn::Tensor(h) => state::with(|rt| {
-            let live = (h as usize)
-                .checked_sub(1)
-                .and_then(|k| rt.tensors.get(k))
-                .is_some_and(Option::is_some);
-            if !live {
-                return Err((format!("argument {k}: tensor {h} is not live"), false));
+            if !rt.is_live(h) {
+                let m = format!("argument {k}: tensor {h} is not live");
+                return Err(Refused::because(m));
             }
             Ok(input(rt, h, k))
         })?,
@@ -322,7 +319,7 @@ fn input(rt: &mut state::Runtime, h: u32, k: usize) -> Arg {
 
 /// A `Bytes` argument as a tensor of its own (released after the call).
 fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, Refused> {
-    let refused = |m: String| (m, false);
+    let refused = Refused::because;
     let d = tensor_type(dtype, shape).map_err(refused)?;
     let data = from_hex(hex).ok_or_else(|| refused("its bytes are not hexadecimal".into()))?;
     if data.len() > INLINE_BYTES {
@@ -338,7 +335,7 @@ fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, 
             let m = format!("{} bytes for a {shape:?} tensor of {want}", data.len());
             return Err(refused(m));
         }
-        tensors::room_for(rt, d, shape).map_err(|m| (m, true))?;
+        tensors::room_for(rt, d, shape).map_err(Refused::hbm_full)?;
         let h = tensors::create(rt, d, shape, false);
         tensors::write_all(rt, h, &data);
         Ok(input(rt, h, k))
@@ -482,12 +479,12 @@ fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
 }
 
 /// The answer to a request whose arguments are refused.
-fn refusal((m, hbm_full): Refused) -> Value {
-    let mut v = json!({"status": status::EXIT_USAGE, "error": m});
-    if hbm_full {
-        v["kind"] = "hbm-full".into();
-    }
-    v
+fn refusal(refused: Refused) -> Value {
+    stopped(Stop {
+        status: status::EXIT_USAGE,
+        refused: Some(refused),
+        stats: None,
+    })
 }
 
 /// Lets go of the tensors a request's arguments made.
@@ -499,11 +496,7 @@ fn release(made: &[u32]) {
 fn free_all(handles: &[u32]) {
     state::with(|rt| {
         for &h in handles {
-            let live = (h as usize)
-                .checked_sub(1)
-                .and_then(|k| rt.tensors.get(k))
-                .is_some_and(Option::is_some);
-            if live {
+            if rt.is_live(h) {
                 tensors::release(rt, h);
             }
         }

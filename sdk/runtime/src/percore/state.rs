@@ -275,16 +275,20 @@ impl Runtime {
     /// at the kernel's call: a kernel reaches one through a torch::Tensor (or an accessor)
     /// that outlived the last reference to its tensor, an accessor of a temporary, say.
     pub fn entry(&mut self, h: u32) -> &mut Entry {
-        let live = (h as usize)
-            .checked_sub(1)
-            .is_some_and(|k| self.tensors.get(k).is_some_and(Option::is_some));
-        if !live {
+        if !self.is_live(h) {
             self.not_live(h)
         }
         match self.tensors.get_mut(h as usize - 1) {
             Some(Some(e)) => e,
             _ => unreachable!("tensor {h} was found live"),
         }
+    }
+
+    /// Whether `h` is the handle of a live tensor.
+    pub fn is_live(&self, h: u32) -> bool {
+        (h as usize)
+            .checked_sub(1)
+            .is_some_and(|k| self.tensors.get(k).is_some_and(Option::is_some))
     }
 
     /// A kernel used tensor handle `h`, which is not live: reported, and the core stops.
@@ -300,16 +304,31 @@ impl Runtime {
     /// A `tensor-not-live` error (on `tensor`, as labelled) placed at the kernel's call into
     /// the SDK: reported, and the core stops.
     pub fn tensor_not_live(&mut self, tensor: Option<String>, detail: String) -> ! {
+        let core = (self.job.phase == Phase::Kernel).then_some(self.job.core);
+        let at = At::Calls(crate::base::stack::callers());
+        self.stop_at(Kind::TensorNotLive, core, tensor, detail, at)
+    }
+
+    /// An error of `kind` (on `core` and `tensor`) made `at` a place the runner puts into
+    /// the kernel's source: reported, and the core stops here.
+    fn stop_at(
+        &mut self,
+        kind: Kind,
+        core: Option<u32>,
+        tensor: Option<String>,
+        detail: String,
+        at: At,
+    ) -> ! {
         self.job.reports.push(Report {
-            kind: Kind::TensorNotLive,
+            kind,
             severity: Severity::Error,
             op: self.job.op.clone(),
-            core: (self.job.phase == Phase::Kernel).then_some(self.job.core),
+            core,
             tensor,
             index: None,
             detail,
             crash: None,
-            at: Some(At::Calls(crate::base::stack::callers())),
+            at: Some(at),
         });
         (self.job.on_error)(self)
     }
@@ -380,18 +399,8 @@ impl Runtime {
     /// An error of `kind` made by the instruction at `pc` (or the call returning there),
     /// which the runner places in the kernel's source: reported, and the core stops here.
     pub fn placed(&mut self, kind: Kind, detail: String, pc: u64) -> ! {
-        self.job.reports.push(Report {
-            kind,
-            severity: Severity::Error,
-            op: self.job.op.clone(),
-            core: Some(self.job.core),
-            tensor: None,
-            index: None,
-            detail,
-            crash: None,
-            at: Some(At::Pc(pc)),
-        });
-        (self.job.on_error)(self)
+        let core = Some(self.job.core);
+        self.stop_at(kind, core, None, detail, At::Pc(pc))
     }
 
     /// A `stack-overflow-host` warning if the kernel running is deeper than its build's

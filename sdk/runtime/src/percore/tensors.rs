@@ -228,7 +228,6 @@ pub fn retain(rt: &mut Runtime, h: u32) {
     rt.entry(h).refs += 1;
 }
 
-/// One fewer; the last frees the storage.
 /// One reference fewer, let go by a kernel's `torch::Tensor`: the last one while accessors
 /// are open on the tensor is a `tensor-not-live` error, as they outlive it (an accessor of a
 /// temporary tensor); the core stops there.
@@ -247,6 +246,7 @@ pub fn release_from_kernel(rt: &mut Runtime, h: u32) {
     release(rt, h)
 }
 
+/// One fewer; the last frees the storage.
 pub fn release(rt: &mut Runtime, h: u32) {
     let e = rt.entry(h);
     e.refs -= 1;

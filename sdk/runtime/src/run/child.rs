@@ -271,18 +271,33 @@ fn place_in(maps: &str, pc: u64) -> String {
     let Some((address, Some(path))) = mapping_in(maps, pc) else {
         return format!("pc {pc:#x}");
     };
+    match addr2line(&path, address, false).first() {
+        Some((f, at)) if f != "??" && known_line(at) => format!("{f} ({at})"),
+        Some((f, _)) if f != "??" => format!("{f} (pc {pc:#x}; no line: build with -g)"),
+        _ => format!("pc {pc:#x} in {path}"),
+    }
+}
+
+/// addr2line's (function, `file:line`) for `address` in the file at `path`: one pair, or
+/// with `inlined` one a call inlined there, innermost first; none when it cannot run.
+fn addr2line(path: &str, address: u64, inlined: bool) -> Vec<(String, String)> {
+    let flags: &[&str] = if inlined {
+        &["-f", "-C", "-i"]
+    } else {
+        &["-f", "-C"]
+    };
     let out = std::process::Command::new("addr2line")
-        .args(["-f", "-C", "-e", &path, &format!("{address:#x}")])
+        .args(flags)
+        .args(["-e", path, &format!("{address:#x}")])
         .output();
     let text = out
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let mut lines = text.lines();
-    match (lines.next(), lines.next()) {
-        (Some(f), Some(at)) if f != "??" && known_line(at) => format!("{f} ({at})"),
-        (Some(f), _) if f != "??" => format!("{f} (pc {pc:#x}; no line: build with -g)"),
-        _ => format!("pc {pc:#x} in {path}"),
-    }
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .chunks_exact(2)
+        .map(|p| (p[0].to_string(), p[1].to_string()))
+        .collect()
 }
 
 /// Whether addr2line knew the line: `file:N` (`N (discriminator D)` too); it gives `??:0`,
@@ -366,18 +381,10 @@ fn place_calls(stack: &[u64]) -> Option<String> {
     stack.iter().enumerate().find_map(|(k, &pc)| {
         let (address, path) = mapping_in(&maps, if k == 0 { pc } else { pc - 1 })?;
         let path = path.filter(|p| std::path::Path::new(p) == exe)?;
-        let out = std::process::Command::new("addr2line")
-            .args(["-f", "-C", "-i", "-e", &path, &format!("{address:#x}")])
-            .output()
-            .ok()?;
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let lines: Vec<&str> = text.lines().collect();
-        lines.chunks(2).find_map(|pair| match pair {
-            [f, at] if known_line(at) && !SDK_SOURCES.iter().any(|s| at.contains(s)) => {
-                Some(format!("{f} ({at})"))
-            }
-            _ => None,
-        })
+        addr2line(&path, address, true)
+            .into_iter()
+            .find(|(_, at)| known_line(at) && !SDK_SOURCES.iter().any(|s| at.contains(s)))
+            .map(|(f, at)| format!("{f} ({at})"))
     })
 }
 

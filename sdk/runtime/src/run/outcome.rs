@@ -14,6 +14,24 @@ pub struct Refused {
     pub hbm_full: bool,
 }
 
+impl Refused {
+    /// A refusal for `reason`.
+    pub fn because(reason: String) -> Refused {
+        Refused {
+            reason,
+            hbm_full: false,
+        }
+    }
+
+    /// A refusal for want of HBM, for `reason`.
+    pub fn hbm_full(reason: String) -> Refused {
+        Refused {
+            reason,
+            hbm_full: true,
+        }
+    }
+}
+
 /// Why a call stopped without an output.
 #[derive(Debug)]
 pub struct Stop {

@@ -24,7 +24,7 @@ pub struct Reserved {
     way: Way,
 }
 
-pub use crate::base::limits::tmp_name;
+use crate::base::limits::tmp_name;
 
 impl Reserved {
     /// Checks that `path` can be written: the reason it cannot, if it cannot.

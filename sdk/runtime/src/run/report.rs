@@ -108,14 +108,9 @@ pub fn panics_as_bugs() {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
-            let message = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|m| m.to_string())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let message = info.payload_as_str().unwrap_or_default();
             let at = info.location().map(|l| (l.file(), l.line()));
-            eprintln!("{}", bug_line(&message, at));
+            eprintln!("{}", bug_line(message, at));
         }))
     });
 }
