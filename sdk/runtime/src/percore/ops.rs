@@ -12,16 +12,15 @@ use crate::base::misuse::Kind;
 use crate::percore::state::Runtime;
 use crate::percore::tensors;
 
+/// The operations' table: each code with its `torch::` name ([`crate::base::cabi::codes`]
+/// makes the enum, `ALL` and `from_code`).
 macro_rules! ops {
     ($($variant:ident = $code:literal, $name:literal;)*) => {
-        /// An operation, by the code the headers pass.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Op { $(#[doc = $name] $variant = $code,)* }
+        crate::base::cabi::codes! {
+            /// An operation, by the code the headers pass.
+            pub enum Op: i32 { $(#[doc = $name] $variant = $code,)* }
+        }
         impl Op {
-            /// Every operation.
-            pub const ALL: &'static [Op] = &[$(Op::$variant,)*];
-            /// The operation with this code.
-            pub fn from_code(c: i32) -> Option<Op> { Op::ALL.iter().copied().find(|o| *o as i32 == c) }
             /// Its `torch::` name.
             pub fn name(self) -> &'static str { match self { $(Op::$variant => $name,)* } }
         }
