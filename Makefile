@@ -383,7 +383,7 @@ python-lint: $(PROVE_STAMP) $(SDK_STAMP)
 # The custom-op SDK's checks (sdk/tests/customops/*.py) compare with NumPy, pinned in
 # sdk/requirements.txt and installed into target/sdk-venv once (a stamp, as the
 # validator's environment).
-SDK_CHECKS := $(sort $(wildcard sdk/tests/customops/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py \
+SDK_CHECKS := $(sort $(wildcard sdk/tests/customops/*.py sdk/tests/parity/*.py sdk/python/src/neuron_customop_host/*.py sdk/python/tests/*.py \
   sdk/python/torch_tests/*.py bench/customop/*.py))
 SDK_VENV := target/sdk-venv
 SDK_STAMP := $(SDK_VENV)/installed-python-$(PYTHON_VERSION)
@@ -545,6 +545,16 @@ test:
 	@$(STEP) -j2 fuzz-build asan-test-then-test-build $(call STEP_DONE,3 (fuzz build, ASan tests, test build))
 	@$(STEP) -j2 fuzz-smoke workspace-tests $(call STEP_DONE,4 (fuzz runs, workspace tests))
 	@echo "make test: passed in $$(( $$(date +%s) - $$(cat $(TEST_T0)) )) s"
+
+# Opt-in: the warnings the device's compile turns off (tools/ntx/src/parity.rs) against
+# clang 10's own front end (libclang 10.0.1 from PyPI, x86_64 only; it needs libtinfo5).
+CLANG10_VENV := target/clang10-venv
+.PHONY: clang10-check
+clang10-check:
+	@dpkg -s libtinfo5 >/dev/null 2>&1 || apt-get install -y -q libtinfo5 >/dev/null
+	@test -x $(CLANG10_VENV)/bin/python || python3 -m venv $(CLANG10_VENV)
+	$(CLANG10_VENV)/bin/pip install --quiet libclang==10.0.1.0
+	$(CLANG10_VENV)/bin/python sdk/tests/parity/check_clang10.py $(HOST_CLANGXX)
 
 # Rewrites abi-tests/golden/ from ntx's output now (after an intended change to an output;
 # review the diff before committing it).

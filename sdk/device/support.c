@@ -88,6 +88,13 @@ void *__dso_handle;
 int __cxa_atexit(void (*f)(void *), void *arg, void *dso) { return (void)f, (void)arg, (void)dso, 0; }
 void __cxa_pure_virtual(void) {}
 
+/* What libstdc++'s containers call when an allocation or a length is impossible (the device
+ * builds kernels without exceptions; its libc++ aborts): the kernel stops, a crash. At -Os
+ * std::vector keeps these calls. */
+void _ZSt17__throw_bad_allocv(void) { __builtin_trap(); }
+void _ZSt28__throw_bad_array_new_lengthv(void) { __builtin_trap(); }
+void _ZSt20__throw_length_errorPKc(const char *what) { (void)what, __builtin_trap(); }
+
 /* float -> double, exact (printf's float arguments): the core's FP option is single
  * precision. */
 double __extendsfdf2(float f)

@@ -11,6 +11,20 @@ pub const MAX_CORES: u32 = 8;
 /// Most ops in a library.
 pub const MAX_OPS: usize = 10;
 
+/// The longest op name the device's codegen takes: it refuses a name of 32 characters or more.
+pub const MAX_OP_NAME: usize = 31;
+
+/// Why op `name` is refused, if it is: its length (docs/customop-api.md, "Device parity").
+pub fn op_name_refused(name: &str) -> Option<String> {
+    (name.len() > MAX_OP_NAME).then(|| {
+        format!(
+            "op '{name}' has a name of {} characters: the device's build refuses op names of {} or more",
+            name.len(),
+            MAX_OP_NAME + 1
+        )
+    })
+}
+
 /// A tensor's shapes: up to 8 dimensions of at most 65535, or up to 4 of at most
 /// 2^32 - 1, as (most dimensions, largest size); a shape keeps to one of them. The Python
 /// package reads them from the program's `--describe`.
@@ -83,13 +97,15 @@ pub fn tmp_name(path: &Path, pid: u32) -> Option<PathBuf> {
 }
 
 /// The stack a core gives a kernel on the device unless the build says `-DSTACK_SIZE=N`:
-/// "about 8 KB" in the vendor's developer guide, taken as 8 KiB (runtime.h's
-/// `NT_CUSTOMOP_STACK_DEFAULT`, which a test holds to this).
-pub const STACK_DEFAULT: u32 = 8192;
+/// the shipped library's `stack_switch.hpp` defaults `STACK_SIZE` to 4196 bytes (the
+/// developer guide says "about 8 KB"; the library wins: docs/customop-api.md, "Device
+/// parity"). runtime.h's `NT_CUSTOMOP_STACK_DEFAULT`, which a test holds to this.
+pub const STACK_DEFAULT: u32 = 4196;
 
-/// The most `-DSTACK_SIZE` may say: "at most 400 KB", taken as 400 KiB (runtime.h's
-/// `NT_CUSTOMOP_STACK_MAX`; the C++ headers refuse more at compile time).
-pub const STACK_MAX: u32 = 400 * 1024;
+/// The most `-DSTACK_SIZE` may say: the shipped header's `MAX_STACK_SIZE`, 0x400000 (4 MiB;
+/// the guide says 400 KB). runtime.h's `NT_CUSTOMOP_STACK_MAX`; the C++ headers refuse more
+/// at compile time, as the device's `static_assert` does.
+pub const STACK_MAX: u32 = 0x40_0000;
 
 #[cfg(test)]
 mod tests {
@@ -105,6 +121,15 @@ mod tests {
         assert_eq!(
             past_limits(),
             "past a tensor's limits (8 dimensions of at most 65535, or 4 of at most 4294967295)"
+        );
+    }
+
+    #[test]
+    fn op_names_of_32_characters_or_more_are_refused() {
+        assert_eq!(op_name_refused(&"a".repeat(31)), None);
+        assert_eq!(
+            op_name_refused(&"a".repeat(32)),
+            Some(format!("op '{}' has a name of 32 characters: the device's build refuses op names of 32 or more", "a".repeat(32)))
         );
     }
 

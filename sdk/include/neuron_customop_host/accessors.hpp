@@ -37,26 +37,19 @@ enum { kStandard = 0, kReadStream = 1, kWriteStream = 2, kTcm = 3 };
 
 template <class T> constexpr int code() { return static_cast<int>(c10::CppTypeToScalarType<T>::value); }
 
+/// What an element access's own steps are: inlined at every optimisation level (the
+/// device's -Os would call each, and each call deepens the register windows a translate
+/// returns through).
+#if defined(__GNUC__)
+#define NT_CUSTOMOP_INLINE inline __attribute__((always_inline))
+#else
+#define NT_CUSTOMOP_INLINE inline
+#endif
+
 /// The element a Q7PtrType names, through neuron_translate.
-template <class T> inline T *element(const Q7PtrType &p)
+template <class T> NT_CUSTOMOP_INLINE T *element(const Q7PtrType &p)
 {
     return static_cast<T *>(neuron_translate(nt_customop_ctx(p.ctx), p.hbm_addr));
-}
-
-/// Element `i` of an accessor (its place `p`) as a reference, as ATen's accessors give it:
-/// `T&` (writable) or `const T&`. The reference is valid until the window it was
-/// translated through is refilled (the device's rule: a later translate of an address in
-/// another region may move it); read or write through it at once, as `out[i] = v`,
-/// `out[i] += v` and `printf("%f", out[i])` do. While the runtime tracks the tensor's
-/// written elements (under --sanitize), taking a writable reference counts as a write (a
-/// reference cannot say whether it will be read first) and a read-only one as a read.
-template <class T, bool ReadOnly>
-inline typename std::conditional<ReadOnly, const T &, T &>::type element_ref(const Q7PtrType &p,
-                                                                              const nt_customop_meta *m)
-{
-    if (m->track)
-        nt_customop_note(m, (p.hbm_addr - m->hbm_addr) / sizeof(T), 1, ReadOnly ? 0 : 1);
-    return *element<T>(p);
 }
 
 /// The span walk's view of a tensor's elements.
@@ -136,6 +129,53 @@ class Copier {
 
 namespace at {
 
+/// An element of a 1-dimensional accessor, as the device's library gives it: not a `T&`
+/// but a proxy holding the element's place (a copy of the accessor's Q7PtrType and the
+/// element's index) that translates when it is read (`operator T()`) or written
+/// (`operator=(T)`), so that no translation window is held from one access to the next.
+/// It has nothing else, as on the device: `out[i]++`, `out[i] += v`, `std::max(in[i], 0.f)`,
+/// `float &r = out[i]`, `&out[i]`, `out[i] = out[j]` and `printf("%f", in[i])` do not
+/// compile; `float v = in[i]; out[i] = v + 1;`, `std::max<float>(in[i], 0.f)` and
+/// `(float)in[i]` do (docs/customop-api.md, "Device parity"). Each read and each write
+/// is told to the runtime while it tracks the tensor's written elements.
+template <class T, bool ReadOnly> class TensorElementReference {
+  public:
+    TensorElementReference(const nt_customop::Q7PtrType &data, size_t index, const nt_customop_meta *m)
+        : data_(data), index_(index), m_(m)
+    {
+    }
+    NT_CUSTOMOP_INLINE operator T() const
+    {
+        note(0);
+        return *place();
+    }
+    NT_CUSTOMOP_INLINE TensorElementReference &operator=(T v)
+    {
+        static_assert(!ReadOnly, "an element of a read-only accessor (of a const tensor) cannot be written");
+        note(1);
+        *place() = v;
+        return *this;
+    }
+
+  private:
+    NT_CUSTOMOP_INLINE T *place() const
+    {
+        nt_customop::Q7PtrType p = data_;
+        p.hbm_addr += static_cast<uint64_t>(index_) * sizeof(T);
+        return nt_customop::element<T>(p);
+    }
+    NT_CUSTOMOP_INLINE void note(int write) const
+    {
+        if (m_->track)
+            nt_customop_note(m_, (data_.hbm_addr - m_->hbm_addr) / sizeof(T) + index_, 1, write);
+    }
+    nt_customop::Q7PtrType data_;
+    // const, as the device's: the proxy has no copy assignment (`out[i] = out[j]` does not
+    // compile there either).
+    const size_t index_;
+    const nt_customop_meta *m_;
+};
+
 /// a[i] of an N-dimensional accessor: an (N-1)-dimensional one, or an element.
 template <class T, size_t N, bool ReadOnly> class TensorAccessor {
   public:
@@ -154,7 +194,7 @@ template <class T, size_t N, bool ReadOnly> class TensorAccessor {
             nt_customop_close(m_, nt_customop::kStandard, nullptr);
     }
 
-    Sub operator[](int64_t i) const
+    NT_CUSTOMOP_INLINE Sub operator[](int64_t i) const
     {
         int64_t n = m_->sizes[dim_];
         if (i < 0 || i >= n)
@@ -175,7 +215,6 @@ template <class T, size_t N, bool ReadOnly> class TensorAccessor {
 
 template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
   public:
-    using Ref = typename std::conditional<ReadOnly, const T &, T &>::type;
     TensorAccessor(const nt_customop_meta *m, uint64_t addr, int dim, bool owner)
         : m_(m), addr_(addr), dim_(dim), owner_(owner)
     {
@@ -190,13 +229,13 @@ template <class T, bool ReadOnly> class TensorAccessor<T, 1, ReadOnly> {
             nt_customop_close(m_, nt_customop::kStandard, nullptr);
     }
 
-    Ref operator[](int64_t i) const
+    NT_CUSTOMOP_INLINE TensorElementReference<T, ReadOnly> operator[](int64_t i) const
     {
         int64_t n = m_->sizes[dim_];
         if (i < 0 || i >= n)
             nt_customop_bad_index(m_, dim_, i, n);
-        nt_customop::Q7PtrType p = {addr_ + static_cast<uint64_t>(i) * sizeof(T), nt_customop::kCoreCtx, 0};
-        return nt_customop::element_ref<T, ReadOnly>(p, m_);
+        nt_customop::Q7PtrType p = {addr_, nt_customop::kCoreCtx, 0};
+        return TensorElementReference<T, ReadOnly>(p, static_cast<size_t>(i * m_->strides[dim_]), m_);
     }
     int64_t size(int64_t d) const { return m_->sizes[dim_ + d]; }
     int64_t stride(int64_t d) const { return m_->strides[dim_ + d]; }
@@ -363,16 +402,16 @@ template <class T, size_t N> TensorAccessor<T, N, true> Tensor::accessor() const
     static_assert(N >= 1 && N <= 8, "an accessor has 1 to 8 dimensions");
     return TensorAccessor<T, N, true>(m_, m_->hbm_addr, 0, true);
 }
-template <class T> TensorReadStreamAccessor<T> Tensor::read_stream_accessor() const
+template <class T> TensorReadStreamAccessor<T> Tensor::read_stream_accessor() const &
 {
     return TensorReadStreamAccessor<T>(m_);
 }
-template <class T> TensorWriteStreamAccessor<T> Tensor::write_stream_accessor()
+template <class T> TensorWriteStreamAccessor<T> Tensor::write_stream_accessor() &
 {
     return TensorWriteStreamAccessor<T>(m_);
 }
-inline TensorTcmAccessor<false> Tensor::tcm_accessor() { return TensorTcmAccessor<false>(m_); }
-inline TensorTcmAccessor<true> Tensor::tcm_accessor() const { return TensorTcmAccessor<true>(m_); }
+inline TensorTcmAccessor<false> Tensor::tcm_accessor() & { return TensorTcmAccessor<false>(m_); }
+inline TensorTcmAccessor<true> Tensor::tcm_accessor() const & { return TensorTcmAccessor<true>(m_); }
 
 } // namespace at
 

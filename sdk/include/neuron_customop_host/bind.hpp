@@ -127,11 +127,11 @@ struct Registrar {
 
 } // namespace nt_customop
 
-/// The stack the build gives each core on the device: `-DSTACK_SIZE=N` bytes, or about 8 KB
-/// (the vendor's developer guide); more than 400 KB does not build, as on the device.
+/// The stack the build gives each core on the device: `-DSTACK_SIZE=N` bytes, or 4196 (the
+/// shipped library's default); more than 4 MiB does not build, as on the device.
 #ifdef STACK_SIZE
 static_assert(STACK_SIZE > 0 && STACK_SIZE <= NT_CUSTOMOP_STACK_MAX,
-              "-DSTACK_SIZE=N: a core's stack on the device is at most 400 KB (NT_CUSTOMOP_STACK_MAX bytes), not empty");
+              "STACK_SIZE cannot be greater than 4MB (-DSTACK_SIZE=N: NT_CUSTOMOP_STACK_MAX bytes at most, not empty)");
 #define NT_CUSTOMOP_STACK_SIZE (STACK_SIZE)
 #else
 #define NT_CUSTOMOP_STACK_SIZE NT_CUSTOMOP_STACK_DEFAULT

@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A core's stack on the device: about 8 KB unless the build says -DSTACK_SIZE=N, at
- * most 400 KB (the vendor's developer guide; taken as KiB). bind.hpp refuses more at
+/* A core's stack on the device: 4196 bytes unless the build says -DSTACK_SIZE=N, at
+ * most 4 MiB (the shipped library's stack_switch.hpp). bind.hpp refuses more at
  * compile time. */
-#define NT_CUSTOMOP_STACK_DEFAULT 8192
-#define NT_CUSTOMOP_STACK_MAX 409600
+#define NT_CUSTOMOP_STACK_DEFAULT 4196
+#define NT_CUSTOMOP_STACK_MAX 4194304
 
 /* Most dimensions of a tensor. */
 #define NT_CUSTOMOP_MAX_DIMS 8
@@ -150,6 +150,10 @@ void nt_customop_bind(const char *name, nt_customop_invoker invoker, const void 
 // `names` points to `n` NUL-terminated strings.
 void nt_customop_device_lacks(const char *const *names, size_t n);
 
+// The build opted out of the device's compile (`ntx op build --no-device-parity`, through
+// ntx's glue): every run warns that the device would not build it.
+void nt_customop_parity_off(void);
+
 // The stack the build gives a core on the device (`-DSTACK_SIZE`, through ntx's glue).
 // The C++ headers refuse a size outside 1..=[`crate::base::limits::STACK_MAX`] at compile time;
 // a program that passes one anyway stops here, saying so.
@@ -240,8 +244,9 @@ void nt_customop_tcm_free(void *p);
 // `m` is live; `filled` is valid.
 void nt_customop_prefault(const struct nt_customop_meta *m, uint64_t first, const uint8_t *p, int write, struct nt_customop_filled *filled);
 
-// A TCM or stream copy of elements `[first, first + count)` of tensor `m`, whose written
-// elements the runtime tracks (`write`: into it).
+// A TCM or stream copy of elements `[first, first + count)` of tensor `m`, or an access to
+// one element through a standard accessor, whose written elements the runtime tracks
+// (`write`: into it).
 //
 // # Safety
 // `m` is live.

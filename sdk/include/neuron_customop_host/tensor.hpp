@@ -98,13 +98,19 @@ class Tensor {
         return static_cast<CoherencyEnforcer::Policy>(nt_customop_policy(m_, -1));
     }
 
-    /// Element access, a translate per element (read-only from a const tensor).
+    /// Element access, a translate per element (read-only from a const tensor). As on the
+    /// device, no accessor opens on a temporary tensor (the `&&` overloads are deleted):
+    /// `torch::ones(...).accessor<float, 1>()` does not compile.
     template <class T, size_t N> TensorAccessor<T, N, false> accessor() &;
     template <class T, size_t N> TensorAccessor<T, N, true> accessor() const &;
-    template <class T> TensorReadStreamAccessor<T> read_stream_accessor() const;
-    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor();
-    TensorTcmAccessor<false> tcm_accessor();
-    TensorTcmAccessor<true> tcm_accessor() const;
+    template <class T, size_t N> TensorAccessor<T, N, false> accessor() && = delete;
+    template <class T> TensorReadStreamAccessor<T> read_stream_accessor() const &;
+    template <class T> TensorReadStreamAccessor<T> read_stream_accessor() && = delete;
+    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor() &;
+    template <class T> TensorWriteStreamAccessor<T> write_stream_accessor() && = delete;
+    TensorTcmAccessor<false> tcm_accessor() &;
+    TensorTcmAccessor<true> tcm_accessor() const &;
+    TensorTcmAccessor<false> tcm_accessor() && = delete;
 
     /// The runtime's view (for the SDK's own headers).
     const nt_customop_meta *nt_meta() const { return m_; }

@@ -8,9 +8,11 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import neuron_customop_host
 from neuron_customop_host import custom_op
+from neuron_customop_host.errors import NeuronCustomOpWarning
 
 from .conftest import KERNELS, ROOT
 
@@ -105,3 +107,28 @@ def test_load_library_runs_on_the_cores_load_was_given(tmp_path: Path) -> None:
     custom_op.load("relu_tcm", *sources, tmp_path).close()  # up to date, now on one core
     with custom_op.load_library(path) as lib:
         assert lib.cores == 1
+
+
+def test_what_the_device_refuses_is_refused_and_device_parity_false_warns(tmp_path: Path) -> None:
+    src = tmp_path / "inc.cpp"
+    kernel = (
+        "#include <torch/torch.h>\n"
+        "torch::Tensor relu_forward(const torch::Tensor &input) {\n"
+        "    torch::Tensor out = torch::zeros(input.sizes(), torch::kFloat);\n"
+        "    auto o = out.accessor<float, 2>();\n    BODY;\n    return out;\n}\n"
+        "torch::Tensor relu_backward(const torch::Tensor &g, const torch::Tensor &input) { return relu_forward(g); }\n"
+    )
+    shape = KERNELS / "relu_shape.cpp"
+    # The element is the device's proxy (on the host too); the compiler's words get a line.
+    src.write_text(kernel.replace("BODY", "o[0][0]++"))
+    with pytest.raises(RuntimeError, match="the device refuses it") as e:
+        custom_op.load("inc", [src], [shape], tmp_path)
+    assert "on the device an accessor's element is a proxy" in str(e.value)
+    # -Wall -Werror: refused, unless device_parity=False, which warns on every call.
+    src.write_text(kernel.replace("BODY", "int unused = 1; o[0][0] = 1.0f"))
+    with pytest.raises(RuntimeError, match="unused variable 'unused'"):
+        custom_op.load("inc", [src], [shape], tmp_path)
+    with custom_op.load("inc", [src], [shape], tmp_path, device_parity=False) as lib:
+        for _ in range(2):
+            with pytest.warns(NeuronCustomOpWarning, match="device-parity-off"):
+                assert lib.relu_forward(np.array([[-1.0, 3.0]], np.float32))[0, 0] == 1.0

@@ -124,20 +124,23 @@ def profiled(built, name, *args, cores=1):
 
 
 def profile_checks(relu, tcm, src):
-    """The accessor relu's hottest line of relu.cpp is its loop's body, shown in the listing;
-    the TCM relu's profile over two cores sums the cores; --profile without --device refused."""
+    """The accessor relu's hottest line of relu.cpp is in its inner loop (its bound or its
+    body), the body shown in the listing; the TCM relu's profile over two cores sums the
+    cores; --profile without --device refused. (At the device's -Os the inner loop's bound,
+    an int64_t compare and a load a turn, is charged more than the body, whose accessor
+    code is inlined from the SDK's header and charged to the header's lines.)"""
     p = profiled(relu, "relu_forward", "relu_forward", "x.npy")
     kernel = src / "relu.cpp"
     body = 1 + next(k for k, t in enumerate(kernel.read_text().splitlines()) if "out[r][c] = in[r][c]" in t)
     mine = [x for x in p["lines"] if Path(x["file"]) == kernel and x["line"] > 0]
-    if not mine or max(mine, key=lambda x: x["instructions"])["line"] != body:
-        sys.exit(f"relu.cpp's hottest line is not the loop's body ({body}): {mine}")
+    if not mine or max(mine, key=lambda x: x["instructions"])["line"] not in (body - 1, body):
+        sys.exit(f"relu.cpp's hottest line is not in the inner loop ({body - 1}, {body}): {mine}")
     listing = (relu.work / "profile" / "profile.txt").read_text()
     if not any(f" {body}  " in t and "out[r][c]" in t and t.split()[0].isdigit() for t in listing.splitlines()):
         sys.exit("profile.txt does not show relu.cpp's loop body with its count")
     if not any(s["stack"].endswith("relu_forward(at::Tensor const&)") for s in p["stacks"]):
         sys.exit(f"no stack ends in the kernel: {p['stacks'][:5]}")
-    print(f"ok the accessor relu's hottest line of relu.cpp is its loop body (line {body})")
+    print(f"ok the accessor relu's hottest line of relu.cpp is in its inner loop (lines {body - 1}, {body})")
     profiled(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=2)
     cmd = [relu.program, "relu_forward", "x.npy", "--profile", relu.work / "nowhere"]
     r = subprocess.run(cmd, cwd=relu.work, capture_output=True, text=True, check=False)
@@ -309,9 +312,9 @@ NEURON_LIBRARY(stack_ops, m) { m.def("row_sums", &row_sums_shape, "row_sums"); }
 
 
 def stack(ntx, src, work):
-    """A kernel with 10000 bytes of locals: past the device's default stack (8192) it is
+    """A kernel with 10000 bytes of locals: past the device's default stack (4196) it is
     stack-overflow on the device (exit 2) and stack-overflow-host on the host (a warning);
-    with -DSTACK_SIZE=16384 the device gives the host's bytes; more than 400 KB is refused."""
+    with -DSTACK_SIZE=16384 the device gives the host's bytes; more than 4 MiB is refused."""
     (work / "stack.cpp").write_text(STACK_KERNEL)
     (work / "stack_shape.cpp").write_text(STACK_SHAPE)
     np.save(work / "rows.npy", np.load(work / "x.npy")[:2])
@@ -319,13 +322,13 @@ def stack(ntx, src, work):
     cmd = [deep.program, "row_sums", "rows.npy", "--out", "rows-out.npy"]
     device = ["--device", deep.elf, "--translation", deep.translation]
     p = subprocess.run([*cmd, *device], cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != 2 or "error[stack-overflow]" not in p.stderr or "past the 8192" not in p.stderr:
+    if p.returncode != 2 or "error[stack-overflow]" not in p.stderr or "past the 4196" not in p.stderr:
         sys.exit(f"a kernel past the device's stack: exit {p.returncode}\n{p.stderr}")
-    print("ok stack-overflow: 10000 bytes of locals past the device's 8192, exit 2")
+    print("ok stack-overflow: 10000 bytes of locals past the device's 4196, exit 2")
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
     if p.returncode != 0 or "warning[stack-overflow-host]" not in p.stderr:
         sys.exit(f"the same on the host: exit {p.returncode}\n{p.stderr}")
-    print("ok stack-overflow-host: the host's frames past 8192 when the kernel called the SDK (a warning)")
+    print("ok stack-overflow-host: the host's frames past 4196 when the kernel called the SDK (a warning)")
     raised = Built(
         ntx,
         src,
@@ -345,28 +348,28 @@ def stack(ntx, src, work):
         "stack-big",
         work / "stack.cpp",
         work / "stack_shape.cpp",
-        "--cflag=-DSTACK_SIZE=409601",
+        "--cflag=-DSTACK_SIZE=4194305",
         "row_sums",
         "rows.npy",
         code=1,
     )
-    if "at most 400 KB" not in p.stderr:
-        sys.exit(f"-DSTACK_SIZE=409601: {p.stderr!r}")
-    print("ok -DSTACK_SIZE past 400 KB refused at compile time")
+    if "STACK_SIZE cannot be greater than 4MB" not in p.stderr:
+        sys.exit(f"-DSTACK_SIZE=4194305: {p.stderr!r}")
+    print("ok -DSTACK_SIZE past 4 MiB refused at compile time")
 
 
 def misuse_on_device(ntx, src, work):
-    """A misuse on the emulated Q7 is the host's report: an accessor of a temporary tensor."""
+    """A misuse on the emulated Q7 is the host's report: an accessor read after its tensor is gone."""
     case = cases.read("misuse_cases.h")
     m = Built(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp", "misuse", "x.npy", case["NOTHING"])
-    cmd = [m.program, "misuse", "x.npy", str(case["ACCESSOR_OF_TEMPORARY"]), "--out", work / "misuse-out.npy"]
+    cmd = [m.program, "misuse", "x.npy", str(case["ACCESSOR_OUTLIVES_TENSOR"]), "--out", work / "misuse-out.npy"]
     cmd += ["--device", m.elf, "--translation", m.translation]
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
     if p.returncode != 2 or "error[tensor-not-live] op misuse, core 0, tensor" not in p.stderr:
-        sys.exit(f"an accessor of a temporary on the device: exit {p.returncode}\n{p.stderr}")
+        sys.exit(f"an accessor outliving its tensor on the device: exit {p.returncode}\n{p.stderr}")
     if (work / "misuse-out.npy").exists():
-        sys.exit("an accessor of a temporary on the device: the output was written")
-    print("ok tensor-not-live on the device: an accessor of a temporary tensor, exit 2")
+        sys.exit("an accessor outliving its tensor on the device: the output was written")
+    print("ok tensor-not-live on the device: an accessor outliving its tensor, exit 2")
 
 
 def main():

@@ -15,9 +15,9 @@ torch::Tensor above_first(const torch::Tensor &x)
         float best = in[r][0];
         for (int32_t c = 0; c < x.size(1); c++) {
             o[r][c] = in[r][c] > in[r][0] ? 1.0f : 0.0f;
-            best = std::max(in[r][c], best);
+            best = std::max<float>(in[r][c], best);
         }
-        float &last = o[r][x.size(1)];
+        auto last = o[r][x.size(1)];
         last = best;
     }
     return out;

@@ -76,7 +76,8 @@ torch::Tensor factories(const torch::Tensor &unused)
     for (int r = 0; r < 5; r++)
         for (int c = 0; c < 4; c++) {
             torch::Tensor p = parts[r];
-            o[r][c] = r == 3 ? p.accessor<int64_t, 2>()[1][c] : p.accessor<int64_t, 1>()[c];
+            const int64_t v = r == 3 ? p.accessor<int64_t, 2>()[1][c] : p.accessor<int64_t, 1>()[c];
+            o[r][c] = v;
         }
     return out;
 }
@@ -94,7 +95,9 @@ torch::Tensor window_move(const torch::Tensor &unused)
         a[r][0] = static_cast<float>(r + 1);
     torch::Tensor out = torch::empty({1, 5}, torch::kFloat);
     auto o = out.accessor<float, 2>();
-    for (int r = 0; r < 5; r++)
-        o[0][r] = a[r][0];
+    for (int r = 0; r < 5; r++) {
+        const float v = a[r][0];
+        o[0][r] = v;
+    }
     return out;
 }

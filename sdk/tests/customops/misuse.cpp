@@ -109,7 +109,7 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         t.tcm_accessor().tensor_to_tcm<float>(buf, 10, 4);
         return out;
     }
-    case STANDARD_READ_UNWRITTEN: { // an empty tensor's element read through a read-only accessor (--sanitize)
+    case STANDARD_READ_UNWRITTEN: { // an empty tensor's element read through a read-only accessor
         torch::Tensor t = torch::empty({4, 4}, torch::kFloat);
         {
             auto a = t.accessor<float, 2>();
@@ -117,7 +117,7 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         }
         const torch::Tensor &readonly = t;
         auto r = readonly.accessor<float, 2>();
-        return (void)r[0][0], (void)r[1][2], out;
+        return (void)(float)r[0][0], (void)(float)r[1][2], out;
     }
     case TCM_COPY_UNWRITTEN: case TCM_LOAD_UNWRITTEN: case TCM_READ_WRITTEN: { // TCM bytes copied out or loaded before anything wrote
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(256 * sizeof(float)));
@@ -147,8 +147,10 @@ torch::Tensor misuse(const torch::Tensor &x, int64_t which)
         static_cast<volatile float *>(t)[-1] = 1.0f;
         return torch::neuron::tcm_free(t), out;
     }
-    case ACCESSOR_OF_TEMPORARY: { // the tensor is destroyed at the end of the declaration
-        auto a = torch::ones(x.sizes(), torch::kFloat).accessor<float, 2>();
+    case ACCESSOR_OUTLIVES_TENSOR: { // the tensor's last handle is given another while the accessor is open
+        torch::Tensor t = torch::ones(x.sizes(), torch::kFloat);
+        auto a = t.accessor<float, 2>();
+        t = torch::zeros(x.sizes(), torch::kFloat);
         return (void)(float)a[0][0], out;
     }
     case TCM_LOAD_FREED: { // a load from a freed block

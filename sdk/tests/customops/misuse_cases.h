@@ -38,7 +38,7 @@ enum misuse_case {
     TCM_STORE_PAST_GUARD = 30,       // a store 5000 bytes past a 64-byte block
     TCM_STORE_BEFORE_BLOCK = 31,     // a store just before a 4096-byte block
     FIRST_ROW_ONLY = 32,             // one core writes the output's first row only
-    ACCESSOR_OF_TEMPORARY = 33,      // an accessor of a temporary tensor, read after it is gone
+    ACCESSOR_OUTLIVES_TENSOR = 33,   // an accessor read after its tensor's last handle let it go
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

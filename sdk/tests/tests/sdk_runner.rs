@@ -6,7 +6,8 @@
 //! double parameters, streams, TCM negate, printf and the factories with NumPy, triggers
 //! every misuse and refuses bad .npy files; check_ops.py runs every operation in both
 //! forms on every element type against NumPy; check_device.py runs the relu kernels on the
-//! emulated Q7 (`--device`) against the host run. Two of the kernels also run under valgrind.
+//! emulated Q7 (`--device`) against the host run; check_parity.py holds the build to the
+//! device's own compile. Two of the kernels also run under valgrind.
 
 use std::process::Command;
 
@@ -46,6 +47,16 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
         ],
     );
     assert!(device.ends_with("device runs right\n"), "{device}");
+    // Built exactly when the device's own compile builds it (parity.cpp's cases).
+    let parity = check(
+        "check_parity.py",
+        &[
+            ntx.as_os_str(),
+            src.as_os_str(),
+            dir.join("parity").as_os_str(),
+        ],
+    );
+    assert!(parity.ends_with("parity right\n"), "{parity}");
     // The README shows this run's stats.
     let stats = text
         .split_once("readme stats:\n")
@@ -60,8 +71,10 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
     // stack's by check_device.py.
     for kind in neuron_customop_kinds() {
         assert!(
-            text.contains(&format!("ok {kind}")) || device.contains(&format!("ok {kind}")),
-            "{kind} untested:\n{text}\n{device}"
+            [&text, &device, &parity]
+                .iter()
+                .any(|t| t.contains(&format!("ok {kind}"))),
+            "{kind} untested:\n{text}\n{device}\n{parity}"
         );
     }
     for cores in [1, 2, 8] {
@@ -140,7 +153,6 @@ fn every_operation_in_every_element_type_matches_numpy() {
         .arg(src.join("ops.cpp"))
         .arg("--shape")
         .arg(src.join("ops_shape.cpp"))
-        .arg("--std=c++17")
         .arg("--build-dir")
         .arg(&build)
         .arg("none")

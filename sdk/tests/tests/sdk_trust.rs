@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 use nt_support::install::{f32_npy, make, within};
 use nt_support::tools::scratch;
 
-/// Installs into a fresh prefix under `dir`, builds trust.cpp's program there and writes
+/// Installs into a fresh prefix under `dir`, builds trust.cpp's program there (with
+/// `--no-device-parity`: it sleeps with usleep, which the device's headers lack) and writes
 /// `x.npy` (1 x 2 float32): (folder, ntx, program).
 fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let dir = scratch(name);
@@ -31,7 +32,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     std::fs::write(dir.join("x.npy"), x).unwrap();
     let program = dir.join("prog");
     let built = Command::new(&ntx)
-        .args(["op", "build", "--out"])
+        .args(["op", "build", "--no-device-parity", "--out"])
         .arg(&program)
         .args(sources())
         .env_remove("PKG_CONFIG_PATH")

@@ -54,8 +54,8 @@ pub fn generate(root: &Path) -> Result<String, String> {
 fn constants() -> String {
     let mut h = String::new();
     h.push_str(
-        "/* A core's stack on the device: about 8 KB unless the build says -DSTACK_SIZE=N, at\n \
-         * most 400 KB (the vendor's developer guide; taken as KiB). bind.hpp refuses more at\n \
+        "/* A core's stack on the device: 4196 bytes unless the build says -DSTACK_SIZE=N, at\n \
+         * most 4 MiB (the shipped library's stack_switch.hpp). bind.hpp refuses more at\n \
          * compile time. */\n",
     );
     let _ = writeln!(h, "#define NT_CUSTOMOP_STACK_DEFAULT {STACK_DEFAULT}");

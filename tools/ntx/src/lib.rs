@@ -11,6 +11,7 @@ pub mod manifest;
 pub mod model;
 pub mod op;
 pub mod op_device;
+pub mod parity;
 pub mod report;
 pub mod simulate;
 pub mod suppress;

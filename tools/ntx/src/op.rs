@@ -3,7 +3,9 @@
 //! `custom_op.load` builds and PyTorch calls it on the device (docs/customop-host.md).
 //!
 //! The sources compile with the system C++ compiler (`$CXX`, else `c++`), C++14 unless
-//! told otherwise, `-O3 -g` before the author's flags. The kernels need no glue from the author: the compute objects' symbols
+//! told otherwise, `-O3 -g` before the author's flags; the compute sources have passed the
+//! device's own compile first (`crate::op_device::build_held`, `crate::parity`). The
+//! kernels need no glue from the author: the compute objects' symbols
 //! name every function that could be a kernel (global, taking tensors, `int64_t`,
 //! `double` and `Scalar`), and a generated `main` binds them by name; the registration
 //! picks the one it names. The program it links is the runner (sdk/runtime's `run`),
@@ -28,6 +30,9 @@ pub struct Build {
     pub cflags: Vec<String>,
     /// Where the objects and the program go.
     pub dir: PathBuf,
+    /// Held to the device's compile (`crate::parity`); false only when the author opted
+    /// out (`--no-device-parity`), which every run of the program then warns of.
+    pub parity: bool,
 }
 
 /// The parameter types a kernel may take, as the demangler spells them.
@@ -103,11 +108,13 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
         .arg(obj);
     let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
     if !out.status.success() {
-        return Err(format!(
-            "{} does not compile:\n{}",
-            src.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        let text = String::from_utf8_lossy(&out.stderr);
+        let hint = if crate::parity::about_the_proxy(&text) {
+            format!("{}\n", crate::parity::PROXY_HINT)
+        } else {
+            String::new()
+        };
+        return Err(format!("{} does not compile:\n{text}{hint}", src.display()));
     }
     Ok(())
 }
@@ -267,8 +274,13 @@ pub fn kernel_signature(text: &str) -> Option<(String, Vec<String>)> {
 }
 
 /// The generated main: each candidate kernel declared (a kernel returns `torch::Tensor`)
-/// and bound by name.
-pub fn glue(kernels: &[(String, Vec<String>)], device_lacks: &[String]) -> String {
+/// and bound by name; `parity_off`: the build opted out of the device's compile, which
+/// every run warns of.
+pub fn glue(
+    kernels: &[(String, Vec<String>)],
+    device_lacks: &[String],
+    parity_off: bool,
+) -> String {
     let mut s =
         String::from("// Written by ntx op run: the kernels, bound by name for the runner.\n");
     s += "#include <neuron_customop_host/bind.hpp>\n\n";
@@ -280,6 +292,9 @@ pub fn glue(kernels: &[(String, Vec<String>)], device_lacks: &[String]) -> Strin
         let _ = writeln!(s, "    NT_CUSTOMOP_BIND({name});");
     }
     s += "    nt_customop_stack_size(NT_CUSTOMOP_STACK_SIZE);\n";
+    if parity_off {
+        s += "    nt_customop_parity_off();\n";
+    }
     if !device_lacks.is_empty() {
         let quoted: Vec<String> = device_lacks.iter().map(|n| format!("\"{n}\"")).collect();
         let _ = writeln!(
@@ -318,7 +333,8 @@ pub fn lock_dir(dir: &Path) -> Result<std::fs::File, String> {
 
 /// Builds the runner program for `b`: its path. The build folder stays locked until the
 /// caller drops the lock it passes in (so a run can use the program before another build
-/// replaces it).
+/// replaces it). The device's compile is not run here: [`crate::op_device::build_held`]
+/// runs it first.
 pub fn build(b: &Build) -> Result<PathBuf, String> {
     let (cflags, libs) = sdk_flags()?;
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
@@ -339,7 +355,7 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
     calls.sort();
     calls.dedup();
     let main = b.dir.join("ntx-op-main.cpp");
-    std::fs::write(&main, glue(&kernels, &device_lacks(&calls)))
+    std::fs::write(&main, glue(&kernels, &device_lacks(&calls), !b.parity))
         .map_err(|e| format!("cannot write {}: {e}", main.display()))?;
     let main_obj = b.dir.join("ntx-op-main.o");
     compile(&cxx, b, &cflags, &main, &main_obj)?;
@@ -360,7 +376,31 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stdout)
         ));
     }
+    refuse_op_names(&exe)?;
     Ok(exe)
+}
+
+/// The ops the program `exe` registers (its `--describe`), each name held to the device's
+/// codegen ([`nt_sdk_common::op_name_refused`]): the first refusal.
+fn refuse_op_names(exe: &Path) -> Result<(), String> {
+    let out = crate::guard::output(Command::new(exe).arg("--describe"))
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let described: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} --describe gave no description ({e}): {}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let names = described["ops"].as_array().into_iter().flatten();
+    match names
+        .filter_map(|o| o["name"].as_str())
+        .find_map(nt_sdk_common::op_name_refused)
+    {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -377,7 +417,11 @@ mod tests {
         assert!(kernel_signature("helper(float*, unsigned long)").is_none());
         assert!(kernel_signature("ns::relu(at::Tensor const&)").is_none());
         assert!(kernel_signature("std::vector<int>::size() const").is_none());
-        let g = glue(&[k], &["fopen".into()]);
+        let g = glue(std::slice::from_ref(&k), &["fopen".into()], false);
+        assert!(!g.contains("nt_customop_parity_off"));
+        assert!(
+            glue(std::slice::from_ref(&k), &[], true).contains("    nt_customop_parity_off();\n")
+        );
         assert!(g.contains("static const char *const lacks[] = {\"fopen\"};"));
         assert!(g.contains("nt_customop_device_lacks(lacks, 1);"));
         assert!(g.contains("at::Tensor relu_backward(at::Tensor const&, at::Tensor const&);"));

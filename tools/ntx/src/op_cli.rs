@@ -40,6 +40,11 @@ pub struct Sources {
     /// The library's name (custom_op.load's `name`); `builtin` is refused, as there.
     #[arg(long)]
     name: Option<String>,
+    /// Build what the device's own compile refuses (-std=c++14 -Wall -Werror, the proxy
+    /// elements aside), for exploring: every run of the program warns that the device
+    /// would not build it.
+    #[arg(long)]
+    no_device_parity: bool,
 }
 
 impl Sources {
@@ -56,6 +61,7 @@ impl Sources {
             std: self.standard.clone(),
             cflags: self.cflags.clone(),
             dir,
+            parity: !self.no_device_parity,
         })
     }
 }
@@ -193,7 +199,7 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
     check_out(&b.out).map_err(Failure::Refused)?;
     let guard = Guard::start(Some(temp.as_path()), None);
     let placed = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
-        let exe = ntx::op::build(&build)?;
+        let exe = ntx::op_device::build_held(&build)?;
         let name = b.out.file_name().map(|n| n.to_string_lossy().into_owned());
         let tmp = b.out.with_file_name(format!(
             ".{}.ntx-{}",
@@ -237,7 +243,7 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
         r.out.as_deref(),
     );
     let status = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
-        let exe = ntx::op::build(&build)?;
+        let exe = ntx::op_device::build_held(&build)?;
         let device = r.device.then(|| device_program(&build, &r)).transpose()?;
         run_program(&exe, &r, device.as_ref())
     });

@@ -59,6 +59,64 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     }
 }
 
+/// The device's front end on `src`: the target, its headers, the device's language and
+/// warnings (`crate::parity`), then `b`'s own flags, then `what` (the output's flags).
+fn front_end(
+    sdk: &DeviceSdk,
+    b: &Build,
+    src: &Path,
+    dir: &Path,
+    what: &[&std::ffi::OsStr],
+) -> Result<Command, String> {
+    let mut cmd = Command::new(&sdk.clang);
+    codegen_flags(&mut cmd, sdk, dir);
+    cmd.args(["-g", "-nostdinc", "-fno-exceptions", "-fno-rtti"])
+        .arg(format!("-std={}", b.std))
+        .args(crate::parity::warning_flags(b.parity))
+        .args(&sdk.cflags)
+        .arg("-isystem")
+        .arg(resource_include(&sdk.clang)?)
+        .args(&b.cflags)
+        .args(what)
+        .arg(src);
+    Ok(cmd)
+}
+
+/// The device's compile of `src` up to its diagnostics (`-fsyntax-only`): what the host
+/// build is held to. The refusal says the device refuses it, in the compiler's words.
+pub fn check(sdk: &DeviceSdk, b: &Build, src: &Path) -> Result<(), String> {
+    let mut cmd = front_end(sdk, b, src, &b.dir, &["-fsyntax-only".as_ref()])?;
+    run(&mut cmd, &sdk.clang)
+        .map(|_| ())
+        .map_err(|e| crate::parity::refusal(src, &e))
+}
+
+/// Each compute source through the device's compile up to its diagnostics
+/// ([`crate::op_device::check`]), unless the build opted out: the device's language first.
+fn hold(b: &Build) -> Result<(), String> {
+    if !b.parity {
+        return Ok(());
+    }
+    if b.std != crate::parity::STD {
+        return Err(format!(
+            "--std={}: the device compiles kernels as {} (--no-device-parity builds them otherwise, here only)",
+            b.std,
+            crate::parity::STD
+        ));
+    }
+    let sdk = device_sdk().map_err(|e| {
+        format!("the device's compile, which a kernel is held to, is not installed (--no-device-parity builds without it): {e}")
+    })?;
+    b.compute.iter().try_for_each(|src| check(&sdk, b, src))
+}
+
+/// The runner program for `b` ([`crate::op::build`]), held first to the device's compile
+/// unless the build opted out: what `ntx op build` and `ntx op run` build.
+pub fn build_held(b: &Build) -> Result<PathBuf, String> {
+    hold(b)?;
+    crate::op::build(b)
+}
+
 /// Compiles `src` for the device into `obj`: to LLVM IR (optimized), the IR's selects of
 /// two floating-point constants split ([`split_fp_constant_selects`]), the IR to assembly
 /// (no IR pass again), then assembled (see the module's doc).
@@ -66,20 +124,19 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
     let ir = obj.with_extension("ll");
     let asm = obj.with_extension("s");
     let dir = obj.parent().unwrap_or(Path::new("."));
-    let mut cmd = Command::new(&sdk.clang);
-    codegen_flags(&mut cmd, sdk, dir);
-    cmd.args(["-g", "-nostdinc", "-fno-exceptions", "-fno-rtti"])
-        .arg(format!("-std={}", b.std))
-        .args(&sdk.cflags)
-        .arg("-isystem")
-        .arg(resource_include(&sdk.clang)?)
-        .args(&b.cflags)
-        .args(["-S", "-emit-llvm"])
-        .arg(src)
-        .arg("-o")
-        .arg(&ir);
-    run(&mut cmd, &sdk.clang)
-        .map_err(|e| format!("{} does not compile for the device:\n{e}", src.display()))?;
+    let mut cmd = front_end(
+        sdk,
+        b,
+        src,
+        dir,
+        &[
+            "-S".as_ref(),
+            "-emit-llvm".as_ref(),
+            "-o".as_ref(),
+            ir.as_os_str(),
+        ],
+    )?;
+    run(&mut cmd, &sdk.clang).map_err(|e| crate::parity::refusal(src, &e))?;
     let text = std::fs::read_to_string(&ir).map_err(|e| format!("{}: {e}", ir.display()))?;
     std::fs::write(&ir, split_fp_constant_selects(&text))
         .map_err(|e| format!("{}: {e}", ir.display()))?;
@@ -106,7 +163,11 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
 /// temporaries (and no crash reproducer) in `dir`, the build folder.
 fn codegen_flags(cmd: &mut Command, sdk: &DeviceSdk, dir: &Path) {
     cmd.env("TMPDIR", dir)
-        .args(["--target=xtensa", "-O2", "-fno-crash-diagnostics"])
+        .args([
+            "--target=xtensa",
+            crate::parity::OPT,
+            "-fno-crash-diagnostics",
+        ])
         .args(["-ffunction-sections", "-fdata-sections", "-fno-jump-tables"])
         .args(features(&sdk.mattr));
 }
@@ -278,7 +339,8 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
         objects.push(obj);
     }
     let main = dir.join("ntx-op-main.cpp");
-    std::fs::write(&main, glue(&kernels, &[])).map_err(|e| format!("{}: {e}", main.display()))?;
+    std::fs::write(&main, glue(&kernels, &[], false))
+        .map_err(|e| format!("{}: {e}", main.display()))?;
     let main_obj = dir.join("ntx-op-main.o");
     compile(sdk, b, &main, &main_obj)?;
     objects.push(main_obj);

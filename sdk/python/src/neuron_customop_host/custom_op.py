@@ -69,9 +69,12 @@ def load(
     std: str = "c++14",
     timeout: float = 60.0,
     sanitize: bool = False,
+    device_parity: bool = True,
 ) -> Library:
     """Builds lib<name>.so from the sources into `build_directory` (default: the current
-    folder) unless it is up to date, and loads it (see `load_library`)."""
+    folder) unless it is up to date, and loads it (see `load_library`). The kernels are held
+    to the device's own compile (C++14, -Wall -Werror); `device_parity=False` builds what it
+    refuses, for exploring, and every call then warns (`device-parity-off`)."""
     if not name or name == "builtin" or "/" in name:
         raise ValueError(f"name={name!r}: a library's name, not empty, not 'builtin', without '/'")
     if isinstance(compute_srcs, (str, os.PathLike)) or isinstance(shape_srcs, (str, os.PathLike)):
@@ -87,7 +90,8 @@ def load(
     lib = out_dir / f"lib{name}.so"
     stamp = out_dir / f"lib{name}.so.stamp"
     tool = _sdk.ntx()
-    fingerprint = _fingerprint(tool, name, std, cflags)
+    flags = cflags + ([] if device_parity else ["<no-device-parity>"])
+    fingerprint = _fingerprint(tool, name, std, flags)
     stale = _stale(stamp, fingerprint, compute + shape) if lib.exists() else ["not built"]
     if not stale:
         if verbose:
@@ -95,7 +99,7 @@ def load(
     else:
         if verbose:
             print(f"neuron_customop_host: {lib} is out of date: {', '.join(stale)}", file=sys.stderr)
-        _build(tool, name, std, cflags, compute, shape, lib, verbose)
+        _build(tool, name, std, cflags, compute, shape, lib, verbose, device_parity)
         files = _depended_on(lib, compute + shape)
         record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
         stamp.write_text(json.dumps(record, indent=1) + "\n")
@@ -105,7 +109,15 @@ def load(
 
 
 def _build(
-    tool: str, name: str, std: str, cflags: list[str], compute: list[Path], shape: list[Path], lib: Path, verbose: bool
+    tool: str,
+    name: str,
+    std: str,
+    cflags: list[str],
+    compute: list[Path],
+    shape: list[Path],
+    lib: Path,
+    verbose: bool,
+    device_parity: bool,
 ) -> None:
     """`ntx op build` of the sources into `lib`, its dependency list beside it."""
     stamp, deps = lib.with_name(lib.name + ".stamp"), lib.with_name(lib.name + ".deps")
@@ -113,6 +125,7 @@ def _build(
     cmd += [a for s in compute for a in ("--compute", str(s))]
     cmd += [a for s in shape for a in ("--shape", str(s))]
     cmd += [f"--cflag={f}" for f in cflags]
+    cmd += [] if device_parity else ["--no-device-parity"]
     if verbose:
         print(f"neuron_customop_host: building {lib}: {' '.join(cmd)}", file=sys.stderr)
     stamp.unlink(missing_ok=True)

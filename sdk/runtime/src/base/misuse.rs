@@ -86,8 +86,10 @@ kinds! {
         "a tensor of torch::kLong (int64): the vendor's current guide dropped it (64-bit custom ops are not supported on the device)";
     DeviceLacks = "device-lacks", Warning,
         "the kernel calls a function the device runtime does not have (fopen, say): it runs here, not on the device";
+    DeviceParityOff = "device-parity-off", Warning,
+        "the program was built with --no-device-parity (device_parity=False): the device's own build may refuse what runs here";
     StackOverflow = "stack-overflow", Error,
-        "on the emulated Q7: the kernel's frames went past the stack a core has on the device (-DSTACK_SIZE, about 8 KB unless set)";
+        "on the emulated Q7: the kernel's frames went past the stack a core has on the device (-DSTACK_SIZE, 4196 bytes unless set)";
     StackOverflowHost = "stack-overflow-host", Warning,
         "on the host: the kernel's frames were past that stack when it called the SDK (the host's frames, not the device's)";
     TensorNotLive = "tensor-not-live", Error,

@@ -1,5 +1,5 @@
 //! A kernel's stack against the device's. A core runs a kernel on a stack in its local
-//! memory, `-DSTACK_SIZE` bytes or about 8 KB ([`crate::base::limits::STACK_DEFAULT`]); deeper
+//! memory, `-DSTACK_SIZE` bytes or 4196 ([`crate::base::limits::STACK_DEFAULT`]); deeper
 //! frames overwrite what lies below it. On the emulated Q7 the device runtime measures the
 //! depth itself (sdk/device/runtime.c: the stack pointer at each request, and a painted
 //! region below the kernel's first frame, read after it returns) and sends it; here on the

@@ -208,6 +208,13 @@ pub unsafe extern "C" fn nt_customop_device_lacks(names: *const *const c_char, n
     registry::with(|r| r.device_lacks = names);
 }
 
+/// The build opted out of the device's compile (`ntx op build --no-device-parity`, through
+/// ntx's glue): every run warns that the device would not build it.
+#[no_mangle]
+pub extern "C" fn nt_customop_parity_off() {
+    registry::with(|r| r.parity_off = true);
+}
+
 /// The stack the build gives a core on the device (`-DSTACK_SIZE`, through ntx's glue).
 /// The C++ headers refuse a size outside 1..=[`crate::base::limits::STACK_MAX`] at compile time;
 /// a program that passes one anyway stops here, saying so.

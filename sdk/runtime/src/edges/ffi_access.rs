@@ -144,8 +144,9 @@ pub unsafe extern "C" fn nt_customop_prefault(
     }
 }
 
-/// A TCM or stream copy of elements `[first, first + count)` of tensor `m`, whose written
-/// elements the runtime tracks (`write`: into it).
+/// A TCM or stream copy of elements `[first, first + count)` of tensor `m`, or an access to
+/// one element through a standard accessor, whose written elements the runtime tracks
+/// (`write`: into it).
 ///
 /// # Safety
 /// `m` is live.
@@ -154,6 +155,6 @@ pub unsafe extern "C" fn nt_customop_note(m: *const Meta, first: u64, count: u64
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
     state::with(|rt| {
-        crate::percore::tensors::note(rt, h, first, count, write != 0, "a TCM or stream copy")
+        crate::percore::tensors::note(rt, h, first, count, write != 0, "an accessor or a copy")
     })
 }

@@ -97,12 +97,8 @@ fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
         };
         rt.misuse(k, Some(h), None, d);
     }
-    // Elements a standard accessor (but under --sanitize, where the headers tell of each)
-    // or an element-by-element stream writes are not seen: the tensor's written elements
-    // are no longer tracked (nothing is reported falsely).
-    if kind == AccessorKind::Standard && !rt.job.sanitize {
-        crate::percore::tensors::untrack(rt, h);
-    }
+    // A standard accessor's elements are proxies that tell of each read and write (as the
+    // device's are proxies): the tensor's written elements stay tracked.
     let e = rt.entry(h);
     match kind {
         AccessorKind::Standard => e.open.standard += 1,

@@ -79,6 +79,8 @@ pub struct Registry {
     pub device_lacks: Vec<String>,
     /// The stack the build gives a core on the device, in bytes (ntx's glue).
     pub stack_bytes: u32,
+    /// The build opted out of the device's compile (`--no-device-parity`, ntx's glue).
+    pub parity_off: bool,
 }
 
 /// The program's registry.
@@ -87,6 +89,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     kernels: Vec::new(),
     device_lacks: Vec::new(),
     stack_bytes: crate::base::limits::STACK_DEFAULT,
+    parity_off: false,
 });
 
 /// Runs `f` on the registry.

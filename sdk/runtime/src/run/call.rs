@@ -30,7 +30,8 @@ use crate::run::outfile::Reserved;
 /// what it returns overwrites all of it otherwise), which saves a pass over the output.
 static RETURNERS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-/// The registered op `name`'s kernel, checked: at most ten ops, the kernel bound,
+/// The registered op `name`'s kernel, checked: at most ten ops, none named with 32
+/// characters or more, the kernel bound,
 /// the kernel's parameters the shape function's.
 fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
     registry::with(|r| {
@@ -49,6 +50,13 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
                 libraries.len(),
                 libraries.join(", ")
             ));
+        }
+        if let Some(why) = r
+            .ops
+            .iter()
+            .find_map(|o| nt_sdk_common::op_name_refused(&o.name))
+        {
+            return Err(why);
         }
         let known: Vec<&str> = r.ops.iter().map(|o| o.name.as_str()).collect();
         if let Some(d) = known

@@ -325,6 +325,21 @@ fn device_lacks(o: &Options) -> Option<Report> {
     })
 }
 
+/// A warning on every run of a program built with `--no-device-parity`.
+fn parity_off(o: &Options) -> Option<Report> {
+    crate::percore::registry::with(|r| r.parity_off).then(|| {
+        let d =
+            "built with --no-device-parity: the device's own compile (-std=c++14 -Wall -Werror) \
+                 was not run, and may refuse this kernel"
+                .to_string();
+        Report {
+            tensor: None,
+            index: None,
+            ..cross_core(&o.op, Kind::DeviceParityOff, "", String::new(), d)
+        }
+    })
+}
+
 /// The reports of a run, checked across cores, printed: the exit status and the stats
 /// document asked back.
 fn conclude(
@@ -354,6 +369,7 @@ fn conclude(
     if o.device.is_none() {
         found.extend(device_lacks(o));
     }
+    found.extend(parity_off(o));
     state::with(|rt| {
         for r in &reports {
             take_result(rt, o, r, output, &mut found);

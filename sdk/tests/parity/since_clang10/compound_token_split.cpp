@@ -1,0 +1,3 @@
+// -Wcompound-token-split-by-macro
+#define M(x) (x)
+int f() { return M({ 1; }); }

@@ -1,0 +1,3 @@
+// -Wfree-nonheap-object
+extern "C" void free(void *);
+void f() { int x; free(&x); }

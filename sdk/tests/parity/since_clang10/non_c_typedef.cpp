@@ -1,0 +1,2 @@
+// -Wnon-c-typedef-for-linkage
+typedef struct { void f() {} } S;

@@ -1,0 +1,2 @@
+// -Wtautological-negation-compare
+bool f(int a) { return a || !a; }

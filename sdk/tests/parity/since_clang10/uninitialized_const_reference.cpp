@@ -1,0 +1,3 @@
+// -Wuninitialized-const-reference
+void g(const int &);
+void f() { int x; g(x); }
