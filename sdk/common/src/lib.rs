@@ -8,6 +8,17 @@ use std::path::{Path, PathBuf};
 /// Most cores a run has (a NeuronCore's GPSIMD engine has eight).
 pub const MAX_CORES: u32 = 8;
 
+/// What `get_cpu_count()` says on the device whatever the build: the library's only
+/// `parallel.o` returns the constant 8 (docs/customop-api.md, "Device parity"). A run here on
+/// one core says the same; on 2 to 7 cores (which the device does not build) it says the
+/// cores that run.
+pub const DEVICE_CPU_COUNT: u32 = 8;
+
+/// Whether the device builds an op for `cores` cores: 1 (multicore=False) or 8.
+pub fn device_builds(cores: u32) -> bool {
+    cores == 1 || cores == DEVICE_CPU_COUNT
+}
+
 /// Most ops in a library.
 pub const MAX_OPS: usize = 10;
 

@@ -31,6 +31,17 @@ template <> struct param<double> {
     static constexpr int kind = 3;
     static double get(const nt_customop_arg &a) { return a.f; }
 };
+/// A kernel's `int` and `float`, as the device's build declares them from the schema's
+/// `int` and `float` (the shape function's `int64_t` and `double`): the runtime refuses an
+/// integer that does not fit; a double is rounded to the nearest float.
+template <> struct param<int> {
+    static constexpr int kind = 5;
+    static int get(const nt_customop_arg &a) { return static_cast<int>(a.i); }
+};
+template <> struct param<float> {
+    static constexpr int kind = 6;
+    static float get(const nt_customop_arg &a) { return static_cast<float>(a.f); }
+};
 template <> struct param<c10::Scalar> {
     static constexpr int kind = 4;
     static c10::Scalar get(const nt_customop_arg &a)

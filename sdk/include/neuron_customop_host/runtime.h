@@ -19,6 +19,9 @@
 #define NT_CUSTOMOP_STACK_DEFAULT 4196
 #define NT_CUSTOMOP_STACK_MAX 4194304
 
+/* get_cpu_count() on one core: the device's parallel.o says 8 whatever the build. */
+#define NT_CUSTOMOP_DEVICE_CPU_COUNT 8
+
 /* Most dimensions of a tensor. */
 #define NT_CUSTOMOP_MAX_DIMS 8
 

@@ -45,6 +45,12 @@ def test_ints_past_int64_are_refused_before_anything_runs(built, value) -> None:
         assert lib.server_pids() == []
 
 
+def test_an_int_past_32_bits_is_refused_as_the_kernel_takes_an_int(built) -> None:
+    # The device's build declares the kernel's int as a C++ int (32 bits).
+    with built("misc") as lib, pytest.raises(RefusedError, match="the kernel takes an int \\(32 bits"):
+        lib.scale(2**31, 2, np.ones((2, 2), np.float32), 1.0)
+
+
 def test_an_int_past_a_double_is_refused(built) -> None:
     with built("misc") as lib, pytest.raises(OverflowError, match="double"):
         lib.scale(2, 2, np.ones((2, 2), np.float32), 10**400)

@@ -390,8 +390,13 @@ def main():
     same_as_host(relu, "relu_backward (accessor)", "relu_backward", "g.npy", "x.npy")
     tcm = Built(ntx, src, work, "tcm", "relu_tcm.cpp", "relu_tcm_shape.cpp", "relu_tcm", "odd.npy")
     same_as_host(tcm, "relu_tcm", "relu_tcm", "odd.npy")
-    for cores in (1, 2, 8):
+    for cores in (2, 8):
         same_as_host(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=cores)
+    # One core: get_cpu_count() is 8 on the device as here, the same refusal on both.
+    got = [tcm.outcome("relu_multicore", "odd.npy", device=d) for d in (True, False)]
+    if got[0] != got[1] or got[0][0] != 2:
+        sys.exit(f"relu_multicore on 1 core: the device {got[0][0]}, the host {got[1][0]}, not 2 on both")
+    print("ok relu_multicore on 1 core: get_cpu_count() is 8 on the device and the host, exit 2 on both")
     profile_checks(relu, tcm, src)
     boxes(ntx, src, work)
     original_shaped(ntx, src, work, relu)

@@ -6,6 +6,7 @@ kernels right" at the end; exits 1 at the first failure.
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,12 +27,13 @@ class Runner:
         if not self.program.exists():
             sys.exit(f"{name} does not build: {p.stderr}")
 
-    def run(self, *args, cores=1, code=0, stats=False, sanitize=True):
+    def run(self, *args, cores=1, code=0, stats=False, sanitize=True, env=None):
         cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", "out.npy"]
         cmd += ["--sanitize"] if sanitize else []
         cmd += ["--stats=json"] if stats else []
         (self.work / "out.npy").unlink(missing_ok=True)
-        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
+        env = {**os.environ, **env} if env else None
+        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False, env=env)
         if p.returncode != code:
             sys.exit(f"{args} on {cores} cores: exit {p.returncode}, not {code}\n{p.stderr}")
         return p
@@ -51,6 +53,27 @@ def same(name, got, want):
     if got.dtype != want.dtype or not np.array_equal(got, want):
         sys.exit(f"{name}: got {got} want {want}")
     print(f"ok {name}")
+
+
+def printf_ring(misc):
+    """What the device shows of core 0's printf: nothing while its ring is off (the
+    variable unset, as the Neuron runtime's default), all of it in a ring large enough, the
+    oldest pieces at risk in one too small."""
+    ring = "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES"
+    unset = {k: v for k, v in os.environ.items() if k != ring}
+    for value, said in ((None, "is not set"), ("2097152", None), ("256", None), ("1000", "is not a power of two")):
+        env = {**unset, ring: value} if value else unset
+        p = subprocess.run(
+            [misc.program, "hello", "x.npy", "--cores", "8", "--out", "out.npy"],
+            cwd=misc.work,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        lost = "warning[printf-lost] op hello, core 0: core 0 printed 38 bytes, which the device does not show"
+        if p.returncode != 0 or (said is None) == (lost in p.stderr) or (said and said not in p.stderr):
+            sys.exit(f"hello with {ring}={value}: {p.returncode} {p.stderr!r}")
+    print("ok printf-lost: the device's ring off unset or wrongly sized, the text shown here")
 
 
 def kernels(ntx, src, work):
@@ -73,12 +96,21 @@ def kernels(ntx, src, work):
     same("relu through TCM", np.load(work / "out.npy"), np.maximum(x, 0))
     odd = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
     np.save(work / "odd.npy", odd)
-    for cores in (1, 2, 8):
-        tcm.run("relu_multicore", "odd.npy", cores=cores)
+    for cores in (2, 8):
+        p = tcm.run("relu_multicore", "odd.npy", cores=cores)
         same(f"relu_multicore on {cores} cores", np.load(work / "out.npy"), np.maximum(odd, 0))
+        if ("warning[device-cores] op relu_multicore: 2 cores run here" in p.stderr) != (cores == 2):
+            sys.exit(f"relu_multicore on {cores} cores said {p.stderr!r}")
+    print("ok device-cores warned on 2 cores, not on 8")
+    # On one core get_cpu_count() is 8, as the device's library says: the kernel writes an
+    # eighth, and the rest is reported, as on the device.
+    p = tcm.run("relu_multicore", "odd.npy", cores=1, code=2)
+    if "error[output-unwritten] op relu_multicore, core 0, output, index 375..3001" not in p.stderr:
+        sys.exit(f"relu_multicore on 1 core: {p.stderr!r}")
+    print("ok relu_multicore on 1 cores: get_cpu_count() is 8, elements 375..3001 unwritten")
     misc = Runner(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp")
     misc.run("scale", 60, 50, "x.npy", 0.5)
-    same("scale (int64_t, double)", np.load(work / "out.npy"), (x * 0.5).astype(np.float32))
+    same("scale (int, float)", np.load(work / "out.npy"), (x * 0.5).astype(np.float32))
     a = np.arange(-5000, 5000, dtype=np.int32).reshape(100, 100)
     np.save(work / "a.npy", a)
     misc.run("stream_add", "a.npy", "a.npy")
@@ -90,6 +122,7 @@ def kernels(ntx, src, work):
     if p.stdout != "hello from core 0 of 4, 3000 elements\n" or p.stderr.count("printf-off-core-0") != 3:
         sys.exit(f"printf: {p.stdout!r} {p.stderr!r}")
     print("ok printf: core 0 prints, cores 1-3 reported")
+    printf_ring(misc)
     p = misc.run("factories", "x.npy")
     want = np.array([[0] * 4, [1] * 4, [7] * 4, [0, 1, 0, 0], [3] * 4], dtype=np.int64)
     same("factories", np.load(work / "out.npy"), want)
@@ -178,7 +211,7 @@ def misuses(ntx, src, work):
             sys.exit(f"case {case}: no {kind} report in {p.stderr!r}")
         if case in TCM_STRAYS and (TCM_STRAYS[case] not in p.stderr or "misuse.cpp:" not in p.stderr):
             sys.exit(f"case {case}: {TCM_STRAYS[case]!r} and the line not in {p.stderr!r}")
-        if kind == "tensor-not-live" and "at misuse(at::Tensor const&, long) (" not in p.stderr:
+        if kind == "tensor-not-live" and "at misuse(at::Tensor const&, int) (" not in p.stderr:
             sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
         wrote = (work / "out.npy").exists()
         if wrote != (code == 0):

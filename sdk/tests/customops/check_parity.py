@@ -107,6 +107,60 @@ def op_names(ntx, src, work):
     print("ok an op name of 32 characters refused, of 31 built")
 
 
+SCALED_SHAPE = """#include <torch/torch.h>
+#include "torchneuron/register.h"
+torch::Tensor scaled_shape(torch::Tensor x, double f, int64_t n) { return torch::zeros({x.size(0)}, torch::kFloat); }
+NEURON_LIBRARY(scaled, m) { m.def("scaled", &scaled_shape, "scaled"); }
+"""
+SCALED = """#include <torch/torch.h>
+// x * f + n, in float arithmetic.
+torch::Tensor scaled(PARAMS)
+{
+    torch::Tensor out = torch::zeros({x.size(0)}, torch::kFloat);
+    auto in = x.accessor<float, 1>();
+    auto o = out.accessor<float, 1>();
+    for (int64_t i = 0; i < x.size(0); i++)
+        o[i] = static_cast<float>(in[i] * f + static_cast<float>(n));
+    return out;
+}
+"""
+
+
+def declarations(ntx, src, work):
+    """The device's build declares the kernel from the op's schema (const at::Tensor&,
+    float, int): a kernel defined otherwise is refused, naming both; float and int kernels
+    run, a double argument arriving as a float and an int past 32 bits refused."""
+    (work / "scaled_shape.cpp").write_text(SCALED_SHAPE)
+    for params, code in (
+        ("const torch::Tensor &x, double f, int64_t n", 1),
+        ("torch::Tensor x, float f, int n", 1),
+        ("const torch::Tensor &x, float f, int n", 0),
+    ):
+        (work / "scaled.cpp").write_text(SCALED.replace("PARAMS", params))
+        cmd = [ntx, "op", "build", "--compute", work / "scaled.cpp", "--shape", work / "scaled_shape.cpp"]
+        p = subprocess.run([*cmd, "--out", work / "scaled"], capture_output=True, text=True, check=False)
+        want = (
+            "the declaration the device's build makes from the op's schema, "
+            "at::Tensor scaled(const at::Tensor&, float, int): on the device it would not link"
+        )
+        if p.returncode != code or (code == 1) != (want in p.stderr):
+            sys.exit(f"scaled({params}): exit {p.returncode}\n{p.stderr}")
+    print("ok a kernel taking double, int64_t or a Tensor by value refused, naming the declaration")
+    x = np.array([1, 2, 3], np.float32)
+    np.save(work / "three.npy", x)
+    out = work / "scaled-out.npy"
+    p = subprocess.run([work / "scaled", "scaled", "three.npy", "0.1", "7", "--out", out], cwd=work, capture_output=True)
+    if p.returncode != 0 or not np.array_equal(np.load(out), x * np.float32(0.1) + np.float32(7)):
+        sys.exit(f"scaled(x, 0.1, 7): {p.returncode} {p.stderr!r}")
+    print("ok a float parameter gets float32(0.1), an int 7")
+    p = subprocess.run(
+        [work / "scaled", "scaled", "three.npy", "1", str(2**31), "--out", out], cwd=work, capture_output=True, text=True
+    )
+    if p.returncode != 1 or "argument 2 is 2147483648: the kernel takes an int (32 bits" not in p.stderr:
+        sys.exit(f"scaled(x, 1, 2**31): {p.returncode} {p.stderr!r}")
+    print("ok an int past 32 bits refused")
+
+
 def opted_out(ntx, src, work):
     """--no-device-parity builds what the device refuses; each run warns."""
     p, program = build(ntx, src, work, "REFUSED_WARNING", "--no-device-parity")
@@ -126,6 +180,7 @@ def main():
     refusals(ntx, src, work)
     built(ntx, src, work)
     op_names(ntx, src, work)
+    declarations(ntx, src, work)
     opted_out(ntx, src, work)
     print("parity right")
 

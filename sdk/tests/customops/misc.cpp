@@ -1,19 +1,20 @@
-// Kernels for the rest of the API: int64_t and double parameters, stream accessors, a TCM
+// Kernels for the rest of the API: int and float parameters (the schema's int and float, as
+// the device's build declares them), stream accessors, a TCM
 // negate of any float tensor, printf, and every factory.
 #include <stdint.h>
 #include <stdio.h>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
 
-// rows x cols elements scaled by factor, through a 1-D accessor of the flat input.
-torch::Tensor scale(int64_t rows, int64_t cols, const torch::Tensor &x, double factor)
+// rows x cols elements scaled by factor (in double arithmetic), through the input's accessor.
+torch::Tensor scale(int rows, int cols, const torch::Tensor &x, float factor)
 {
     torch::Tensor out = torch::empty({rows, cols}, torch::kFloat);
     auto in = x.accessor<float, 2>();
     auto o = out.accessor<float, 2>();
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = 0; c < cols; c++)
-            o[r][c] = static_cast<float>(in[r][c] * factor);
+            o[r][c] = static_cast<float>(static_cast<double>(in[r][c]) * factor);
     return out;
 }
 

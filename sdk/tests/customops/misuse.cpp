@@ -41,7 +41,7 @@ static torch::Tensor multicore(const torch::Tensor &x, int64_t which)
     }
 }
 
-torch::Tensor misuse(const torch::Tensor &x, int64_t which)
+torch::Tensor misuse(const torch::Tensor &x, int which)
 {
     torch::Tensor out = torch::zeros(x.sizes(), torch::kFloat);
     torch::Tensor same = x;

@@ -9,8 +9,8 @@
 
 #define BOTH(name, ...) return out_form ? torch::name##_out(dst, __VA_ARGS__) : torch::name(__VA_ARGS__)
 
-torch::Tensor elementwise(const torch::Tensor &a, const torch::Tensor &b, torch::Scalar s, torch::Scalar t,
-                          int64_t op, int64_t out_form, int64_t out_dtype)
+torch::Tensor elementwise(const torch::Tensor &a, const torch::Tensor &b, const torch::Scalar &s,
+                          const torch::Scalar &t, int op, int out_form, int out_dtype)
 {
     (void)out_dtype;
     torch::Tensor dst = out_form ? get_dst_tensor() : torch::Tensor();

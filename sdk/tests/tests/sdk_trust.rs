@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 use nt_support::install::{f32_npy, make, within};
 use nt_support::tools::scratch;
 
-/// Installs into a fresh prefix under `dir`, builds trust.cpp's program there (with
-/// `--no-device-parity`: it sleeps with usleep, which the device's headers lack) and writes
+/// Installs into a fresh prefix under `dir`, builds trust.cpp's program there and writes
 /// `x.npy` (1 x 2 float32): (folder, ntx, program).
 fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let dir = scratch(name);
@@ -32,7 +31,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     std::fs::write(dir.join("x.npy"), x).unwrap();
     let program = dir.join("prog");
     let built = Command::new(&ntx)
-        .args(["op", "build", "--no-device-parity", "--out"])
+        .args(["op", "build", "--out"])
         .arg(&program)
         .args(sources())
         .env_remove("PKG_CONFIG_PATH")
@@ -42,10 +41,13 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     (dir, ntx, program)
 }
 
+/// trust.cpp and its shape file, built with `--no-device-parity`: it sleeps with usleep,
+/// which the device's headers lack, and takes a double.
 fn sources() -> Vec<String> {
     let k = nt_sdk_tests::kernels();
     let f = |n: &str| k.join(n).display().to_string();
     vec![
+        "--no-device-parity".into(),
         "--compute".into(),
         f("trust.cpp"),
         "--shape".into(),

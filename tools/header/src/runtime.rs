@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use neuron_customop_host::base::limits::{STACK_DEFAULT, STACK_MAX};
+use neuron_customop_host::base::limits::{DEVICE_CPU_COUNT, STACK_DEFAULT, STACK_MAX};
 use neuron_customop_host::edges::ffi::{
     ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
 };
@@ -60,6 +60,13 @@ fn constants() -> String {
     );
     let _ = writeln!(h, "#define NT_CUSTOMOP_STACK_DEFAULT {STACK_DEFAULT}");
     let _ = writeln!(h, "#define NT_CUSTOMOP_STACK_MAX {STACK_MAX}\n");
+    h.push_str(
+        "/* get_cpu_count() on one core: the device's parallel.o says 8 whatever the build. */\n",
+    );
+    let _ = writeln!(
+        h,
+        "#define NT_CUSTOMOP_DEVICE_CPU_COUNT {DEVICE_CPU_COUNT}\n"
+    );
     h.push_str("/* Most dimensions of a tensor. */\n");
     let _ = writeln!(h, "#define NT_CUSTOMOP_MAX_DIMS {MAX_DIMS}\n");
     h.push_str("/* What an nt_customop_arg holds (its kind). */\nenum {\n");

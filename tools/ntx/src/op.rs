@@ -6,9 +6,10 @@
 //! told otherwise, `-O3 -g` before the author's flags; the compute sources have passed the
 //! device's own compile first (`crate::op_device::build_held`, `crate::parity`). The
 //! kernels need no glue from the author: the compute objects' symbols
-//! name every function that could be a kernel (global, taking tensors, `int64_t`,
-//! `double` and `Scalar`), and a generated `main` binds them by name; the registration
-//! picks the one it names. The program it links is the runner (sdk/runtime's `run`),
+//! name every function that could be a kernel (global, taking tensors, integers, floating
+//! numbers and `Scalar`), and a generated `main` binds them by name; the registration
+//! picks the one it names. Each op's kernel is held to the declaration the device's build
+//! makes from the op's schema ([`refuse_undeclared`]). The program it links is the runner (sdk/runtime's `run`),
 //! started with the op's arguments. Every command runs under [`crate::guard`].
 
 use std::fmt::Write as _;
@@ -45,7 +46,69 @@ const PARAMS: &[&str] = &[
     "double",
     "c10::Scalar",
     "c10::Scalar const&",
+    "int",
+    "float",
 ];
+
+/// The kernel parameter the device's build declares for a schema kind (as `--describe`
+/// names the shape function's parameters): its codegen forward-declares the kernel from the
+/// op's schema, so a kernel defined otherwise does not link there.
+fn declared(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "tensor" => "at::Tensor const&",
+        "int" => "int",
+        "double" => "float",
+        "scalar" => "c10::Scalar const&",
+        _ => return None,
+    })
+}
+
+/// The C++ spelling of a declaration `at::Tensor name(params)`, `const` written first.
+fn spelled(name: &str, params: &[String]) -> String {
+    let params: Vec<String> = params
+        .iter()
+        .map(|p| match p.strip_suffix(" const&") {
+            Some(t) => format!("const {t}&"),
+            None => p.clone(),
+        })
+        .collect();
+    format!("at::Tensor {name}({})", params.join(", "))
+}
+
+/// Each op's kernel as the compute objects define it against the declaration the device's
+/// build makes from the op's schema (`described`, the program's `--describe`): the first
+/// that differs, refused.
+pub fn refuse_undeclared(
+    described: &serde_json::Value,
+    kernels: &[(String, Vec<String>)],
+) -> Result<(), String> {
+    for op in described["ops"].as_array().into_iter().flatten() {
+        let (Some(name), Some(kernel)) = (op["name"].as_str(), op["kernel"].as_str()) else {
+            continue;
+        };
+        let want: Option<Vec<String>> = op["params"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|k| k.as_str().and_then(declared).map(str::to_string))
+            .collect();
+        let Some(want) = want else { continue };
+        let defined: Vec<&(String, Vec<String>)> =
+            kernels.iter().filter(|k| k.0 == kernel).collect();
+        if let [(_, params)] = defined.as_slice() {
+            if *params != want {
+                return Err(format!(
+                    "kernel {} of op '{name}' does not match the declaration the device's build makes \
+                     from the op's schema, {}: on the device it would not link (the codegen declares \
+                     Tensor as const at::Tensor&, float as float, int as int, Scalar as const at::Scalar&)",
+                    spelled(kernel, params),
+                    spelled(kernel, &want)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 fn words(flags: &str) -> Vec<String> {
     flags.split_whitespace().map(str::to_string).collect()
@@ -376,23 +439,31 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stdout)
         ));
     }
-    refuse_op_names(&exe)?;
+    let described = describe(&exe)?;
+    refuse_op_names(&described)?;
+    if b.parity {
+        refuse_undeclared(&described, &kernels)?;
+    }
     Ok(exe)
 }
 
-/// The ops the program `exe` registers (its `--describe`), each name held to the device's
-/// codegen ([`nt_sdk_common::op_name_refused`]): the first refusal.
-fn refuse_op_names(exe: &Path) -> Result<(), String> {
+/// What the program `exe` registers: its `--describe`.
+fn describe(exe: &Path) -> Result<serde_json::Value, String> {
     let out = crate::guard::output(Command::new(exe).arg("--describe"))
         .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let described: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    serde_json::from_str(&text).map_err(|e| {
         format!(
             "{} --describe gave no description ({e}): {}",
             exe.display(),
             String::from_utf8_lossy(&out.stderr)
         )
-    })?;
+    })
+}
+
+/// The ops a program registers (`described`, its `--describe`), each name held to the
+/// device's codegen ([`nt_sdk_common::op_name_refused`]): the first refusal.
+fn refuse_op_names(described: &serde_json::Value) -> Result<(), String> {
     let names = described["ops"].as_array().into_iter().flatten();
     match names
         .filter_map(|o| o["name"].as_str())
@@ -426,6 +497,29 @@ mod tests {
         assert!(g.contains("nt_customop_device_lacks(lacks, 1);"));
         assert!(g.contains("at::Tensor relu_backward(at::Tensor const&, at::Tensor const&);"));
         assert!(g.contains("NT_CUSTOMOP_BIND(relu_backward);"));
+    }
+
+    #[test]
+    fn a_kernel_is_held_to_the_declaration_its_schema_makes() {
+        let described = serde_json::json!({"ops": [
+            {"name": "scale", "kernel": "scale", "params": ["int", "tensor", "double", "scalar"]}
+        ]});
+        let kernel = |params: &[&str]| {
+            vec![(
+                "scale".to_string(),
+                params.iter().map(|p| p.to_string()).collect(),
+            )]
+        };
+        let declared = ["int", "at::Tensor const&", "float", "c10::Scalar const&"];
+        assert_eq!(refuse_undeclared(&described, &kernel(&declared)), Ok(()));
+        let e = refuse_undeclared(
+            &described,
+            &kernel(&["long", "at::Tensor", "double", "c10::Scalar"]),
+        )
+        .unwrap_err();
+        assert!(e.starts_with("kernel at::Tensor scale(long, at::Tensor, double, c10::Scalar) of op 'scale' does not match the declaration the device's build makes from the op's schema, at::Tensor scale(int, const at::Tensor&, float, const c10::Scalar&): on the device it would not link"), "{e}");
+        // A kernel the sources do not define is the runner's to report.
+        assert_eq!(refuse_undeclared(&described, &[]), Ok(()));
     }
 
     #[test]

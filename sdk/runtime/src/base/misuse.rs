@@ -86,6 +86,10 @@ kinds! {
         "a tensor of torch::kLong (int64): the vendor's current guide dropped it (64-bit custom ops are not supported on the device)";
     DeviceLacks = "device-lacks", Warning,
         "the kernel calls a function the device runtime does not have (fopen, say): it runs here, not on the device";
+    PrintfLost = "printf-lost", Warning,
+        "core 0's printf text the device would not show: its output ring is off (NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES unset or 0) or smaller than the text";
+    DeviceCores = "device-cores", Warning,
+        "a run on 2 to 7 cores: the device builds an op for 1 core or 8";
     DeviceParityOff = "device-parity-off", Warning,
         "the program was built with --no-device-parity (device_parity=False): the device's own build may refuse what runs here";
     StackOverflow = "stack-overflow", Error,
@@ -93,7 +97,7 @@ kinds! {
     StackOverflowHost = "stack-overflow-host", Warning,
         "on the host: the kernel's frames were past that stack when it called the SDK (the host's frames, not the device's)";
     TensorNotLive = "tensor-not-live", Error,
-        "a tensor used after the last torch::Tensor holding it was destroyed (an accessor of a temporary tensor, say)";
+        "a tensor used after the last torch::Tensor holding it was destroyed (an accessor kept after its tensor's variable was given another, say)";
 }
 
 /// How a kernel or shape function ended when it did not return: where it ran, and the

@@ -1,7 +1,7 @@
 //! Rules and plain data with no op in sight: the C ABI's structs and codes, element
-//! types, `.npy` files, the TCM pool, the kinds of misuse and their reports, exit
-//! statuses, limits, the HBM filler's thread and the stack's watch. Uses nothing else of
-//! the runtime.
+//! types, `.npy` files, the TCM pool and the device's heap it follows, the kinds of misuse
+//! and their reports, exit statuses, limits, the HBM filler's thread and the stack's watch.
+//! Uses nothing else of the runtime.
 
 pub(crate) mod cabi;
 pub mod dtype;
@@ -11,4 +11,6 @@ pub(crate) mod misuse;
 pub mod npy;
 pub(crate) mod stack;
 pub(crate) mod status;
+pub(crate) mod stdout_ring;
 pub(crate) mod tcm;
+pub(crate) mod xmem;

@@ -121,7 +121,7 @@ mod tests {
     fn the_reports_say_the_limit_and_the_remedy() {
         let d = device_detail(8192, 12_000, true);
         assert!(d.contains("at least 12000 bytes") && d.contains("the 8192 a core has"));
-        assert!(d.contains("-DSTACK_SIZE=N") && d.contains("409600"));
+        assert!(d.contains("-DSTACK_SIZE=N") && d.contains("4194304"));
         let h = host_detail(8192, 9000);
         assert!(h.contains("9000 bytes") && h.contains("--device"));
     }

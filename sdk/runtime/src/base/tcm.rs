@@ -1,6 +1,8 @@
 //! The TCM pool: 16 KiB of a core's local memory, from which `tcm_malloc` allocates and each
-//! fast stream accessor takes its 4 KiB buffer. First fit over the 16 KiB, 16-byte granules;
-//! the high-water mark is what `--stats` reports.
+//! fast stream accessor takes its 4 KiB buffer. Whether a block fits, and its offset in the
+//! pool, are the device's dataram heap's ([`crate::base::xmem`]: first fit, 64-byte
+//! alignment, 32 block descriptors); the high-water mark (the heap's taken bytes, alignment
+//! slack included) is what `--stats` reports.
 //!
 //! The pool's blocks live in an arena: one reserved, inaccessible stretch of address space
 //! ([`ARENA_BYTES`]) in which only live blocks' pages are open. Each block has pages of its
@@ -97,10 +99,9 @@ impl Block {
 /// One core's pool.
 #[derive(Debug)]
 pub struct Pool {
-    /// Live blocks: (offset, bytes), sorted by offset.
-    live: Vec<(usize, usize)>,
+    /// Where the device's heap puts each live block.
+    heap: crate::base::xmem::Heap,
     blocks: Vec<Block>,
-    in_use: usize,
     high_water: usize,
     /// The arena's first byte (0: not reserved yet) and the next block's place in it.
     arena: usize,
@@ -154,9 +155,8 @@ impl Pool {
     /// An empty pool whose arena, once reserved, has `arena_bytes`.
     pub fn with_arena(arena_bytes: usize) -> Pool {
         Pool {
-            live: Vec::new(),
+            heap: crate::base::xmem::Heap::default(),
             blocks: Vec::new(),
-            in_use: 0,
             high_water: 0,
             arena: 0,
             next: 0,
@@ -164,8 +164,8 @@ impl Pool {
         }
     }
 
-    /// A block of `bytes` (rounded up to 16), or `None` when no gap is large enough (0
-    /// bytes: `None`, as `malloc(0)` may).
+    /// A block of `bytes`, or `None` where the device's heap has no room for it (0 bytes:
+    /// `None`, as the device's heap refuses them).
     pub fn alloc(&mut self, bytes: usize) -> Option<*mut u8> {
         self.alloc_watched(bytes, false)
     }
@@ -175,27 +175,17 @@ impl Pool {
         if bytes == 0 || bytes > POOL_BYTES {
             return None;
         }
+        let at = self.heap.alloc(bytes as u32, 0)? as usize;
         let size = bytes.div_ceil(GRANULE) * GRANULE;
-        let mut at = 0;
-        let mut slot = self.live.len();
-        for (k, (off, len)) in self.live.iter().enumerate() {
-            if off - at >= size {
-                slot = k;
-                break;
-            }
-            at = off + len;
-        }
-        if slot == self.live.len() && POOL_BYTES - at < size {
-            return None;
-        }
         let pages = size.div_ceil(PAGE) * PAGE;
-        let (map, own_mapping) = self.place(pages)?;
-        if !open_pages(map, if watch { 0 } else { pages }) {
+        let placed = self
+            .place(pages)
+            .filter(|(map, _)| open_pages(*map, if watch { 0 } else { pages }));
+        let Some((map, own_mapping)) = placed else {
+            self.heap.free(at as u32);
             return None;
-        }
-        self.live.insert(slot, (at, size));
-        self.in_use += size;
-        self.high_water = self.high_water.max(self.in_use);
+        };
+        self.high_water = self.high_water.max(self.heap.taken_bytes() as usize);
         let ptr = map + pages - size;
         self.blocks.push(Block {
             offset: at,
@@ -248,9 +238,7 @@ impl Pool {
         // SAFETY: the block's own mapping.
         unsafe { libc::mprotect(b.map as *mut libc::c_void, b.map_len, libc::PROT_NONE) };
         let offset = b.offset;
-        if let Some(k) = self.live.iter().position(|(o, _)| *o == offset) {
-            self.in_use -= self.live.remove(k).1;
-        }
+        self.heap.free(offset as u32);
         true
     }
 
@@ -495,7 +483,7 @@ pub(crate) mod tests {
         let a = p.alloc(100).unwrap();
         let b = p.alloc(64).unwrap();
         assert_eq!(p.block_at(0), Some(a));
-        assert_eq!(p.block_at(112), Some(b));
+        assert_eq!(p.block_at(128), Some(b), "64-aligned, as the device's heap");
         assert_eq!(p.block_at(16), None, "no block starts there");
         assert_eq!(p.block_at(-1), None);
         assert!(p.free(a));

@@ -109,8 +109,8 @@ pub const PROTOCOL: u32 = 2;
 fn param_name(p: Param) -> &'static str {
     match p {
         Param::Tensor => "tensor",
-        Param::Int => "int",
-        Param::Double => "double",
+        Param::Int | Param::Int32 => "int",
+        Param::Double | Param::Float32 => "double",
         Param::Scalar => "scalar",
     }
 }

@@ -18,14 +18,36 @@ pub enum Param {
     Double = 3,
     /// `torch::Scalar`.
     Scalar = 4,
+    /// `int`: a kernel's integer as the device's build declares it (its schema's `int`).
+    Int32 = 5,
+    /// `float`: a kernel's floating-point number as the device's build declares it (its
+    /// schema's `float`).
+    Float32 = 6,
 }
 
 impl Param {
     /// The kind with this code.
     pub fn from_code(c: i32) -> Option<Param> {
-        [Param::Tensor, Param::Int, Param::Double, Param::Scalar]
-            .into_iter()
-            .find(|p| *p as i32 == c)
+        [
+            Param::Tensor,
+            Param::Int,
+            Param::Double,
+            Param::Scalar,
+            Param::Int32,
+            Param::Float32,
+        ]
+        .into_iter()
+        .find(|p| *p as i32 == c)
+    }
+
+    /// The schema's kind it stands for: a kernel's `int` and `float` are the shape
+    /// function's `int64_t` and `double` (the device's build declares the kernel so).
+    pub fn schema(self) -> Param {
+        match self {
+            Param::Int32 => Param::Int,
+            Param::Float32 => Param::Double,
+            p => p,
+        }
     }
 
     /// Its C++ spelling.
@@ -35,6 +57,8 @@ impl Param {
             Param::Int => "int64_t",
             Param::Double => "double",
             Param::Scalar => "torch::Scalar",
+            Param::Int32 => "int",
+            Param::Float32 => "float",
         }
     }
 }

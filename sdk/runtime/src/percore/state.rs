@@ -273,7 +273,8 @@ impl Runtime {
 
     /// The live tensor `h`. A handle that is not live is a `tensor-not-live` error, placed
     /// at the kernel's call: a kernel reaches one through a torch::Tensor (or an accessor)
-    /// that outlived the last reference to its tensor, an accessor of a temporary, say.
+    /// that outlived the last reference to its tensor (an accessor of a temporary no longer
+    /// compiles, as on the device).
     pub fn entry(&mut self, h: u32) -> &mut Entry {
         if !self.is_live(h) {
             self.not_live(h)
@@ -295,8 +296,8 @@ impl Runtime {
     fn not_live(&mut self, h: u32) -> ! {
         let detail = format!(
             "tensor {h} was used after the last torch::Tensor holding it was destroyed (on the \
-             device its memory may hold anything by then): an accessor of a temporary tensor, \
-             say; keep the tensor in a variable while its accessors are used"
+             device its memory may hold anything by then): an accessor kept after its tensor's \
+             variable was given another tensor, say; keep the tensor while its accessors are used"
         );
         self.tensor_not_live(None, detail)
     }

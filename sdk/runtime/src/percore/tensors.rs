@@ -238,8 +238,8 @@ pub fn release_from_kernel(rt: &mut Runtime, h: u32) {
         let label = e.label.clone();
         let detail = format!(
             "the last torch::Tensor holding it was destroyed while {open} accessor(s) of it were \
-             open, which then read or write memory the tensor no longer owns: an accessor of a \
-             temporary tensor, say; keep the tensor in a variable while its accessors are used"
+             open, which then read or write memory the tensor no longer owns: the variable given \
+             another tensor, say; keep the tensor while its accessors are used"
         );
         rt.tensor_not_live(Some(label), detail)
     }

@@ -80,10 +80,11 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
             r.kernels.iter().filter(|k| k.0 == op.kernel).collect();
         let kernel = match kernels.as_slice() {
             [k] => k.1.clone(),
-            [] => return Err(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of tensors, int64_t, double and Scalar returning torch::Tensor)", op.kernel)),
+            [] => return Err(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel)),
             _ => return Err(format!("kernel '{}' is overloaded: the registration cannot name one", op.kernel)),
         };
-        if kernel.params != op.shape.params {
+        let schema = |p: &[Param]| p.iter().map(|p| p.schema()).collect::<Vec<_>>();
+        if schema(&kernel.params) != schema(&op.shape.params) {
             let show = |p: &[Param]| p.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
             return Err(format!(
                 "kernel '{}' takes ({}) but its shape function takes ({})",
@@ -94,6 +95,18 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
         }
         Ok(kernel)
     })
+}
+
+/// Integer `i`, argument `k`, as parameter `p` takes it: a kernel's `int` (32 bits, as the
+/// device's build declares it) refuses what does not fit.
+fn fits(p: Param, k: usize, i: i64) -> Result<i64, String> {
+    if p == Param::Int32 && i32::try_from(i).is_err() {
+        return Err(format!(
+            "argument {k} is {i}: the kernel takes an int (32 bits, as the device's build declares \
+             it from the schema's int), which {i} does not fit"
+        ));
+    }
+    Ok(i)
 }
 
 /// One argument from the command line, as parameter `p` takes it.
@@ -134,13 +147,14 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
                 f: 0.0,
             })
         }
-        Param::Int => match text.parse::<i64>() {
-            Ok(i) => scalar(ARG_INT, i, 0.0),
+        Param::Int | Param::Int32 => match text.parse::<i64>() {
+            Ok(i) => fits(p, k, i).and_then(|i| scalar(ARG_INT, i, 0.0)),
             Err(_) => Err(format!(
-                "argument {k} ('{text}'): the kernel takes an int64_t"
+                "argument {k} ('{text}'): the kernel takes an {}",
+                p.name()
             )),
         },
-        Param::Double => match double(text) {
+        Param::Double | Param::Float32 => match double(text) {
             Some(f) => scalar(ARG_DOUBLE, 0, f),
             None => Err(format!(
                 "argument {k} ('{text}'): the kernel takes a double (a number within a double's range, nan, inf or -inf)"
@@ -234,6 +248,11 @@ pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), Stop> {
 /// The arguments of a call of `o.op` as its kernel's parameters take them, or the refusal.
 fn converted(o: &Options, args: &[Arg]) -> Result<Vec<Arg>, Stop> {
     let kernel = find_op(&o.op, false).map_err(usage)?;
+    for (k, (p, a)) in kernel.params.iter().zip(args).enumerate() {
+        if matches!(a.kind, ARG_INT | ARG_SCALAR_INT) {
+            fits(*p, k, a.i).map_err(usage)?;
+        }
+    }
     let converted: Option<Vec<Arg>> = (args.len() == kernel.params.len())
         .then(|| {
             kernel
@@ -259,9 +278,9 @@ fn converted(o: &Options, args: &[Arg]) -> Result<Vec<Arg>, Stop> {
 fn convert(p: Param, a: &Arg) -> Option<Arg> {
     let kind = match (p, a.kind) {
         (Param::Tensor, ARG_TENSOR)
-        | (Param::Int, ARG_INT | ARG_SCALAR_INT)
-        | (Param::Double, ARG_DOUBLE | ARG_SCALAR_FLOAT) => a.kind,
-        (Param::Double, ARG_INT | ARG_SCALAR_INT) => {
+        | (Param::Int | Param::Int32, ARG_INT | ARG_SCALAR_INT)
+        | (Param::Double | Param::Float32, ARG_DOUBLE | ARG_SCALAR_FLOAT) => a.kind,
+        (Param::Double | Param::Float32, ARG_INT | ARG_SCALAR_INT) => {
             return Some(Arg {
                 kind: ARG_DOUBLE,
                 f: a.i as f64,

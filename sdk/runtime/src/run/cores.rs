@@ -325,6 +325,23 @@ fn device_lacks(o: &Options) -> Option<Report> {
     })
 }
 
+/// A warning on every run on cores the device does not build an op for (2 to 7).
+fn device_cores(o: &Options) -> Option<Report> {
+    (!crate::base::limits::device_builds(o.cores)).then(|| {
+        let d = format!(
+            "{} cores run here; the device builds an op for 1 core (multicore=False) or {} \
+             (multicore=True), where get_cpu_count() says {1} on either",
+            o.cores,
+            crate::base::limits::DEVICE_CPU_COUNT
+        );
+        Report {
+            tensor: None,
+            index: None,
+            ..cross_core(&o.op, Kind::DeviceCores, "", String::new(), d)
+        }
+    })
+}
+
 /// A warning on every run of a program built with `--no-device-parity`.
 fn parity_off(o: &Options) -> Option<Report> {
     crate::percore::registry::with(|r| r.parity_off).then(|| {
@@ -370,13 +387,24 @@ fn conclude(
         found.extend(device_lacks(o));
     }
     found.extend(parity_off(o));
+    found.extend(device_cores(o));
     state::with(|rt| {
         for r in &reports {
             take_result(rt, o, r, output, &mut found);
         }
     });
     for r in &mut reports {
-        if r.core != 0 && !r.printed.is_empty() {
+        if r.core == 0 {
+            let ring = std::env::var(crate::base::stdout_ring::QUEUE_ENV).ok();
+            if let Some(d) = crate::base::stdout_ring::loss(r.printed.len(), ring.as_deref()) {
+                r.reports.push(Report {
+                    core: Some(0),
+                    index: None,
+                    tensor: None,
+                    ..cross_core(&o.op, Kind::PrintfLost, "", String::new(), d)
+                });
+            }
+        } else if !r.printed.is_empty() {
             let d = format!(
                 "core {} printed {} bytes, which the device drops",
                 r.core,

@@ -389,7 +389,7 @@ fn a_tensor_let_go_under_an_open_accessor_or_used_after_stops_the_core() {
     ));
     assert_eq!(
         take(&mut rt),
-        ["error[tensor-not-live] op t, core 0, tensor 1: the last torch::Tensor holding it was destroyed while 1 accessor(s) of it were open, which then read or write memory the tensor no longer owns: an accessor of a temporary tensor, say; keep the tensor in a variable while its accessors are used"]
+        ["error[tensor-not-live] op t, core 0, tensor 1: the last torch::Tensor holding it was destroyed while 1 accessor(s) of it were open, which then read or write memory the tensor no longer owns: the variable given another tensor, say; keep the tensor while its accessors are used"]
     );
     access::close(&mut rt, h, STANDARD, s);
     tensors::release_from_kernel(&mut rt, h);

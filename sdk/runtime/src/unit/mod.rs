@@ -9,6 +9,7 @@ mod checks;
 mod protocol;
 mod tcm;
 mod tensors;
+mod xmem;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
