@@ -372,8 +372,11 @@ template <bool ReadOnly> class TensorTcmAccessor {
     {
         nt_customop_open(m_, nt_customop::kTcm, m_->dtype, 0);
     }
-    template <class T> void tensor_to_tcm(T *tcm, size_t offset, size_t count) const
+    /// (The runtime is told where the local buffer is: static or global data is not dataram,
+    /// where the device's copy must land.)
+    template <class T> NT_CUSTOMOP_PLACED void tensor_to_tcm(T *tcm, size_t offset, size_t count) const
     {
+        nt_customop_tcm_local(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
         copier_.check<T>(offset, count, false);
         copier_.copy_out(offset, count, tcm);
     }
@@ -382,6 +385,7 @@ template <bool ReadOnly> class TensorTcmAccessor {
     template <class T> NT_CUSTOMOP_PLACED void tcm_to_tensor(const T *tcm, size_t offset, size_t count) const
     {
         static_assert(!ReadOnly, "tcm_to_tensor through the TCM accessor of a const tensor");
+        nt_customop_tcm_local(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
         copier_.check<T>(offset, count, true);
         nt_customop_tcm_read_at(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
         copier_.copy_in(offset, count, tcm);

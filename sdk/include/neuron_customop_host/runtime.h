@@ -235,6 +235,10 @@ void *nt_customop_tcm_malloc_at(size_t bytes, const void *site);
 // bytes of a watched TCM block that nothing wrote stop the core (`uninitialized-read`).
 void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site);
 
+// The local side of a TCM copy (`bytes` at `p`), called from return address `site`:
+// static or global data stops the core (`tcm-copy-not-dataram`).
+void nt_customop_tcm_local(const void *p, size_t bytes, const void *site);
+
 // `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is
 // reported (and stops the core).
 void nt_customop_tcm_free(void *p);

@@ -89,6 +89,23 @@ def built(ntx, src, work):
         print(f"ok {case}: {kind} without --sanitize")
 
 
+def tcm_locals(ntx, src, work):
+    """A TCM copy's local buffer must be dataram on the device: a static array is refused at
+    the copy's line; a stack array is dataram unless -DSTACK_SIZE may move the stack to HBM."""
+    _, program = build(ntx, src, work, "BUILT_TCM_STATIC")
+    p = run(program, work, 2)
+    line = 1 + (src / "parity.cpp").read_text().splitlines().index("    x.tcm_accessor().tensor_to_tcm<float>(staged, 0, 4);")
+    if "error[tcm-copy-not-dataram] op parity, core 0" not in p.stderr or f"parity.cpp:{line}" not in p.stderr:
+        sys.exit(f"a TCM copy into a static array: {p.stderr!r}")
+    print("ok tcm-copy-not-dataram: a TCM copy into a static array, at its line")
+    for extra, warned in (((), False), (("--cflag=-DSTACK_SIZE=65536",), True)):
+        _, program = build(ntx, src, work, "BUILT_TCM_STACK", *extra)
+        p = run(program, work, 0)
+        if ("warning[tcm-copy-stack-switched] op parity, core 0" in p.stderr) != warned:
+            sys.exit(f"a TCM copy into a stack array {extra}: {p.stderr!r}")
+    print("ok tcm-copy-stack-switched: a stack array warned of with -DSTACK_SIZE=65536 only")
+
+
 def op_names(ntx, src, work):
     """An op name of 32 characters or more is refused when the library is built; 31 builds."""
     for length, code in ((32, 1), (31, 0)):
@@ -179,6 +196,7 @@ def main():
     np.save(work / "v.npy", np.array([-1, 2, -3, 4], np.float32))
     refusals(ntx, src, work)
     built(ntx, src, work)
+    tcm_locals(ntx, src, work)
     op_names(ntx, src, work)
     declarations(ntx, src, work)
     opted_out(ntx, src, work)

@@ -23,6 +23,8 @@
 #define BUILT_PROXY_IDIOMS 11   // a copy of the proxy writes; c ? in[i] : 0 is an int
 #define BUILT_PARTLY_WRITTEN 12 // get_dst_tensor() written in part: output-unwritten
 #define BUILT_READ_UNWRITTEN 13 // torch::empty read where nothing wrote: uninitialized-read
+#define BUILT_TCM_STATIC 14     // tensor_to_tcm into a static array: tcm-copy-not-dataram
+#define BUILT_TCM_STACK 15      // tensor_to_tcm into a stack array (-DSTACK_SIZE decides)
 
 // x (n float32) through the case; the output is n float32 too.
 torch::Tensor parity(const torch::Tensor &x)
@@ -76,6 +78,15 @@ torch::Tensor parity(const torch::Tensor &x)
     for (int64_t i = 0; i + 1 < n; i++) // the last element is never written
         w[i] = in[i];
     return dst;
+#elif IS(BUILT_TCM_STATIC)
+    static float staged[4];
+    x.tcm_accessor().tensor_to_tcm<float>(staged, 0, 4);
+    o[0] = staged[0];
+#elif IS(BUILT_TCM_STACK)
+    float staged[4];
+    x.tcm_accessor().tensor_to_tcm<float>(staged, 0, 4);
+    for (int64_t i = 0; i < n; i++)
+        o[i] = staged[i % 4];
 #elif IS(BUILT_READ_UNWRITTEN)
     torch::Tensor part = torch::empty({n}, torch::kFloat);
     auto w = part.accessor<float, 1>();

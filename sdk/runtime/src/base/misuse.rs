@@ -54,6 +54,10 @@ kinds! {
         "a stream opened with four already open (or no 4 KiB left in the pool): element by element";
     TcmCopyPastEnd = "tcm-copy-past-end", Error,
         "a tensor_to_tcm or tcm_to_tensor range past the tensor's end";
+    TcmCopyNotDataram = "tcm-copy-not-dataram", Error,
+        "a tensor_to_tcm or tcm_to_tensor whose local buffer is static or global data: the device's copy asserts outside dataram";
+    TcmCopyStack = "tcm-copy-stack-switched", Warning,
+        "a TCM copy through a stack buffer in a build with -DSTACK_SIZE above the default: on an HBM stack the device's copy asserts";
     TcmFreeForeign = "tcm-free-foreign", Error,
         "tcm_free of a pointer tcm_malloc did not return (or freed twice)";
     ShapeDataRead = "shape-function-data-read", Error,

@@ -7,6 +7,7 @@ pub(crate) mod cabi;
 pub mod dtype;
 pub(crate) mod filler;
 pub mod limits;
+pub(crate) mod local;
 pub(crate) mod misuse;
 pub mod npy;
 pub(crate) mod stack;

@@ -113,6 +113,13 @@ pub extern "C" fn nt_customop_tcm_read_at(p: *const c_void, bytes: usize, site: 
     state::with(|rt| access::tcm_read(rt, p as usize, bytes, site as u64))
 }
 
+/// The local side of a TCM copy (`bytes` at `p`), called from return address `site`:
+/// static or global data stops the core (`tcm-copy-not-dataram`).
+#[no_mangle]
+pub extern "C" fn nt_customop_tcm_local(p: *const c_void, bytes: usize, site: *const c_void) {
+    state::with(|rt| access::tcm_local(rt, p as usize, bytes, site as u64))
+}
+
 /// `torch::neuron::tcm_free`: null does nothing; a pointer the pool did not give is
 /// reported (and stops the core).
 #[no_mangle]
