@@ -260,3 +260,14 @@ def test_the_server_refuses_bytes_that_are_not_the_tensor(built) -> None:
             answer = server.request({"Call": {"op": "relu_forward", "args": [arg], "cores": 1}})
             assert answer["status"] == 1 and words in answer["error"], answer
         np.testing.assert_array_equal(lib.relu_forward(np.full((1, 2), -1, np.float32)), np.zeros((1, 2)))
+
+
+def test_empty_takes_a_shape_as_numpy_does(built) -> None:
+    with built("relu") as lib:
+        assert lib.empty(5, np.float32).shape == (5,) == np.empty(5, np.float32).shape
+        assert lib.empty(np.int64(3), np.float32).shape == (3,)
+        for bad in ((2.5,), 2.5):
+            with pytest.raises(TypeError):
+                np.empty(bad, np.float32)
+            with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+                lib.empty(bad, np.float32)

@@ -102,8 +102,8 @@ pub struct OpRun {
     /// and the run fails with exit status 4 (0: no limit).
     #[arg(long, default_value = "60", value_parser = timeout_arg, allow_hyphen_values = true)]
     timeout: String,
-    /// The checks that cost a runtime call per element: reads of elements nothing wrote
-    /// through standard accessors too (docs/customop-host.md).
+    /// The check that costs a fault per TCM page: loads and copies of tcm_malloc bytes
+    /// nothing wrote (docs/customop-host.md).
     #[arg(long)]
     sanitize: bool,
     /// Per core: translations, refills per window, bytes through TCM, the TCM pool's

@@ -175,7 +175,7 @@ def load_library(
     (`multicore=True`: all of them; recorded beside the library), unless `multicore` or `cores` here
     say otherwise; each call ended after `timeout` seconds (0: no limit), each op
     registered as torch.ops.<library>.<op> when PyTorch is installed; `sanitize` turns on
-    the checks that cost a call per element (docs/customop-host.md)."""
+    the watch of TCM blocks' bytes nothing wrote (docs/customop-host.md)."""
     if multicore is None and cores is None:
         cores = _recorded_cores(path)
     library = Library(path, multicore=bool(multicore), cores=cores, timeout=timeout, sanitize=sanitize)

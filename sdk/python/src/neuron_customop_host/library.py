@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
 import struct
 import subprocess
@@ -258,10 +259,12 @@ class Library:
         nbytes = math.prod(shape) * self._numpy_dtype(code).itemsize
         return Held(answer["handle"], answer["offset"], nbytes, code, tuple(shape))
 
-    def empty(self, shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+    def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> np.ndarray:
         """An array in the op library's memory: passed to an op as it is (this shape, this
-        element type, C order), it is not copied."""
-        shape = tuple(int(s) for s in shape)
+        element type, C order), it is not copied. The shape as `np.empty` takes it: an
+        integer or a sequence of integers (a float is a `TypeError`, not truncated)."""
+        dims = shape if isinstance(shape, (Sequence, np.ndarray)) else (shape,)
+        shape = tuple(operator.index(s) for s in dims)
         probe = np.empty(0, dtype=dtype)
         code = self._dtype(probe, 0)
         with self._lock:

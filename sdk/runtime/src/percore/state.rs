@@ -171,7 +171,7 @@ pub struct Job {
     pub phase: Phase,
     /// What stops the process on an error (a core's process writes its report first).
     pub on_error: fn(&Runtime) -> !,
-    /// `--sanitize`: the checks that cost a call per element are on.
+    /// `--sanitize`: the TCM blocks' bytes nothing wrote are watched.
     pub sanitize: bool,
     /// The op's output (`get_dst_tensor()`).
     pub dst: Option<u32>,
