@@ -332,11 +332,9 @@ void nt_customop_tcm_free(void *p)
 
 /* --sanitize's TCM watch is the host's (docs/customop-device.md). */
 void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
-/* The build opted out of the device's compile: the host runner, which starts every device
- * run, warns of it (the device's glue never calls this). */
+/* Host-only (docs/customop-api.md, "Device parity"): the host runner warns of a build that
+ * opted out of the device's compile; where a TCM copy's local buffer is, is checked there. */
 void nt_customop_parity_off(void) {}
-/* Where a TCM copy's local buffer is: the host runtime checks it on the host only
- * (docs/customop-api.md, "Device parity"). */
 void nt_customop_tcm_local(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
 
 /* printf's pieces (printf.c), to the runner: the bytes it printed. */
