@@ -45,6 +45,16 @@ def test_ints_past_int64_are_refused_before_anything_runs(built, value) -> None:
         assert lib.server_pids() == []
 
 
+@pytest.mark.parametrize("n", [1024, 1025])
+def test_a_masked_array_is_refused_at_every_size(built, n) -> None:
+    # 1024 floats ride inside the call, 1025 are copied: one rule for both.
+    x = np.ma.masked_less(np.arange(n, dtype=np.float32).reshape(1, n) - 10, 0)
+    with built("relu") as lib, pytest.raises(TypeError, match="argument 0 is a masked array"):
+        lib.relu_forward(x)
+    with built("relu") as lib:
+        np.testing.assert_array_equal(lib.relu_forward(x.filled(0)), np.maximum(x.filled(0), 0))
+
+
 def test_an_int_past_32_bits_is_refused_as_the_kernel_takes_an_int(built) -> None:
     # The device's build declares the kernel's int as a C++ int (32 bits).
     with built("misc") as lib, pytest.raises(RefusedError, match="the kernel takes an int \\(32 bits"):

@@ -309,6 +309,10 @@ class Library:
             return _number(param, k, value)
         if not isinstance(value, np.ndarray):
             raise TypeError(f"argument {k} is a tensor: give a NumPy array, not {type(value).__name__}")
+        if isinstance(value, np.ma.MaskedArray):
+            # Its bytes would be read two ways (the fill value in the masked places, or the raw
+            # data, by size): the caller says which.
+            raise TypeError(f"argument {k} is a masked array: a kernel has no mask; pass a.filled(value) or a.data")
         return (self._tensor_code(k, value.dtype, value.shape), value)
 
     def _tensor_code(self, k: int, dtype: np.dtype, shape: tuple[int, ...]) -> int:
