@@ -551,7 +551,8 @@ test:
 CLANG10_VENV := target/clang10-venv
 .PHONY: clang10-check
 clang10-check:
-	@dpkg -s libtinfo5 >/dev/null 2>&1 || apt-get install -y -q libtinfo5 >/dev/null
+	@dpkg -s libtinfo5 >/dev/null 2>&1 || apt-get install -y -q libtinfo5 >/dev/null 2>&1 || \
+	  { apt-get update -qq && apt-get install -y -q libtinfo5 >/dev/null; }
 	@test -x $(CLANG10_VENV)/bin/python || python3 -m venv $(CLANG10_VENV)
 	$(CLANG10_VENV)/bin/pip install --quiet libclang==10.0.1.0
 	$(CLANG10_VENV)/bin/python sdk/tests/parity/check_clang10.py $(HOST_CLANGXX)
