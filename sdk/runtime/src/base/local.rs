@@ -7,18 +7,8 @@
 //! (when the core's room is less than the build's `STACK_SIZE`).
 //!
 //! Here the program's image is the main executable's loaded segments (its globals and
-//! statics, as the kernels are linked into it) and the stack is the calling thread's.
-
-/// What a local address is to the program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Local {
-    /// In the main executable's loaded segments: static or global data (or code).
-    Image,
-    /// On the calling thread's stack.
-    Stack,
-    /// Anything else (the heap, the TCM pool, a mapping).
-    Other,
-}
+//! statics, as the kernels are linked into it); the kernel's stack is the runtime's stack
+//! watch's ([`crate::base::stack::Watch::holds`]).
 
 /// The main executable's loaded segments: (first byte, end).
 fn image_segments() -> Vec<(usize, usize)> {
@@ -44,32 +34,12 @@ fn image_segments() -> Vec<(usize, usize)> {
     found
 }
 
-/// The calling thread's stack: (lowest byte, end), if the system says.
-fn stack_bounds() -> Option<(usize, usize)> {
-    // SAFETY: attr is initialised by pthread_getattr_np before use and destroyed after.
-    unsafe {
-        let mut attr: libc::pthread_attr_t = core::mem::zeroed();
-        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-            return None;
-        }
-        let (mut low, mut size) = (core::ptr::null_mut(), 0usize);
-        let ok = libc::pthread_attr_getstack(&attr, &mut low, &mut size) == 0;
-        libc::pthread_attr_destroy(&mut attr);
-        ok.then(|| (low as usize, low as usize + size))
-    }
-}
-
-/// What the `bytes` at `p` are to the program.
-pub fn of(p: usize, bytes: usize) -> Local {
+/// Whether the `bytes` at `p` overlap the program's image (static or global data, or code).
+pub fn in_image(p: usize, bytes: usize) -> bool {
     let end = p.saturating_add(bytes.max(1));
-    let within = |(lo, hi): (usize, usize)| p < hi && end > lo;
-    if image_segments().into_iter().any(within) {
-        Local::Image
-    } else if stack_bounds().is_some_and(within) {
-        Local::Stack
-    } else {
-        Local::Other
-    }
+    image_segments()
+        .into_iter()
+        .any(|(lo, hi)| p < hi && end > lo)
 }
 
 #[cfg(test)]
@@ -77,19 +47,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn statics_the_stack_and_the_heap_are_told_apart() {
+    fn statics_are_the_image_and_the_stack_and_the_heap_are_not() {
         // A literal is the program's constant data, as a kernel's static array is.
         let table: &'static [u8] = b"0123456789abcdef";
-        assert_eq!(
-            of(std::hint::black_box(table).as_ptr() as usize, table.len()),
-            Local::Image
-        );
+        assert!(in_image(
+            std::hint::black_box(table).as_ptr() as usize,
+            table.len()
+        ));
         let local = [0u8; 32];
-        assert_eq!(
-            of(std::hint::black_box(&local).as_ptr() as usize, 32),
-            Local::Stack
-        );
+        assert!(!in_image(
+            std::hint::black_box(&local).as_ptr() as usize,
+            32
+        ));
         let heap = Box::new([0u8; 32]);
-        assert_eq!(of(heap.as_ptr() as usize, 32), Local::Other);
+        assert!(!in_image(heap.as_ptr() as usize, 32));
     }
 }

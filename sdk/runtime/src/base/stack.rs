@@ -32,6 +32,12 @@ impl Watch {
         self.limit
     }
 
+    /// Whether `p` is in the kernel's frames while the runtime runs at `here`, an address on
+    /// the running stack: between the two (the kernel is called below `top`).
+    pub fn holds(&self, p: usize, here: usize) -> bool {
+        self.top != 0 && (here..self.top).contains(&p)
+    }
+
     /// `here`, an address on the running stack: the kernel's depth there the first time it
     /// is past the limit, else `None`.
     pub fn observe(&mut self, here: usize) -> Option<u64> {
@@ -115,6 +121,14 @@ mod tests {
             None,
             "an address above the kernel's call"
         );
+    }
+
+    #[test]
+    fn the_kernels_frames_are_between_the_runtime_and_the_call() {
+        let w = Watch::start(8192, 100_000);
+        assert!(w.holds(90_000, 80_000) && w.holds(80_000, 80_000));
+        assert!(!w.holds(100_000, 80_000) && !w.holds(79_999, 80_000));
+        assert!(!Watch::default().holds(90_000, 80_000), "no kernel running");
     }
 
     #[test]

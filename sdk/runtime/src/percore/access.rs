@@ -283,29 +283,31 @@ pub fn tcm_read(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
 /// `STACK_SIZE` is above the device's default, a warning once a job (the device may have
 /// moved the stack to HBM).
 pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
-    use crate::base::local::{of, Local};
-    match of(p, bytes) {
-        Local::Image => {
-            let d = format!(
-                "the TCM copy's local buffer ({p:#x}, {bytes} bytes) is the program's static or global data: \
-                 the device moves TCM copies by DMA to and from dataram, [0x80000, 0x90000), and asserts \
-                 on any other address; use tcm_malloc (or a local array)"
-            );
-            rt.placed(Kind::TcmCopyNotDataram, d, site.saturating_sub(1))
-        }
-        Local::Stack => {
-            let limit = crate::percore::registry::with(|r| r.stack_bytes);
-            let said = rt.job.reports.iter().any(|r| r.kind == Kind::TcmCopyStack);
-            if limit > crate::base::limits::STACK_DEFAULT && !said {
-                let d = format!(
-                    "a TCM copy through a stack buffer, in a build with -DSTACK_SIZE={limit}: the device runs \
-                     a kernel on an HBM stack when its core has less room than that, and a TCM copy from or \
-                     to the stack there asserts (the stack is dataram only on the core); use tcm_malloc"
-                );
-                rt.misuse(Kind::TcmCopyStack, None, None, d);
-            }
-        }
-        Local::Other => {}
+    if crate::base::local::in_image(p, bytes) {
+        let d = format!(
+            "the TCM copy's local buffer ({p:#x}, {bytes} bytes) is the program's static or global data: \
+             the device moves TCM copies by DMA to and from dataram, [0x80000, 0x90000), and asserts \
+             on any other address; use tcm_malloc (or a local array)"
+        );
+        rt.placed(Kind::TcmCopyNotDataram, d, site.saturating_sub(1))
+    }
+    let limit = rt.stack.limit();
+    if limit <= crate::base::limits::STACK_DEFAULT
+        || rt.job.reports.iter().any(|r| r.kind == Kind::TcmCopyStack)
+    {
+        return;
+    }
+    let here = 0u8;
+    if rt
+        .stack
+        .holds(p, std::hint::black_box(&here) as *const u8 as usize)
+    {
+        let d = format!(
+            "a TCM copy through a stack buffer, in a build with -DSTACK_SIZE={limit}: the device runs \
+             a kernel on an HBM stack when its core has less room than that, and a TCM copy from or \
+             to the stack there asserts (the stack is dataram only on the core); use tcm_malloc"
+        );
+        rt.misuse(Kind::TcmCopyStack, None, None, d);
     }
 }
 
