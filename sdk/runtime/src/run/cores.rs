@@ -13,7 +13,7 @@ use crate::percore::tensors;
 use crate::run::checks::{across_cores, take_result};
 use crate::run::child;
 use crate::run::options::Options;
-use crate::run::report::{cross_core, print_reports, CoreReport, Returned};
+use crate::run::report::{cross_core, of_run, print_reports, CoreReport, Returned};
 use crate::run::worker::{self, Job, JobArg};
 
 /// What a core reports of the job it ran.
@@ -317,11 +317,7 @@ fn device_lacks(o: &Options) -> Option<Report> {
             "the kernels call {}, which the device runtime does not have: it runs here, not on the device",
             lacks.join(", ")
         );
-        Report {
-            tensor: None,
-            index: None,
-            ..cross_core(&o.op, Kind::DeviceLacks, "", String::new(), d)
-        }
+        of_run(&o.op, Kind::DeviceLacks, None, d)
     })
 }
 
@@ -334,11 +330,7 @@ fn device_cores(o: &Options) -> Option<Report> {
             o.cores,
             crate::base::limits::DEVICE_CPU_COUNT
         );
-        Report {
-            tensor: None,
-            index: None,
-            ..cross_core(&o.op, Kind::DeviceCores, "", String::new(), d)
-        }
+        of_run(&o.op, Kind::DeviceCores, None, d)
     })
 }
 
@@ -349,12 +341,32 @@ fn parity_off(o: &Options) -> Option<Report> {
             "built with --no-device-parity: the device's own compile (-std=c++14 -Wall -Werror) \
                  was not run, and may refuse this kernel"
                 .to_string();
-        Report {
-            tensor: None,
-            index: None,
-            ..cross_core(&o.op, Kind::DeviceParityOff, "", String::new(), d)
-        }
+        of_run(&o.op, Kind::DeviceParityOff, None, d)
     })
+}
+
+/// What the cores printed against what the device shows: core 0's text through its output
+/// ring (`printf-lost`), the other cores' not at all (`printf-off-core-0`).
+fn printed_checks(o: &Options, reports: &mut [CoreReport]) {
+    for r in reports {
+        let d = if r.core == 0 {
+            let ring = std::env::var(crate::base::stdout_ring::QUEUE_ENV).ok();
+            crate::base::stdout_ring::loss(r.printed.len(), ring.as_deref())
+                .map(|d| (Kind::PrintfLost, d))
+        } else {
+            (!r.printed.is_empty()).then(|| {
+                let d = format!(
+                    "core {} printed {} bytes, which the device drops",
+                    r.core,
+                    r.printed.len()
+                );
+                (Kind::PrintfOffCore0, d)
+            })
+        };
+        if let Some((kind, d)) = d {
+            r.reports.push(of_run(&o.op, kind, Some(r.core), d));
+        }
+    }
 }
 
 /// The reports of a run, checked across cores, printed: the exit status and the stats
@@ -393,31 +405,7 @@ fn conclude(
             take_result(rt, o, r, output, &mut found);
         }
     });
-    for r in &mut reports {
-        if r.core == 0 {
-            let ring = std::env::var(crate::base::stdout_ring::QUEUE_ENV).ok();
-            if let Some(d) = crate::base::stdout_ring::loss(r.printed.len(), ring.as_deref()) {
-                r.reports.push(Report {
-                    core: Some(0),
-                    index: None,
-                    tensor: None,
-                    ..cross_core(&o.op, Kind::PrintfLost, "", String::new(), d)
-                });
-            }
-        } else if !r.printed.is_empty() {
-            let d = format!(
-                "core {} printed {} bytes, which the device drops",
-                r.core,
-                r.printed.len()
-            );
-            r.reports.push(Report {
-                core: Some(r.core),
-                index: None,
-                tensor: None,
-                ..cross_core(&o.op, Kind::PrintfOffCore0, "", String::new(), d)
-            });
-        }
-    }
+    printed_checks(o, &mut reports);
     print_output(&reports);
     let all: Vec<Report> = reports
         .iter()

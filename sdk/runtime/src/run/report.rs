@@ -170,6 +170,16 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
     }
 }
 
+/// A report on the op's run as a whole (`core`: on that core's run of it), of no tensor.
+pub fn of_run(op: &str, kind: Kind, core: Option<u32>, detail: String) -> Report {
+    Report {
+        core,
+        tensor: None,
+        index: None,
+        ..cross_core(op, kind, "", String::new(), detail)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
