@@ -172,11 +172,7 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
     if !out.status.success() {
         let text = String::from_utf8_lossy(&out.stderr);
-        let hint = if crate::parity::about_the_proxy(&text) {
-            format!("{}\n", crate::parity::PROXY_HINT)
-        } else {
-            String::new()
-        };
+        let hint = crate::parity::proxy_hint(&text);
         return Err(format!("{} does not compile:\n{text}{hint}", src.display()));
     }
     Ok(())

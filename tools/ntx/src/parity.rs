@@ -65,24 +65,27 @@ pub const PROXY_HINT: &str = "note: on the device an accessor's element is a pro
 Write `float v = in[i]; out[i] = v + 1;` (not `out[i] += 1`, `out[i]++` or `out[i] = out[j]`), \
 `std::max<float>(in[i], 0.f)`, `(float)in[i]` in a printf, and keep no `float &` or `float *` to an element.";
 
-/// Whether the compiler's words are (or may be) about an accessor's element: they name the
-/// proxy, or an operator it lacks (`out[i] += v` says only "no viable overloaded '+='").
-pub fn about_the_proxy(stderr: &str) -> bool {
-    stderr.contains("TensorElementReference") || stderr.contains("no viable overloaded '")
+/// [`PROXY_HINT`] and a newline where the compiler's words are (or may be) about an
+/// accessor's element: they name the proxy, or an operator it lacks (`out[i] += v` says
+/// only "no viable overloaded '+='"); else nothing.
+pub fn proxy_hint(stderr: &str) -> String {
+    let about =
+        stderr.contains("TensorElementReference") || stderr.contains("no viable overloaded '");
+    if about {
+        format!("{PROXY_HINT}\n")
+    } else {
+        String::new()
+    }
 }
 
 /// The compiler's words on a source the device's compile refuses, with [`PROXY_HINT`] where
 /// they are about the element proxy.
 pub fn refusal(src: &std::path::Path, stderr: &str) -> String {
-    let hint = if about_the_proxy(stderr) {
-        format!("{PROXY_HINT}\n")
-    } else {
-        String::new()
-    };
     format!(
-        "{} does not compile as the device's build compiles it (-std={STD} {}): the device refuses it.\n{stderr}{hint}",
+        "{} does not compile as the device's build compiles it (-std={STD} {}): the device refuses it.\n{stderr}{}",
         src.display(),
-        WARNINGS.join(" ")
+        WARNINGS.join(" "),
+        proxy_hint(stderr)
     )
 }
 
