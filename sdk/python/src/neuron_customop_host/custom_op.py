@@ -21,10 +21,11 @@ from .library import Library
 STAMP_VERSION = 2
 
 
-def _fingerprint(tool: str, name: str, std: str, cflags: list[str]) -> str:
-    """What a build depends on besides its files: the name, the flags, the ntx and SDK."""
+def _fingerprint(tool: str, name: str, std: str, options: list[str]) -> str:
+    """What a build depends on besides its files: the name, `ntx op build`'s options (the
+    flags, the device's compile or not), the ntx and SDK."""
     h = hashlib.sha256()
-    parts = [str(STAMP_VERSION), name, std, json.dumps(cflags), _sdk.version(tool), str(Path(tool).resolve())]
+    parts = [str(STAMP_VERSION), name, std, json.dumps(options), _sdk.version(tool), str(Path(tool).resolve())]
     for p in parts:
         h.update(p.encode() + b"\0")
     sdk = Path(tool).resolve().parent.parent / "lib" / "libneuron_customop_host.a"
@@ -84,14 +85,13 @@ def load(
     missing = [str(s) for s in compute + shape if not s.is_file()]
     if not compute or not shape or missing:
         raise FileNotFoundError(f"sources missing: {', '.join(missing) or 'compute_srcs and shape_srcs need one each'}")
-    cflags = [str(f) for f in (extra_cflags or [])]
+    options = [f"--cflag={f}" for f in extra_cflags or []] + ([] if device_parity else ["--no-device-parity"])
     out_dir = Path(build_directory if build_directory is not None else os.getcwd())
     out_dir.mkdir(parents=True, exist_ok=True)
     lib = out_dir / f"lib{name}.so"
     stamp = out_dir / f"lib{name}.so.stamp"
     tool = _sdk.ntx()
-    flags = cflags + ([] if device_parity else ["<no-device-parity>"])
-    fingerprint = _fingerprint(tool, name, std, flags)
+    fingerprint = _fingerprint(tool, name, std, options)
     stale = _stale(stamp, fingerprint, compute + shape) if lib.exists() else ["not built"]
     if not stale:
         if verbose:
@@ -99,7 +99,7 @@ def load(
     else:
         if verbose:
             print(f"neuron_customop_host: {lib} is out of date: {', '.join(stale)}", file=sys.stderr)
-        _build(tool, name, std, cflags, compute, shape, lib, verbose, device_parity)
+        _build(tool, name, std, options, compute, shape, lib, verbose)
         files = _depended_on(lib, compute + shape)
         record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
         stamp.write_text(json.dumps(record, indent=1) + "\n")
@@ -109,23 +109,14 @@ def load(
 
 
 def _build(
-    tool: str,
-    name: str,
-    std: str,
-    cflags: list[str],
-    compute: list[Path],
-    shape: list[Path],
-    lib: Path,
-    verbose: bool,
-    device_parity: bool,
+    tool: str, name: str, std: str, options: list[str], compute: list[Path], shape: list[Path], lib: Path, verbose: bool
 ) -> None:
-    """`ntx op build` of the sources into `lib`, its dependency list beside it."""
+    """`ntx op build` of the sources into `lib` with `options`, its dependency list beside it."""
     stamp, deps = lib.with_name(lib.name + ".stamp"), lib.with_name(lib.name + ".deps")
     cmd = [tool, "op", "build", "--name", name, "--std", std, "--out", str(lib), "--deps", str(deps)]
     cmd += [a for s in compute for a in ("--compute", str(s))]
     cmd += [a for s in shape for a in ("--shape", str(s))]
-    cmd += [f"--cflag={f}" for f in cflags]
-    cmd += [] if device_parity else ["--no-device-parity"]
+    cmd += options
     if verbose:
         print(f"neuron_customop_host: building {lib}: {' '.join(cmd)}", file=sys.stderr)
     stamp.unlink(missing_ok=True)
