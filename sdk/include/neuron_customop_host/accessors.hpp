@@ -33,7 +33,12 @@ static_assert(offsetof(Q7PtrType, hbm_addr) == 0 && offsetof(Q7PtrType, ctx) == 
 /// The handle of this core's translation context.
 constexpr uint32_t kCoreCtx = 1;
 
-enum { kStandard = 0, kReadStream = 1, kWriteStream = 2, kTcm = 3 };
+enum {
+    kStandard = NT_CUSTOMOP_ACCESSOR_STANDARD,
+    kReadStream = NT_CUSTOMOP_ACCESSOR_READ_STREAM,
+    kWriteStream = NT_CUSTOMOP_ACCESSOR_WRITE_STREAM,
+    kTcm = NT_CUSTOMOP_ACCESSOR_TCM
+};
 
 template <class T> constexpr int code() { return static_cast<int>(c10::CppTypeToScalarType<T>::value); }
 
@@ -266,13 +271,13 @@ template <class T> class TensorReadStreamAccessor {
     T read()
     {
         if (closed_ || next_ >= m_->numel)
-            nt_customop_bad_stream(m_, closed_, 0, next_);
+            nt_customop_bad_stream(m_, closed_, false, next_);
         if (!buf_) {
             nt_customop::Q7PtrType p = {m_->hbm_addr + next_++ * sizeof(T), nt_customop::kCoreCtx, 0};
             return *nt_customop::element<T>(p);
         }
         if (at_ == have_) {
-            uint64_t left = m_->numel - next_, cap = 4096 / sizeof(T);
+            uint64_t left = m_->numel - next_, cap = NT_CUSTOMOP_STREAM_BUFFER_BYTES / sizeof(T);
             have_ = left < cap ? left : cap;
             copier_.note(next_, have_, false);
             copier_.copy_out(next_, have_, buf_);
@@ -318,14 +323,14 @@ template <class T> class TensorWriteStreamAccessor {
     void write(T v)
     {
         if (closed_ || next_ + at_ >= m_->numel)
-            nt_customop_bad_stream(m_, closed_, 1, next_ + at_);
+            nt_customop_bad_stream(m_, closed_, true, next_ + at_);
         if (!buf_) {
             nt_customop::Q7PtrType p = {m_->hbm_addr + next_++ * sizeof(T), nt_customop::kCoreCtx, 0};
             *nt_customop::element<T>(p) = v;
             return;
         }
         buf_[at_++] = v;
-        if (at_ == 4096 / sizeof(T))
+        if (at_ == NT_CUSTOMOP_STREAM_BUFFER_BYTES / sizeof(T))
             flush();
     }
     int close()
@@ -398,12 +403,12 @@ template <bool ReadOnly> class TensorTcmAccessor {
 
 template <class T, size_t N> TensorAccessor<T, N, false> Tensor::accessor() &
 {
-    static_assert(N >= 1 && N <= 8, "an accessor has 1 to 8 dimensions");
+    static_assert(N >= 1 && N <= NT_CUSTOMOP_MAX_DIMS, "an accessor has 1 to 8 dimensions");
     return TensorAccessor<T, N, false>(m_, m_->hbm_addr, 0, true);
 }
 template <class T, size_t N> TensorAccessor<T, N, true> Tensor::accessor() const &
 {
-    static_assert(N >= 1 && N <= 8, "an accessor has 1 to 8 dimensions");
+    static_assert(N >= 1 && N <= NT_CUSTOMOP_MAX_DIMS, "an accessor has 1 to 8 dimensions");
     return TensorAccessor<T, N, true>(m_, m_->hbm_addr, 0, true);
 }
 template <class T> TensorReadStreamAccessor<T> Tensor::read_stream_accessor() const &

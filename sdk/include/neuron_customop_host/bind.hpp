@@ -16,7 +16,7 @@ namespace nt_customop {
 
 template <class P> struct param;
 template <> struct param<at::Tensor> {
-    static constexpr int kind = 1;
+    static constexpr int kind = NT_CUSTOMOP_PARAM_TENSOR;
     static at::Tensor get(const nt_customop_arg &a)
     {
         nt_customop_tensor_retain(a.meta);
@@ -24,26 +24,26 @@ template <> struct param<at::Tensor> {
     }
 };
 template <> struct param<int64_t> {
-    static constexpr int kind = 2;
+    static constexpr int kind = NT_CUSTOMOP_PARAM_INT;
     static int64_t get(const nt_customop_arg &a) { return a.i; }
 };
 template <> struct param<double> {
-    static constexpr int kind = 3;
+    static constexpr int kind = NT_CUSTOMOP_PARAM_DOUBLE;
     static double get(const nt_customop_arg &a) { return a.f; }
 };
 /// A kernel's `int` and `float`, as the device's build declares them from the schema's
 /// `int` and `float` (the shape function's `int64_t` and `double`): the runtime refuses an
 /// integer that does not fit; a double is rounded to the nearest float.
 template <> struct param<int> {
-    static constexpr int kind = 5;
+    static constexpr int kind = NT_CUSTOMOP_PARAM_INT32;
     static int get(const nt_customop_arg &a) { return static_cast<int>(a.i); }
 };
 template <> struct param<float> {
-    static constexpr int kind = 6;
+    static constexpr int kind = NT_CUSTOMOP_PARAM_FLOAT32;
     static float get(const nt_customop_arg &a) { return static_cast<float>(a.f); }
 };
 template <> struct param<c10::Scalar> {
-    static constexpr int kind = 4;
+    static constexpr int kind = NT_CUSTOMOP_PARAM_SCALAR;
     static c10::Scalar get(const nt_customop_arg &a)
     {
         return a.kind == NT_CUSTOMOP_ARG_SCALAR_INT ? c10::Scalar(a.i) : c10::Scalar(a.f);

@@ -12,12 +12,6 @@
 
 namespace nt_customop {
 
-/// The runtime's operation codes (sdk/runtime/src/percore/ops.rs).
-enum Op {
-    kAbs = 0, kCeil, kFloor, kSin, kCos, kTan, kLog, kLog2, kLog10, kExp, kPow, kClamp,
-    kAdd, kSub, kMul, kDiv, kBitwiseAnd, kBitwiseOr, kBitwiseNot
-};
-
 inline nt_customop_arg arg(const at::Tensor &t)
 {
     nt_customop_arg a = {NT_CUSTOMOP_ARG_TENSOR, t.nt_meta(), 0, 0.0};
@@ -33,14 +27,14 @@ inline nt_customop_arg none()
 
 /// op on up to three operands into a new tensor.
 template <class A, class B = nt_customop_arg, class C = nt_customop_arg>
-at::Tensor apply(Op op, const A &a, const B &b = none(), const C &c = none())
+at::Tensor apply(int op, const A &a, const B &b = none(), const C &c = none())
 {
     nt_customop_arg args[3] = {arg(a), arg(b), arg(c)};
     return adopt(nt_customop_apply(op, nullptr, args));
 }
 /// The same into out.
 template <class A, class B = nt_customop_arg, class C = nt_customop_arg>
-at::Tensor &apply_out(Op op, at::Tensor &out, const A &a, const B &b = none(), const C &c = none())
+at::Tensor &apply_out(int op, at::Tensor &out, const A &a, const B &b = none(), const C &c = none())
 {
     nt_customop_arg args[3] = {arg(a), arg(b), arg(c)};
     nt_customop_apply(op, out.nt_meta(), args);
@@ -63,82 +57,58 @@ inline at::Tensor make(c10::IntArrayRef size, const c10::TensorOptions &options,
 
 namespace at {
 
+using c10::Scalar;
+
 // Factories: the element type must be given (torch::kFloat converts to options).
-inline Tensor empty(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, 0); }
-inline Tensor zeros(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, 1); }
-inline Tensor ones(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, 2); }
+inline Tensor empty(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, NT_CUSTOMOP_FILL_EMPTY); }
+inline Tensor zeros(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, NT_CUSTOMOP_FILL_ZEROS); }
+inline Tensor ones(c10::IntArrayRef size, const c10::TensorOptions &o) { return nt_customop::make(size, o, NT_CUSTOMOP_FILL_ONES); }
 inline Tensor full(c10::IntArrayRef size, const c10::Scalar &fill_value, const c10::TensorOptions &o)
 {
-    return nt_customop::make(size, o, 3, fill_value);
+    return nt_customop::make(size, o, NT_CUSTOMOP_FILL_VALUE, fill_value);
 }
-inline Tensor eye(int64_t n, int64_t m, const c10::TensorOptions &o) { return nt_customop::make({n, m}, o, 4); }
+inline Tensor eye(int64_t n, int64_t m, const c10::TensorOptions &o) { return nt_customop::make({n, m}, o, NT_CUSTOMOP_FILL_EYE); }
 inline Tensor eye(int64_t n, const c10::TensorOptions &o) { return eye(n, n, o); }
 
+// The operations, as runtime.h lists them by form (generated from the runtime's codes).
 #define NT_CUSTOMOP_UNARY(name, code)                                                                            \
-    inline Tensor name(const Tensor &self) { return nt_customop::apply(nt_customop::code, self); }             \
-    inline Tensor &name##_out(Tensor &out, const Tensor &self)                                                 \
-    {                                                                                                          \
-        return nt_customop::apply_out(nt_customop::code, out, self);                                           \
-    }
-NT_CUSTOMOP_UNARY(abs, kAbs)
-NT_CUSTOMOP_UNARY(ceil, kCeil)
-NT_CUSTOMOP_UNARY(floor, kFloor)
-NT_CUSTOMOP_UNARY(sin, kSin)
-NT_CUSTOMOP_UNARY(cos, kCos)
-NT_CUSTOMOP_UNARY(tan, kTan)
-NT_CUSTOMOP_UNARY(log, kLog)
-NT_CUSTOMOP_UNARY(log2, kLog2)
-NT_CUSTOMOP_UNARY(log10, kLog10)
-NT_CUSTOMOP_UNARY(exp, kExp)
-NT_CUSTOMOP_UNARY(bitwise_not, kBitwiseNot)
+    inline Tensor name(const Tensor &self) { return nt_customop::apply(code, self); }                          \
+    inline Tensor &name##_out(Tensor &out, const Tensor &self) { return nt_customop::apply_out(code, out, self); }
+NT_CUSTOMOP_UNARY_OPS(NT_CUSTOMOP_UNARY)
 #undef NT_CUSTOMOP_UNARY
 
 // Two operands: tensor x tensor, tensor x scalar (and, where listed, scalar x tensor).
 #define NT_CUSTOMOP_BINARY(name, code, A, B)                                                                     \
-    inline Tensor name(const A &a, const B &b) { return nt_customop::apply(nt_customop::code, a, b); }         \
-    inline Tensor &name##_out(Tensor &out, const A &a, const B &b)                                             \
-    {                                                                                                          \
-        return nt_customop::apply_out(nt_customop::code, out, a, b);                                          \
-    }
-NT_CUSTOMOP_BINARY(pow, kPow, Tensor, c10::Scalar)
-NT_CUSTOMOP_BINARY(pow, kPow, c10::Scalar, Tensor)
-NT_CUSTOMOP_BINARY(pow, kPow, Tensor, Tensor)
-NT_CUSTOMOP_BINARY(mul, kMul, Tensor, Tensor)
-NT_CUSTOMOP_BINARY(mul, kMul, Tensor, c10::Scalar)
-NT_CUSTOMOP_BINARY(div, kDiv, Tensor, Tensor)
-NT_CUSTOMOP_BINARY(div, kDiv, Tensor, c10::Scalar)
-NT_CUSTOMOP_BINARY(bitwise_and, kBitwiseAnd, Tensor, Tensor)
-NT_CUSTOMOP_BINARY(bitwise_and, kBitwiseAnd, Tensor, c10::Scalar)
-NT_CUSTOMOP_BINARY(bitwise_and, kBitwiseAnd, c10::Scalar, Tensor)
-NT_CUSTOMOP_BINARY(bitwise_or, kBitwiseOr, Tensor, Tensor)
-NT_CUSTOMOP_BINARY(bitwise_or, kBitwiseOr, Tensor, c10::Scalar)
-NT_CUSTOMOP_BINARY(bitwise_or, kBitwiseOr, c10::Scalar, Tensor)
+    inline Tensor name(const A &a, const B &b) { return nt_customop::apply(code, a, b); }                      \
+    inline Tensor &name##_out(Tensor &out, const A &a, const B &b) { return nt_customop::apply_out(code, out, a, b); }
+NT_CUSTOMOP_BINARY_OPS(NT_CUSTOMOP_BINARY)
 #undef NT_CUSTOMOP_BINARY
 
 // self + alpha * other and self - alpha * other.
 #define NT_CUSTOMOP_ALPHA(name, code, B)                                                                         \
-    inline Tensor name(const Tensor &self, const B &other, const c10::Scalar &alpha = 1)                       \
+    inline Tensor name(const Tensor &self, const B &other, const Scalar &alpha = 1)                            \
     {                                                                                                          \
-        return nt_customop::apply(nt_customop::code, self, other, alpha);                                      \
+        return nt_customop::apply(code, self, other, alpha);                                                   \
     }                                                                                                          \
-    inline Tensor &name##_out(Tensor &out, const Tensor &self, const B &other, const c10::Scalar &alpha = 1)   \
+    inline Tensor &name##_out(Tensor &out, const Tensor &self, const B &other, const Scalar &alpha = 1)        \
     {                                                                                                          \
-        return nt_customop::apply_out(nt_customop::code, out, self, other, alpha);                             \
+        return nt_customop::apply_out(code, out, self, other, alpha);                                          \
     }
-NT_CUSTOMOP_ALPHA(add, kAdd, Tensor)
-NT_CUSTOMOP_ALPHA(add, kAdd, c10::Scalar)
-NT_CUSTOMOP_ALPHA(sub, kSub, Tensor)
-NT_CUSTOMOP_ALPHA(sub, kSub, c10::Scalar)
+NT_CUSTOMOP_ALPHA_OPS(NT_CUSTOMOP_ALPHA)
 #undef NT_CUSTOMOP_ALPHA
 
-inline Tensor clamp(const Tensor &self, const c10::Scalar &min, const c10::Scalar &max)
-{
-    return nt_customop::apply(nt_customop::kClamp, self, min, max);
-}
-inline Tensor &clamp_out(Tensor &out, const Tensor &self, const c10::Scalar &min, const c10::Scalar &max)
-{
-    return nt_customop::apply_out(nt_customop::kClamp, out, self, min, max);
-}
+// op(self, min, max).
+#define NT_CUSTOMOP_CLAMP(name, code)                                                                            \
+    inline Tensor name(const Tensor &self, const Scalar &min, const Scalar &max)                               \
+    {                                                                                                          \
+        return nt_customop::apply(code, self, min, max);                                                       \
+    }                                                                                                          \
+    inline Tensor &name##_out(Tensor &out, const Tensor &self, const Scalar &min, const Scalar &max)           \
+    {                                                                                                          \
+        return nt_customop::apply_out(code, out, self, min, max);                                              \
+    }
+NT_CUSTOMOP_CLAMP_OPS(NT_CUSTOMOP_CLAMP)
+#undef NT_CUSTOMOP_CLAMP
 
 } // namespace at
 

@@ -34,26 +34,28 @@ class Value {
     at::Tensor tensor_; // holds a tensor argument for the call
 };
 
-/// What a call gives: the runner's exit status (0 ran; 1 refused; 2 a misuse error; 3 a
-/// kernel crashed) and, on 0, the output.
+/// What a call gives: the runner's exit status (NT_CUSTOMOP_EXIT_RAN and the rest, in
+/// runtime.h) and, on NT_CUSTOMOP_EXIT_RAN, the output.
 struct Result {
     int status;
     at::Tensor output;
 };
 
-enum class Stats { None = 0, Text = 1, Json = 2 };
+enum class Stats { None = NT_CUSTOMOP_STATS_NONE, Text = NT_CUSTOMOP_STATS_TEXT, Json = NT_CUSTOMOP_STATS_JSON };
 
 /// Calls op `op` on `cores` cores; reports go to stderr, stats to stdout.
 inline Result run(const char *op, std::initializer_list<Value> args, unsigned cores = 1, Stats stats = Stats::None)
 {
-    nt_customop_arg list[16];
+    nt_customop_arg list[NT_CUSTOMOP_MAX_CALL_ARGS];
     size_t n = 0;
     for (const Value &v : args)
-        if (n < 16)
+        if (n < NT_CUSTOMOP_MAX_CALL_ARGS)
             list[n++] = v.get();
     const nt_customop_meta *out = nullptr;
-    int status = args.size() > 16 ? 1 : nt_customop_run(op, list, n, cores, static_cast<int>(stats), &out);
-    Result r = {status, status == 0 ? adopt(out) : at::Tensor()};
+    int status = args.size() > NT_CUSTOMOP_MAX_CALL_ARGS
+                     ? NT_CUSTOMOP_EXIT_REFUSED
+                     : nt_customop_run(op, list, n, cores, static_cast<int>(stats), &out);
+    Result r = {status, status == NT_CUSTOMOP_EXIT_RAN ? adopt(out) : at::Tensor()};
     return r;
 }
 

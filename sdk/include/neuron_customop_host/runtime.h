@@ -13,10 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A core's stack on the device: 4196 bytes unless the build says -DSTACK_SIZE=N, at
- * most 4 MiB (the shipped library's stack_switch.hpp). bind.hpp refuses more at
- * compile time. */
+/* The codes and limits below are the runtime's (sdk/runtime/src/base/codes.rs). */
+
+/*
+ * A core's stack on the device: 4196 bytes unless the build says -DSTACK_SIZE=N, at most 4 MiB
+ * (the shipped library's stack_switch.hpp). bind.hpp refuses more at compile time.
+ */
 #define NT_CUSTOMOP_STACK_DEFAULT 4196
+
 #define NT_CUSTOMOP_STACK_MAX 4194304
 
 /* get_cpu_count() on one core: the device's parallel.o says 8 whatever the build. */
@@ -25,15 +29,215 @@
 /* Most dimensions of a tensor. */
 #define NT_CUSTOMOP_MAX_DIMS 8
 
-/* What an nt_customop_arg holds (its kind). */
+/* Bytes of a stream accessor's buffer in TCM. */
+#define NT_CUSTOMOP_STREAM_BUFFER_BYTES 4096
+
+/* The most arguments a call through nt_customop_run takes. */
+#define NT_CUSTOMOP_MAX_CALL_ARGS 16
+
+/* What an `nt_customop_arg` holds (its `kind`). */
 enum {
-    NT_CUSTOMOP_ARG_NONE = 0, /* nothing */
-    NT_CUSTOMOP_ARG_TENSOR = 1, /* meta */
-    NT_CUSTOMOP_ARG_INT = 2, /* i: an int64_t parameter */
-    NT_CUSTOMOP_ARG_DOUBLE = 3, /* f: a double parameter */
-    NT_CUSTOMOP_ARG_SCALAR_INT = 4, /* i: an integral Scalar */
-    NT_CUSTOMOP_ARG_SCALAR_FLOAT = 5, /* f: a floating-point Scalar */
+    /* Nothing. */
+    NT_CUSTOMOP_ARG_NONE = 0,
+    /* A tensor: `meta`. */
+    NT_CUSTOMOP_ARG_TENSOR = 1,
+    /* An `int64_t` parameter: `i`. */
+    NT_CUSTOMOP_ARG_INT = 2,
+    /* A `double` parameter: `f`. */
+    NT_CUSTOMOP_ARG_DOUBLE = 3,
+    /* An integral Scalar: `i`. */
+    NT_CUSTOMOP_ARG_SCALAR_INT = 4,
+    /* A floating-point Scalar: `f`. */
+    NT_CUSTOMOP_ARG_SCALAR_FLOAT = 5,
 };
+
+/* An accessor's kind (`kind` of `nt_customop_open`). */
+enum {
+    /* `t.accessor<T, N>()`. */
+    NT_CUSTOMOP_ACCESSOR_STANDARD = 0,
+    /* `t.read_stream_accessor<T>()`. */
+    NT_CUSTOMOP_ACCESSOR_READ_STREAM = 1,
+    /* `t.write_stream_accessor<T>()`. */
+    NT_CUSTOMOP_ACCESSOR_WRITE_STREAM = 2,
+    /* `t.tcm_accessor()`. */
+    NT_CUSTOMOP_ACCESSOR_TCM = 3,
+};
+
+/*
+ * A tensor's coherence policy (`torch::CoherencyEnforcer::Policy`, `set` of
+ * `nt_customop_policy`).
+ */
+enum {
+    /* Incoherent accessors are an error (`incoherent-accessors`); the default. */
+    NT_CUSTOMOP_POLICY_COHERENT = 0,
+    /* Allowed, with a warning (`incoherent-accessors-allowed`). */
+    NT_CUSTOMOP_POLICY_INCOHERENT_VERBOSE = 1,
+    /* Allowed, silently. */
+    NT_CUSTOMOP_POLICY_INCOHERENT_QUIET = 2,
+};
+
+/* How a factory fills its new tensor (`fill` of `nt_customop_tensor_new`). */
+enum {
+    /* As HBM has it (`torch::empty`). */
+    NT_CUSTOMOP_FILL_EMPTY = 0,
+    /* `torch::zeros`. */
+    NT_CUSTOMOP_FILL_ZEROS = 1,
+    /* `torch::ones`. */
+    NT_CUSTOMOP_FILL_ONES = 2,
+    /* `torch::full`: the factory's value. */
+    NT_CUSTOMOP_FILL_VALUE = 3,
+    /* `torch::eye` (2-D). */
+    NT_CUSTOMOP_FILL_EYE = 4,
+};
+
+/* An operation of `<torch/torch.h>` (`op` of `nt_customop_apply`). */
+enum {
+    /* abs */
+    NT_CUSTOMOP_OP_ABS = 0,
+    /* ceil */
+    NT_CUSTOMOP_OP_CEIL = 1,
+    /* floor */
+    NT_CUSTOMOP_OP_FLOOR = 2,
+    /* sin */
+    NT_CUSTOMOP_OP_SIN = 3,
+    /* cos */
+    NT_CUSTOMOP_OP_COS = 4,
+    /* tan */
+    NT_CUSTOMOP_OP_TAN = 5,
+    /* log */
+    NT_CUSTOMOP_OP_LOG = 6,
+    /* log2 */
+    NT_CUSTOMOP_OP_LOG2 = 7,
+    /* log10 */
+    NT_CUSTOMOP_OP_LOG10 = 8,
+    /* exp */
+    NT_CUSTOMOP_OP_EXP = 9,
+    /* pow */
+    NT_CUSTOMOP_OP_POW = 10,
+    /* clamp */
+    NT_CUSTOMOP_OP_CLAMP = 11,
+    /* add */
+    NT_CUSTOMOP_OP_ADD = 12,
+    /* sub */
+    NT_CUSTOMOP_OP_SUB = 13,
+    /* mul */
+    NT_CUSTOMOP_OP_MUL = 14,
+    /* div */
+    NT_CUSTOMOP_OP_DIV = 15,
+    /* bitwise_and */
+    NT_CUSTOMOP_OP_BITWISE_AND = 16,
+    /* bitwise_or */
+    NT_CUSTOMOP_OP_BITWISE_OR = 17,
+    /* bitwise_not */
+    NT_CUSTOMOP_OP_BITWISE_NOT = 18,
+};
+
+/*
+ * A kernel parameter's kind, as the headers read it from the C++ function's type (the `kinds`
+ * of `nt_customop_bind`).
+ */
+enum {
+    /* `torch::Tensor` (by value or reference). */
+    NT_CUSTOMOP_PARAM_TENSOR = 1,
+    /* `int64_t`. */
+    NT_CUSTOMOP_PARAM_INT = 2,
+    /* `double`. */
+    NT_CUSTOMOP_PARAM_DOUBLE = 3,
+    /* `torch::Scalar`. */
+    NT_CUSTOMOP_PARAM_SCALAR = 4,
+    /* `int`: a kernel's integer as the device's build declares it (its schema's `int`). */
+    NT_CUSTOMOP_PARAM_INT32 = 5,
+    /* `float`: a kernel's floating-point number as the device's build declares it. */
+    NT_CUSTOMOP_PARAM_FLOAT32 = 6,
+};
+
+/* What the runner API prints of a call (`stats` of `nt_customop_run`). */
+enum {
+    /* Nothing. */
+    NT_CUSTOMOP_STATS_NONE = 0,
+    /* Lines for people, on stdout. */
+    NT_CUSTOMOP_STATS_TEXT = 1,
+    /* One JSON document, on stdout. */
+    NT_CUSTOMOP_STATS_JSON = 2,
+};
+
+/* The runner's exit status (`ntx op run`, `nt_customop_run`), one meaning each. */
+enum {
+    /* Ran (warnings allowed). */
+    NT_CUSTOMOP_EXIT_RAN = 0,
+    /* A call or an input refused: nothing ran, nothing written. */
+    NT_CUSTOMOP_EXIT_REFUSED = 1,
+    /* A misuse error stopped the run. */
+    NT_CUSTOMOP_EXIT_MISUSE = 2,
+    /* A kernel crashed on a core. */
+    NT_CUSTOMOP_EXIT_CRASHED = 3,
+    /* A kernel (or the shape function) still ran when the timeout ran out. */
+    NT_CUSTOMOP_EXIT_TIMEOUT = 4,
+};
+
+/* An element type, by the code `c10::ScalarType` gives it. */
+enum {
+    /* `uint8_t`, `torch::kByte`. */
+    NT_CUSTOMOP_DTYPE_BYTE = 0,
+    /* `int8_t`, `torch::kChar`. */
+    NT_CUSTOMOP_DTYPE_CHAR = 1,
+    /* `int16_t`, `torch::kShort`. */
+    NT_CUSTOMOP_DTYPE_SHORT = 2,
+    /* `int32_t`, `torch::kInt`. */
+    NT_CUSTOMOP_DTYPE_INT = 3,
+    /* `int64_t`, `torch::kLong`. */
+    NT_CUSTOMOP_DTYPE_LONG = 4,
+    /* IEEE binary16, `torch::kHalf`. */
+    NT_CUSTOMOP_DTYPE_HALF = 5,
+    /* IEEE binary32, `torch::kFloat`. */
+    NT_CUSTOMOP_DTYPE_FLOAT = 6,
+    /* bfloat16, `torch::kBFloat16`. */
+    NT_CUSTOMOP_DTYPE_BFLOAT16 = 15,
+};
+
+/* The operations of one tensor: X(name, code). */
+#define NT_CUSTOMOP_UNARY_OPS(X) \
+    X(abs, NT_CUSTOMOP_OP_ABS) \
+    X(ceil, NT_CUSTOMOP_OP_CEIL) \
+    X(floor, NT_CUSTOMOP_OP_FLOOR) \
+    X(sin, NT_CUSTOMOP_OP_SIN) \
+    X(cos, NT_CUSTOMOP_OP_COS) \
+    X(tan, NT_CUSTOMOP_OP_TAN) \
+    X(log, NT_CUSTOMOP_OP_LOG) \
+    X(log2, NT_CUSTOMOP_OP_LOG2) \
+    X(log10, NT_CUSTOMOP_OP_LOG10) \
+    X(exp, NT_CUSTOMOP_OP_EXP) \
+    X(bitwise_not, NT_CUSTOMOP_OP_BITWISE_NOT)
+
+/*
+ * The operations of two operands, one overload each: X(name, code, A, B), A and B Tensor or
+ * Scalar.
+ */
+#define NT_CUSTOMOP_BINARY_OPS(X) \
+    X(pow, NT_CUSTOMOP_OP_POW, Tensor, Tensor) \
+    X(pow, NT_CUSTOMOP_OP_POW, Tensor, Scalar) \
+    X(pow, NT_CUSTOMOP_OP_POW, Scalar, Tensor) \
+    X(mul, NT_CUSTOMOP_OP_MUL, Tensor, Tensor) \
+    X(mul, NT_CUSTOMOP_OP_MUL, Tensor, Scalar) \
+    X(div, NT_CUSTOMOP_OP_DIV, Tensor, Tensor) \
+    X(div, NT_CUSTOMOP_OP_DIV, Tensor, Scalar) \
+    X(bitwise_and, NT_CUSTOMOP_OP_BITWISE_AND, Tensor, Tensor) \
+    X(bitwise_and, NT_CUSTOMOP_OP_BITWISE_AND, Tensor, Scalar) \
+    X(bitwise_and, NT_CUSTOMOP_OP_BITWISE_AND, Scalar, Tensor) \
+    X(bitwise_or, NT_CUSTOMOP_OP_BITWISE_OR, Tensor, Tensor) \
+    X(bitwise_or, NT_CUSTOMOP_OP_BITWISE_OR, Tensor, Scalar) \
+    X(bitwise_or, NT_CUSTOMOP_OP_BITWISE_OR, Scalar, Tensor)
+
+/* self + alpha * other and the like: X(name, code, B), other a B (Tensor or Scalar). */
+#define NT_CUSTOMOP_ALPHA_OPS(X) \
+    X(add, NT_CUSTOMOP_OP_ADD, Tensor) \
+    X(add, NT_CUSTOMOP_OP_ADD, Scalar) \
+    X(sub, NT_CUSTOMOP_OP_SUB, Tensor) \
+    X(sub, NT_CUSTOMOP_OP_SUB, Scalar)
+
+/* op(self, min, max): X(name, code). */
+#define NT_CUSTOMOP_CLAMP_OPS(X) \
+    X(clamp, NT_CUSTOMOP_OP_CLAMP)
 
 
 // What the C++ side reads of a tensor without a call: its place, shape and type. Boxed
@@ -94,8 +298,9 @@ typedef struct nt_customop_filled {
 extern "C" {
 #endif // __cplusplus
 
-// A new tensor: `fill` 0 leaves it as HBM has it (`empty`), 1 zeros, 2 ones, 3 `value`,
-// 4 the identity (2-D). Its meta, one reference.
+// A new tensor of element type `dtype` (a [`crate::base::codes::DType`] code) filled as
+// `fill` (a [`crate::base::codes::Fill`] code) says (`value` for `Fill::Value`). Its
+// meta, one reference.
 //
 // # Safety
 // `sizes` points to `ndim` sizes; `value` is a valid argument.
@@ -126,8 +331,8 @@ void nt_customop_tensor_fill(const struct nt_customop_meta *m, const struct nt_c
 // `args` points to three valid arguments; `out` is null or live.
 const struct nt_customop_meta *nt_customop_apply(int op, const struct nt_customop_meta *out, const struct nt_customop_arg *args);
 
-// The tensor's coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET),
-// set first unless `set` is -1 ([`tensors::policy`]).
+// The tensor's coherence policy's code ([`crate::base::codes::Policy`]), set first
+// unless `set` is -1.
 //
 // # Safety
 // `m` is live.
@@ -259,8 +464,9 @@ void nt_customop_prefault(const struct nt_customop_meta *m, uint64_t first, cons
 // `m` is live.
 void nt_customop_note(const struct nt_customop_meta *m, uint64_t first, uint64_t count, int write);
 
-// Calls op `op` with `args[0..n]` on `cores` cores (`stats`: 0 none, 1 text, 2 JSON, on
-// stdout): the runner's exit status; on 0, `*out` is the output (one reference).
+// Calls op `op` with `args[0..n]` on `cores` cores (`stats`: a [`Stats`] code, what it
+// prints on stdout): the runner's exit status ([`ExitStatus`]); on `Ran`, `*out` is the
+// output (one reference).
 //
 // # Safety
 // `op` is a NUL-terminated string, `args` points to `n` arguments whose tensors live, `out`

@@ -21,9 +21,9 @@ template <bool ReadOnly> class TensorTcmAccessor;
 /// Which accessors may be open together on a tensor, and what happens when they are not.
 struct CoherencyEnforcer {
     enum Policy {
-        COHERENT = 0,           // an incoherent access is an error (the default)
-        INCOHERENT_VERBOSE = 1, // allowed, with a warning
-        INCOHERENT_QUIET = 2,   // allowed, silently
+        COHERENT = NT_CUSTOMOP_POLICY_COHERENT,                     // an incoherent access is an error (the default)
+        INCOHERENT_VERBOSE = NT_CUSTOMOP_POLICY_INCOHERENT_VERBOSE, // allowed, with a warning
+        INCOHERENT_QUIET = NT_CUSTOMOP_POLICY_INCOHERENT_QUIET,     // allowed, silently
     };
 };
 } // namespace at

@@ -14,6 +14,7 @@
 //! `make header`, put in `dist/` by `make`, and `make test` fails when the committed copy
 //! differs from it.
 
+pub mod codes;
 pub mod runtime;
 
 use std::fmt::Write as _;
@@ -61,7 +62,7 @@ fn doc_comment(out: &mut String, indent: &str, doc: &str) {
     let _ = writeln!(out, "{indent} */");
 }
 
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut cur = String::new();
     for w in text.split_whitespace() {

@@ -1,14 +1,14 @@
-//! `nt-header [--check | --out PATH]`: the C headers this version generates, the library's
-//! and the custom-op SDK runtime's. Without options it writes the committed copies,
-//! include/neuron_translate.h and sdk/include/neuron_customop_host/runtime.h (`make
-//! header`); `--check` fails when either copy is stale (`make header-check`, in `make
-//! test`); `--out` writes the library's elsewhere (`make` puts it in dist/include/).
+//! `nt-header [--check | --out PATH]`: the files this version generates: the library's C
+//! header, and the custom-op SDK's runtime.h, the device's protocol.h and the Python
+//! package's `_abi.py`. Without options it writes the committed copies (`make header`);
+//! `--check` fails when a copy is stale (`make header-check`, in `make test`); `--out`
+//! writes the library's header elsewhere (`make` puts it in dist/include/).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use nt_header::runtime;
+use nt_header::{codes, runtime};
 
 /// The committed copy, relative to the repository root.
 const COMMITTED: &str = "include/neuron_translate.h";
@@ -28,9 +28,14 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     let root = nt_header::root();
-    let generated = nt_header::generate()
-        .map(|t| (COMMITTED, t))
-        .and_then(|l| Ok([l, (runtime::COMMITTED, runtime::generate(&root)?)]));
+    let generated = nt_header::generate().and_then(|library| {
+        Ok([
+            (COMMITTED, library),
+            (runtime::COMMITTED, runtime::generate(&root)?),
+            (codes::PROTOCOL_H, codes::protocol_h()),
+            (codes::PYTHON, codes::python()),
+        ])
+    });
     let generated = match generated {
         Ok(both) => both,
         Err(e) => {

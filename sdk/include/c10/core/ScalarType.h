@@ -10,19 +10,20 @@
 
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
+#include <neuron_customop_host/runtime.h>
 
 namespace c10 {
 
 /// The element types a custom operator's tensors have (PyTorch's numbering).
 enum class ScalarType : int8_t {
-    Byte = 0,  // uint8_t
-    Char = 1,  // int8_t
-    Short = 2, // int16_t
-    Int = 3,   // int32_t
-    Long = 4,  // int64_t
-    Half = 5,  // c10::Half
-    Float = 6, // float
-    BFloat16 = 15,
+    Byte = NT_CUSTOMOP_DTYPE_BYTE,   // uint8_t
+    Char = NT_CUSTOMOP_DTYPE_CHAR,   // int8_t
+    Short = NT_CUSTOMOP_DTYPE_SHORT, // int16_t
+    Int = NT_CUSTOMOP_DTYPE_INT,     // int32_t
+    Long = NT_CUSTOMOP_DTYPE_LONG,   // int64_t
+    Half = NT_CUSTOMOP_DTYPE_HALF,   // c10::Half
+    Float = NT_CUSTOMOP_DTYPE_FLOAT, // float
+    BFloat16 = NT_CUSTOMOP_DTYPE_BFLOAT16,
 };
 
 constexpr ScalarType kByte = ScalarType::Byte;

@@ -17,10 +17,12 @@
 #include <type_traits>
 #include <vector>
 
+#include <neuron_customop_host/runtime.h>
+
 namespace c10 {
 
 /// The most dimensions a custom operator's tensor has.
-constexpr size_t kMaxDims = 8;
+constexpr size_t kMaxDims = NT_CUSTOMOP_MAX_DIMS;
 
 /// Whether every type of a pack is an integer type.
 template <class... Ts> struct all_integral : std::true_type {};

@@ -25,12 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from ._abi import PROTOCOL
 from .errors import ServerGoneError
 
 Message = dict[str, Any]
-
-# The version of the protocol this package speaks (serve.rs's `PROTOCOL`).
-PROTOCOL = 2
 
 # Every server of this process, so that a child this process forks lets go of them.
 _LIVE: weakref.WeakSet[Server] = weakref.WeakSet()

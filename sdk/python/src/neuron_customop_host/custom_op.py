@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _sdk
+from ._abi import DEFAULT_TIMEOUT
 from .library import Library
 
 STAMP_VERSION = 2
@@ -68,7 +69,7 @@ def load(
     extra_cflags: Sequence[str] | None = None,
     cores: int | None = None,
     std: str = "c++14",
-    timeout: float = 60.0,
+    timeout: float = DEFAULT_TIMEOUT,
     sanitize: bool = False,
     device_parity: bool = True,
 ) -> Library:
@@ -159,7 +160,7 @@ def load_library(
     path: str | os.PathLike[str],
     multicore: bool | None = None,
     cores: int | None = None,
-    timeout: float = 60.0,
+    timeout: float = DEFAULT_TIMEOUT,
     sanitize: bool = False,
 ) -> Library:
     """Loads an op library `load` built: its ops as methods, on the cores `load` was given

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._abi import DEFAULT_TIMEOUT, DType, ExitStatus, Tag
 from ._server import Held, Server
 from .errors import (
     HbmFullError,
@@ -108,18 +109,18 @@ def _number(param: str, k: int, value: Any) -> dict[str, Any]:
     is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     is_float = isinstance(value, (float, np.floating))
     if param == "int" and is_int:
-        return {"Int": _int64(k, int(value))}
+        return {Tag.INT: _int64(k, int(value))}
     if param == "double" and is_float:
-        return {"Double": _double_bits(float(value))}
+        return {Tag.DOUBLE: _double_bits(float(value))}
     if param == "double" and is_int:
         try:
-            return {"Double": _double_bits(float(value))}
+            return {Tag.DOUBLE: _double_bits(float(value))}
         except OverflowError:
             raise OverflowError(f"argument {k}: {value} is past a double's range") from None
     if param == "scalar" and is_int:
-        return {"ScalarInt": _int64(k, int(value))}
+        return {Tag.SCALAR_INT: _int64(k, int(value))}
     if param == "scalar" and is_float:
-        return {"ScalarFloat": _double_bits(float(value))}
+        return {Tag.SCALAR_FLOAT: _double_bits(float(value))}
     want = {"int": "an int", "double": "a float", "scalar": "an int or a float"}[param]
     raise TypeError(f"argument {k} takes {want} (the kernel's {param}), not {type(value).__name__}")
 
@@ -144,7 +145,7 @@ class Library:
         path: str | os.PathLike[str],
         multicore: bool = False,
         cores: int | None = None,
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         sanitize: bool = False,
     ):
         self.path = str(Path(path).resolve())
@@ -235,7 +236,7 @@ class Library:
     def _dtype(self, a: np.ndarray, k: int) -> int:
         """The element type code of array `a` (argument `k`)."""
         if BFLOAT16 is not None and a.dtype == BFLOAT16:
-            return 15
+            return DType.BFLOAT16
         for code, d in self._dtypes.items():
             if np.dtype(d["descr"]) == a.dtype.newbyteorder("<") and a.dtype.byteorder in "<=|":
                 return code
@@ -243,13 +244,13 @@ class Library:
         raise TypeError(f"argument {k}: arrays of {a.dtype} are not an API type ({names}; uint16 means bfloat16 bits)")
 
     def _numpy_dtype(self, code: int) -> np.dtype:
-        if code == 15 and BFLOAT16 is not None:
+        if code == DType.BFLOAT16 and BFLOAT16 is not None:
             return BFLOAT16
         return np.dtype(self._dtypes[code]["descr"])
 
     def _alloc(self, server: Server, code: int, shape: tuple[int, ...]) -> Held:
         """A new tensor in the server's HBM."""
-        answer = server.request({"Alloc": {"dtype": code, "shape": shape, "free": server.frees()}})
+        answer = server.request({Tag.ALLOC: {"dtype": code, "shape": shape, "free": server.frees()}})
         if "error" in answer:
             cls = HbmFullError if answer.get("kind") == "hbm-full" else RefusedError
             raise cls(answer["error"])
@@ -295,10 +296,10 @@ class Library:
                 continue
             shape = tuple(int(d) for d in a.shape)
             code = self._tensor_code(k, np.dtype(a.dtype), shape)
-            prepared.append({"Meta": {"dtype": code, "shape": shape}})
+            prepared.append({Tag.META: {"dtype": code, "shape": shape}})
         with self._lock:
-            answer = self._serve().request({"Shape": {"op": op, "args": prepared, "timeout": self.timeout}})
-        if answer.get("status") == 0:
+            answer = self._serve().request({Tag.SHAPE: {"op": op, "args": prepared, "timeout": self.timeout}})
+        if answer.get("status") == ExitStatus.RAN:
             return self._numpy_dtype(answer["dtype"]), tuple(answer["shape"])
         self.last_stats = answer.get("stats")
         self._conclude(op, answer, None)  # raises: the status is not 0
@@ -328,13 +329,13 @@ class Library:
         tensor holding a copy."""
         exact = server.holding(a, code)
         if exact is not None:
-            return {"Tensor": exact.handle}
+            return {Tag.TENSOR: exact.handle}
         if a.nbytes <= self.description["inline_bytes"]:
-            return {"Bytes": {"dtype": code, "shape": a.shape, "hex": a.tobytes().hex()}}
+            return {Tag.BYTES: {"dtype": code, "shape": a.shape, "hex": a.tobytes().hex()}}
         new = self._alloc(server, code, a.shape)
         held.append(new.handle)
         server.fill(new, a)
-        return {"Tensor": new.handle}
+        return {Tag.TENSOR: new.handle}
 
     def _call_locked(self, op: str, prepared: list[Any]) -> np.ndarray:
         server = self._serve()
@@ -343,7 +344,7 @@ class Library:
             args = [self._place(server, p[0], p[1], held) if isinstance(p, tuple) else p for p in prepared]
             call = {"op": op, "args": args, "cores": self.cores, "timeout": self.timeout, "free": server.frees()}
             call["sanitize"] = self.sanitize
-            answer = server.request({"Call": call})
+            answer = server.request({Tag.CALL: call})
         finally:
             # The inputs' copies go with the next request.
             server.to_free.extend(held)
@@ -361,14 +362,14 @@ class Library:
         for r in reports:
             if r["severity"] == "warning":
                 warnings.warn(f"op {op}: {r['kind']}: {r['detail']}", NeuronCustomOpWarning, stacklevel=4)
-        status, exit = answer.get("status"), self.description["exit"]
-        if status == 0 and result is not None:
+        status = answer.get("status")
+        if status == ExitStatus.RAN and result is not None:
             return result
-        if status == exit["timeout"]:
+        if status == ExitStatus.TIMEOUT:
             raise KernelTimeoutError(op, reports)
-        if status == exit["crash"]:
+        if status == ExitStatus.CRASHED:
             raise KernelCrashError(op, reports)
-        if status == exit["misuse"]:
+        if status == ExitStatus.MISUSE:
             raise MisuseError(op, reports)
         if status is None:
             raise ServerGoneError(f"{self.name}.{op}: the op program answered without a status: {answer}")

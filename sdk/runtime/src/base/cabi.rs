@@ -1,41 +1,9 @@
 //! The plain data the C ABI carries, with no runtime state: a tensor's meta (what C++ reads
-//! of a tensor without a call), an argument, the argument kinds, the accessor kinds and a
-//! filled window view. Each is `#[repr(C)]` and declared again in
-//! sdk/include/neuron_customop_host/runtime.h (sdk_abi.rs holds the two to each other).
+//! of a tensor without a call), an argument and a filled window view. Each is `#[repr(C)]`;
+//! cbindgen writes sdk/include/neuron_customop_host/runtime.h from them (`make header`).
+//! Their codes are in [`crate::base::codes`].
 
-use core::ffi::c_int;
-
-/// Most dimensions.
-pub const MAX_DIMS: usize = 8;
-
-/// An enum of the codes one side of the C ABI or the device protocol passes: the enum
-/// (`#[repr]` of the code's type, each variant with its code), `ALL` in order, and
-/// `from_code`, the one place a code is read into a variant (`None` for a code this side
-/// does not have).
-macro_rules! codes {
-    (
-        $(#[$meta:meta])*
-        $vis:vis enum $name:ident: $repr:ident {
-            $($(#[$vmeta:meta])* $variant:ident = $code:literal,)*
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        #[repr($repr)]
-        $vis enum $name { $($(#[$vmeta])* $variant = $code,)* }
-
-        impl $name {
-            /// Every variant, in the order of their codes.
-            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
-
-            /// The variant with code `c`, or `None`.
-            pub fn from_code(c: $repr) -> Option<$name> {
-                Self::ALL.iter().copied().find(|v| *v as $repr == c)
-            }
-        }
-    };
-}
-pub(crate) use codes;
+pub use crate::base::codes::{AccessorKind, ArgKind, Policy, MAX_DIMS};
 
 /// What the C++ side reads of a tensor without a call: its place, shape and type. Boxed
 /// by the runtime, so its address is stable while the tensor lives (the headers'
@@ -84,33 +52,18 @@ pub struct Arg {
     pub f: f64,
 }
 
-/// What an [`Arg`] holds (`NT_CUSTOMOP_ARG_*` in runtime.h): nothing.
-pub const ARG_NONE: i32 = 0;
+/// What an [`Arg`] holds, for `match` patterns: [`ArgKind`]'s codes.
+pub const ARG_NONE: i32 = ArgKind::None as i32;
 /// A tensor (`meta`).
-pub const ARG_TENSOR: i32 = 1;
+pub const ARG_TENSOR: i32 = ArgKind::Tensor as i32;
 /// An `int64_t` parameter (`i`).
-pub const ARG_INT: i32 = 2;
+pub const ARG_INT: i32 = ArgKind::Int as i32;
 /// A `double` parameter (`f`).
-pub const ARG_DOUBLE: i32 = 3;
+pub const ARG_DOUBLE: i32 = ArgKind::Double as i32;
 /// An integral `Scalar` (`i`).
-pub const ARG_SCALAR_INT: i32 = 4;
+pub const ARG_SCALAR_INT: i32 = ArgKind::ScalarInt as i32;
 /// A floating-point `Scalar` (`f`).
-pub const ARG_SCALAR_FLOAT: i32 = 5;
-
-codes! {
-    /// An accessor's kind, as the headers pass it (`kind` of `nt_customop_open`); read once
-    /// where a call enters ([`crate::percore::access::kind_of`]).
-    pub enum AccessorKind: i32 {
-        /// `t.accessor<T, N>()`.
-        Standard = 0,
-        /// `t.read_stream_accessor<T>()`.
-        ReadStream = 1,
-        /// `t.write_stream_accessor<T>()`.
-        WriteStream = 2,
-        /// `t.tcm_accessor()`.
-        Tcm = 3,
-    }
-}
+pub const ARG_SCALAR_FLOAT: i32 = ArgKind::ScalarFloat as i32;
 
 impl AccessorKind {
     /// Its name in reports.
@@ -121,30 +74,6 @@ impl AccessorKind {
             Self::WriteStream => "write stream",
             Self::Tcm => "TCM accessor",
         }
-    }
-}
-
-/// Standard accessor's code.
-pub const STANDARD: c_int = AccessorKind::Standard as c_int;
-/// Read stream's code.
-pub const READ_STREAM: c_int = AccessorKind::ReadStream as c_int;
-/// Write stream's code.
-pub const WRITE_STREAM: c_int = AccessorKind::WriteStream as c_int;
-/// TCM accessor's code.
-pub const TCM: c_int = AccessorKind::Tcm as c_int;
-
-codes! {
-    /// A tensor's coherence policy (`torch::CoherencyEnforcer`'s values, `set` of
-    /// `nt_customop_policy`).
-    #[derive(Default)]
-    pub enum Policy: i32 {
-        /// Incoherent accessors are an error (`incoherent-accessors`).
-        #[default]
-        Coherent = 0,
-        /// Allowed, with a warning (`incoherent-accessors-allowed`).
-        IncoherentVerbose = 1,
-        /// Allowed, silently.
-        IncoherentQuiet = 2,
     }
 }
 

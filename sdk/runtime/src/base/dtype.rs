@@ -3,46 +3,28 @@
 
 use std::fmt;
 
-/// An element type. The discriminants are `c10::ScalarType`'s.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[repr(i32)]
-pub enum DType {
-    /// `uint8_t`, `torch::kByte`.
-    Byte = 0,
-    /// `int8_t`, `torch::kChar`.
-    Char = 1,
-    /// `int16_t`, `torch::kShort`.
-    Short = 2,
-    /// `int32_t`, `torch::kInt`.
-    Int = 3,
-    /// `int64_t`, `torch::kLong`.
-    Long = 4,
-    /// IEEE binary16, `torch::kHalf`.
-    Half = 5,
-    /// IEEE binary32, `torch::kFloat`.
-    Float = 6,
-    /// bfloat16, `torch::kBFloat16`.
-    BFloat16 = 15,
+pub use crate::base::codes::DType;
+
+/// As serde's derive writes a unit variant: its Rust name.
+impl serde::Serialize for DType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{self:?}"))
+    }
 }
 
-/// Every element type, in code order.
-pub const ALL: [DType; 8] = [
-    DType::Byte,
-    DType::Char,
-    DType::Short,
-    DType::Int,
-    DType::Long,
-    DType::Half,
-    DType::Float,
-    DType::BFloat16,
-];
+/// Its Rust name, as [`serde::Serialize`] writes it.
+impl<'de> serde::Deserialize<'de> for DType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        DType::ALL
+            .iter()
+            .copied()
+            .find(|t| format!("{t:?}") == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no element type is named {name}")))
+    }
+}
 
 impl DType {
-    /// The type with `c10::ScalarType` code `code`.
-    pub fn from_code(code: i32) -> Option<DType> {
-        ALL.into_iter().find(|d| *d as i32 == code)
-    }
-
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {

@@ -4,6 +4,7 @@
 //! Uses nothing else of the runtime.
 
 pub(crate) mod cabi;
+pub mod codes;
 pub mod dtype;
 pub(crate) mod filler;
 pub mod limits;

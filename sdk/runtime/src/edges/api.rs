@@ -6,6 +6,7 @@ use core::ffi::{c_char, c_int};
 use std::ffi::CStr;
 
 use crate::base::cabi::Arg;
+use crate::base::codes::{ExitStatus, Stats};
 use crate::base::npy;
 use crate::percore::state::{self, Meta};
 use crate::percore::tensors;
@@ -19,8 +20,9 @@ unsafe fn text(p: *const c_char) -> String {
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
-/// Calls op `op` with `args[0..n]` on `cores` cores (`stats`: 0 none, 1 text, 2 JSON, on
-/// stdout): the runner's exit status; on 0, `*out` is the output (one reference).
+/// Calls op `op` with `args[0..n]` on `cores` cores (`stats`: a [`Stats`] code, what it
+/// prints on stdout): the runner's exit status ([`ExitStatus`]); on `Ran`, `*out` is the
+/// output (one reference).
 ///
 /// # Safety
 /// `op` is a NUL-terminated string, `args` points to `n` arguments whose tensors live, `out`
@@ -40,12 +42,12 @@ pub unsafe extern "C" fn nt_customop_run(
         op: unsafe { text(op) },
         cores,
         timeout: Some(crate::base::limits::DEFAULT_TIMEOUT),
-        stats: match stats {
-            0 => None,
-            1 => Some(StatsFormat::Text),
-            2 => Some(StatsFormat::Json),
-            n => {
-                let m = format!("stats {n}: give 0 (none), 1 (text) or 2 (JSON)");
+        stats: match Stats::from_code(stats) {
+            Some(Stats::None) => None,
+            Some(Stats::Text) => Some(StatsFormat::Text),
+            Some(Stats::Json) => Some(StatsFormat::Json),
+            None => {
+                let m = format!("stats {stats}: give 0 (none), 1 (text) or 2 (JSON)");
                 return crate::run::report::refuse(m).status;
             }
         },
@@ -57,7 +59,7 @@ pub unsafe extern "C" fn nt_customop_run(
         Ok(ran) => {
             // SAFETY: the caller's contract.
             unsafe { *out = state::with(|rt| &*rt.entry(ran.output).meta as *const Meta) };
-            0
+            ExitStatus::Ran.code()
         }
         Err(stop) => stop.status,
     }

@@ -7,6 +7,7 @@
 use core::ffi::{c_char, c_int, c_void};
 use std::ffi::CStr;
 
+use crate::percore::decode;
 use crate::percore::ops::{self, Operand};
 use crate::percore::registry::{self, Function, Invoker, Param};
 use crate::percore::state::{self, Meta, Runtime};
@@ -39,11 +40,12 @@ fn operand(rt: &mut Runtime, a: &Arg) -> Operand {
     } else {
         0
     };
-    ops::operand_of(rt, a.kind, tensor, a.i, a.f)
+    decode::operand(rt, a.kind, tensor, a.i, a.f)
 }
 
-/// A new tensor: `fill` 0 leaves it as HBM has it (`empty`), 1 zeros, 2 ones, 3 `value`,
-/// 4 the identity (2-D). Its meta, one reference.
+/// A new tensor of element type `dtype` (a [`crate::base::codes::DType`] code) filled as
+/// `fill` (a [`crate::base::codes::Fill`] code) says (`value` for `Fill::Value`). Its
+/// meta, one reference.
 ///
 /// # Safety
 /// `sizes` points to `ndim` sizes; `value` is a valid argument.
@@ -59,7 +61,10 @@ pub unsafe extern "C" fn nt_customop_tensor_new(
     let (sizes, value) = unsafe { (std::slice::from_raw_parts(sizes, ndim), &*value) };
     state::with(|rt| {
         let value = operand(rt, value);
-        let h = ops::factory(rt, dtype, sizes, fill, value);
+        let h = match (decode::dtype(rt, dtype), decode::fill(rt, fill)) {
+            (Some(d), Some(fill)) => ops::factory(rt, d, sizes, fill, value),
+            _ => 0,
+        };
         meta_of(rt, h)
     })
 }
@@ -121,13 +126,16 @@ pub unsafe extern "C" fn nt_customop_apply(
             operand(rt, &args[1]),
             operand(rt, &args[2]),
         ];
-        let h = ops::apply_code(rt, op, operands, out);
+        let h = match decode::op(rt, op) {
+            Some(op) => ops::apply(rt, ops::Call { op, args: operands }, out),
+            None => 0,
+        };
         meta_of(rt, h)
     })
 }
 
-/// The tensor's coherence policy (0 COHERENT, 1 INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET),
-/// set first unless `set` is -1 ([`tensors::policy`]).
+/// The tensor's coherence policy's code ([`crate::base::codes::Policy`]), set first
+/// unless `set` is -1.
 ///
 /// # Safety
 /// `m` is live.
@@ -135,7 +143,10 @@ pub unsafe extern "C" fn nt_customop_apply(
 pub unsafe extern "C" fn nt_customop_policy(m: *const Meta, set: c_int) -> c_int {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| tensors::policy(rt, h, set))
+    state::with(|rt| {
+        let set = decode::policy(rt, h, set).flatten();
+        tensors::policy(rt, h, set).code()
+    })
 }
 
 /// Registers op `name` of library `lib` with its shape function and kernel name
@@ -156,7 +167,7 @@ pub unsafe extern "C" fn nt_customop_register(
     // SAFETY: the caller's contract.
     let s = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
     // SAFETY: the caller's contract.
-    let params = unsafe { params_of(params, n) };
+    let params = unsafe { params_of(&s(name), params, n) };
     let shape = Function {
         invoker,
         function,
@@ -183,7 +194,7 @@ pub unsafe extern "C" fn nt_customop_bind(
         .to_string_lossy()
         .into_owned();
     // SAFETY: the caller's contract.
-    let params = unsafe { params_of(params, n) };
+    let params = unsafe { params_of(&name, params, n) };
     let f = Function {
         invoker,
         function,
@@ -230,15 +241,27 @@ pub extern "C" fn nt_customop_stack_size(bytes: u32) {
     registry::with(|r| r.stack_bytes = bytes);
 }
 
+/// Function `name`'s parameter kinds, from their codes. A code this runtime does not know
+/// (headers from another SDK) stops the program as it starts, saying so: no call could
+/// pass that parameter right.
+///
 /// # Safety
 /// `p` points to `n` codes.
-unsafe fn params_of(p: *const c_int, n: usize) -> Vec<Param> {
+unsafe fn params_of(name: &str, p: *const c_int, n: usize) -> Vec<Param> {
     // SAFETY: the caller's contract.
     let codes = unsafe { std::slice::from_raw_parts(p, n) };
-    codes
-        .iter()
-        .map(|c| Param::from_code(*c).unwrap_or(Param::Tensor))
-        .collect()
+    let mut params = Vec::with_capacity(n);
+    for (k, &c) in codes.iter().enumerate() {
+        let Some(param) = Param::from_code(c) else {
+            eprintln!(
+                "error: {name}'s parameter {k} has kind {c}, which this runtime does not know \
+                 (the headers and the runtime are from different SDKs)"
+            );
+            std::process::exit(crate::base::status::EXIT_USAGE);
+        };
+        params.push(param);
+    }
+    params
 }
 
 /// `get_dst_tensor()`: the op's output (one more reference).

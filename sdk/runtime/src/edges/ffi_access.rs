@@ -5,8 +5,8 @@ use core::ffi::{c_int, c_void};
 
 use crate::base::cabi::{Meta, Populated};
 use crate::edges::ffi::handle;
-use crate::percore::access;
 use crate::percore::state;
+use crate::percore::{access, decode};
 
 /// Opens an accessor of `kind` with element type `dtype` (and `ndim` dimensions for a
 /// standard one) on tensor `m`: a stream gets its TCM buffer (null: a slow stream).
@@ -22,7 +22,7 @@ pub unsafe extern "C" fn nt_customop_open(
 ) -> *mut u8 {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| match access::kind_of(rt, h, kind) {
+    state::with(|rt| match decode::accessor(rt, h, kind) {
         Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
         None => core::ptr::null_mut(),
     })
@@ -37,7 +37,7 @@ pub unsafe extern "C" fn nt_customop_close(m: *const Meta, kind: c_int, buffer: 
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
     state::with(|rt| {
-        if let Some(kind) = access::kind_of(rt, h, kind) {
+        if let Some(kind) = decode::accessor(rt, h, kind) {
             access::close(rt, h, kind, buffer);
         }
     })

@@ -32,7 +32,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::base::cabi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR};
-use crate::base::dtype::{DType, ALL};
+use crate::base::codes::ExitStatus;
+use crate::base::dtype::DType;
 use crate::base::limits::{within_limits, MAX_CORES};
 use crate::base::status;
 use crate::percore::registry::{self, Param};
@@ -100,11 +101,7 @@ enum ArgIn {
     },
 }
 
-/// The most bytes a `Bytes` argument may carry (the description says it to the caller).
-pub const INLINE_BYTES: usize = 4096;
-
-/// The protocol's version (the Python package checks it).
-pub const PROTOCOL: u32 = 2;
+pub use crate::base::codes::{INLINE_BYTES, PROTOCOL};
 
 fn param_name(p: Param) -> &'static str {
     match p {
@@ -149,7 +146,7 @@ pub fn describe() -> Value {
     {
         op["names"] = json!(names);
     }
-    let dtypes: Vec<Value> = ALL
+    let dtypes: Vec<Value> = DType::ALL
         .iter()
         .map(|d| json!({"code": *d as i32, "name": d.name(), "descr": crate::base::npy::descr_of(*d), "size": d.size()}))
         .collect();
@@ -387,7 +384,7 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
             let e = rt.entry(ran.output);
             let shape = &e.meta.sizes[..e.meta.ndim as usize];
             let output = json!({"handle": ran.output, "offset": e.meta.hbm_addr - HBM_BASE, "dtype": e.meta.dtype, "shape": shape});
-            json!({"status": 0, "output": output, "stats": ran.stats})
+            json!({"status": ExitStatus::Ran.code(), "output": output, "stats": ran.stats})
         }),
         Err(stop) => stopped(stop),
     }
@@ -448,7 +445,9 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
         Err(refused) => return refusal(refused),
     };
     let answer = match crate::run::shape_of(&o, &call) {
-        Ok((dtype, sizes)) => json!({"status": 0, "dtype": dtype, "shape": sizes}),
+        Ok((dtype, sizes)) => {
+            json!({"status": ExitStatus::Ran.code(), "dtype": dtype.code(), "shape": sizes})
+        }
         Err(stop) => stopped(stop),
     };
     release(&made);

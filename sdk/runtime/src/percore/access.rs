@@ -10,23 +10,12 @@ use crate::base::misuse::Kind;
 use crate::percore::state::{self, Access, Runtime};
 
 use crate::base::cabi::Policy;
-pub use crate::base::cabi::{AccessorKind, Populated, READ_STREAM, STANDARD, TCM, WRITE_STREAM};
+pub use crate::base::cabi::{AccessorKind, Populated};
 
 /// Bytes of a fast stream's TCM buffer.
-pub const STREAM_BUFFER: usize = 4096;
+pub const STREAM_BUFFER: usize = crate::base::codes::STREAM_BUFFER_BYTES;
 /// Streams open at once with a TCM buffer.
 pub const FAST_STREAMS: u32 = 4;
-
-/// The accessor kind with code `code`, as a call enters; a code no header passes (the
-/// headers and the runtime from different SDKs) is an `accessor-type` error on tensor `h`.
-pub fn kind_of(rt: &mut Runtime, h: u32, code: c_int) -> Option<AccessorKind> {
-    let kind = AccessorKind::from_code(code);
-    if kind.is_none() {
-        let d = format!("an accessor of kind {code}, which no header of this SDK passes");
-        rt.misuse(Kind::AccessorType, Some(h), None, d);
-    }
-    kind
-}
 
 /// The checks every opener shares: a shape function's input has no data, and the type
 /// (and, for a standard accessor, the dimension count) must be the tensor's.

@@ -4,6 +4,7 @@
 //! [`crate::base`] only.
 
 pub mod access;
+pub(crate) mod decode;
 pub mod ops;
 pub(crate) mod registry;
 pub mod state;

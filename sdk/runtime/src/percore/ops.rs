@@ -4,36 +4,12 @@
 //! element type's own precision (float arithmetic for float, half and bfloat16 computed in
 //! float and rounded to nearest even; the functions in double, rounded once); integers wrap.
 
-use crate::base::cabi::{
-    ARG_DOUBLE, ARG_INT, ARG_NONE, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
-};
 use crate::base::dtype::{DType, Num};
 use crate::base::misuse::Kind;
 use crate::percore::state::Runtime;
 use crate::percore::tensors;
 
-/// The operations' table: each code with its `torch::` name ([`crate::base::cabi::codes`]
-/// makes the enum, `ALL` and `from_code`).
-macro_rules! ops {
-    ($($variant:ident = $code:literal, $name:literal;)*) => {
-        crate::base::cabi::codes! {
-            /// An operation, by the code the headers pass.
-            pub enum Op: i32 { $(#[doc = $name] $variant = $code,)* }
-        }
-        impl Op {
-            /// Its `torch::` name.
-            pub fn name(self) -> &'static str { match self { $(Op::$variant => $name,)* } }
-        }
-    };
-}
-
-ops! {
-    Abs = 0, "abs"; Ceil = 1, "ceil"; Floor = 2, "floor"; Sin = 3, "sin"; Cos = 4, "cos";
-    Tan = 5, "tan"; Log = 6, "log"; Log2 = 7, "log2"; Log10 = 8, "log10"; Exp = 9, "exp";
-    Pow = 10, "pow"; Clamp = 11, "clamp"; Add = 12, "add"; Sub = 13, "sub"; Mul = 14, "mul";
-    Div = 15, "div"; BitwiseAnd = 16, "bitwise_and"; BitwiseOr = 17, "bitwise_or";
-    BitwiseNot = 18, "bitwise_not";
-}
+pub use crate::base::codes::{Fill, Op};
 
 /// An operand: a tensor (by handle) or a scalar.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -260,36 +236,9 @@ fn compute(
     tensors::write_all(rt, out, &result);
 }
 
-crate::base::cabi::codes! {
-    /// How a factory fills its new tensor (`fill` of `nt_customop_tensor_new`).
-    pub enum Fill: i32 {
-        /// As HBM has it (`torch::empty`).
-        Empty = 0,
-        /// `torch::zeros`.
-        Zeros = 1,
-        /// `torch::ones`.
-        Ones = 2,
-        /// `torch::full`: the factory's value.
-        Value = 3,
-        /// `torch::eye` (2-D).
-        Eye = 4,
-    }
-}
-
-/// A factory: a new tensor of element type `dtype` (its code) and `sizes`, filled as
-/// `fill` (a [`Fill`]'s code) says. Its handle (one reference), 0 after a reported misuse
-/// (a code no header passes, `full` without a scalar).
-pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Operand) -> u32 {
-    let Some(d) = DType::from_code(dtype) else {
-        let detail = format!("no element type has code {dtype}");
-        rt.misuse(Kind::OpFailed, None, None, detail);
-        return 0;
-    };
-    let Some(fill) = Fill::from_code(fill) else {
-        let detail = format!("no fill has code {fill}");
-        rt.misuse(Kind::OpFailed, None, None, detail);
-        return 0;
-    };
+/// A factory: a new tensor of element type `d` and `sizes`, filled as `fill` says. Its
+/// handle (one reference), 0 after a reported misuse (`full` without a scalar).
+pub fn factory(rt: &mut Runtime, d: DType, sizes: &[i64], fill: Fill, value: Operand) -> u32 {
     if fill == Fill::Value && !matches!(value, Operand::Scalar(_)) {
         rt.misuse(Kind::OpFailed, None, None, "full takes a scalar".into());
         return 0;
@@ -310,39 +259,12 @@ pub fn factory(rt: &mut Runtime, dtype: i32, sizes: &[i64], fill: i32, value: Op
     h
 }
 
-/// An operand as the C ABI passes it (an `Arg`'s kind, the tensor's handle, the integer,
-/// the double), read as it enters; a kind no header passes is an `operation-error`.
-pub fn operand_of(rt: &mut Runtime, kind: i32, tensor: u32, i: i64, f: f64) -> Operand {
-    match kind {
-        ARG_NONE => Operand::None,
-        ARG_TENSOR => Operand::Tensor(tensor),
-        ARG_INT | ARG_SCALAR_INT => Operand::Scalar(Num::Int(i)),
-        ARG_DOUBLE | ARG_SCALAR_FLOAT => Operand::Scalar(Num::Float(f)),
-        _ => {
-            let d = format!("an operand of kind {kind}, which no header of this SDK passes");
-            rt.misuse(Kind::OpFailed, None, None, d);
-            Operand::None
-        }
-    }
-}
-
 /// `fill_(value)` on tensor `h`: a scalar, or a reported misuse.
 pub fn fill_with(rt: &mut Runtime, h: u32, value: Operand) {
     match value {
         Operand::Scalar(n) => tensors::fill(rt, h, n),
         _ => rt.misuse(Kind::OpFailed, Some(h), None, "fill_ takes a scalar".into()),
     }
-}
-
-/// Operation `code` on `args`, into `out` (the `_out` form) or a new tensor: the result's
-/// handle, 0 after a reported misuse.
-pub fn apply_code(rt: &mut Runtime, code: i32, args: [Operand; 3], out: Option<u32>) -> u32 {
-    let Some(op) = Op::from_code(code) else {
-        let detail = format!("no operation has code {code}");
-        rt.misuse(Kind::OpFailed, None, None, detail);
-        return 0;
-    };
-    apply(rt, Call { op, args }, out)
 }
 
 #[cfg(test)]

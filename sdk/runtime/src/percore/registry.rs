@@ -6,40 +6,9 @@
 use core::ffi::c_void;
 use std::sync::Mutex;
 
-/// A parameter's kind (`nt_customop_param` in the headers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum Param {
-    /// `torch::Tensor` (by value or reference).
-    Tensor = 1,
-    /// `int64_t`.
-    Int = 2,
-    /// `double`.
-    Double = 3,
-    /// `torch::Scalar`.
-    Scalar = 4,
-    /// `int`: a kernel's integer as the device's build declares it (its schema's `int`).
-    Int32 = 5,
-    /// `float`: a kernel's floating-point number as the device's build declares it (its
-    /// schema's `float`).
-    Float32 = 6,
-}
+pub use crate::base::codes::Param;
 
 impl Param {
-    /// The kind with this code.
-    pub fn from_code(c: i32) -> Option<Param> {
-        [
-            Param::Tensor,
-            Param::Int,
-            Param::Double,
-            Param::Scalar,
-            Param::Int32,
-            Param::Float32,
-        ]
-        .into_iter()
-        .find(|p| *p as i32 == c)
-    }
-
     /// The schema's kind it stands for: a kernel's `int` and `float` are the shape
     /// function's `int64_t` and `double` (the device's build declares the kernel so).
     pub fn schema(self) -> Param {

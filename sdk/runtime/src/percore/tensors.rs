@@ -387,19 +387,12 @@ pub fn eye(rt: &mut Runtime, h: u32) {
     write_all(rt, h, &data);
 }
 
-/// Tensor `h`'s coherence policy's code, set first to `set` unless that is -1 (which
-/// asks only); a code that is no policy is an `operation-error`.
-pub fn policy(rt: &mut Runtime, h: u32, set: i32) -> i32 {
-    if set != -1 {
-        match Policy::from_code(set) {
-            Some(p) => rt.entry(h).policy = p,
-            None => {
-                let d = format!("set_accessor_coherence_policy({set}): not a policy (COHERENT 0, INCOHERENT_VERBOSE 1, INCOHERENT_QUIET 2)");
-                rt.misuse(Kind::OpFailed, Some(h), None, d);
-            }
-        }
+/// Tensor `h`'s coherence policy, set first to `set` if given.
+pub fn policy(rt: &mut Runtime, h: u32, set: Option<Policy>) -> Policy {
+    if let Some(p) = set {
+        rt.entry(h).policy = p;
     }
-    rt.entry(h).policy as i32
+    rt.entry(h).policy
 }
 
 /// `get_dst_tensor()`: the op's output (one more reference), or 0 after a reported misuse

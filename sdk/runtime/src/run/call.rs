@@ -15,6 +15,7 @@
 use crate::base::cabi::{
     Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
 };
+use crate::base::dtype::DType;
 use crate::base::limits::{within_limits, MAX_OPS};
 use crate::base::npy;
 use crate::base::status::EXIT_USAGE;
@@ -238,8 +239,8 @@ pub fn call(o: &Options, args: &[Arg]) -> Outcome<u32> {
 }
 
 /// Op `o.op`'s shape function alone on arguments already made (its tensors may be
-/// data-less): the output's element type code and sizes, or why it stopped.
-pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(i32, Vec<i64>), Stop> {
+/// data-less): the output's element type and sizes, or why it stopped.
+pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(DType, Vec<i64>), Stop> {
     o.validate().map_err(usage)?;
     let args = converted(o, args)?;
     crate::run::shape::run(o, &args)
@@ -311,7 +312,7 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
             }
         }
     });
-    let (dtype, sizes) = crate::run::shape::run(o, call)?;
+    let (d, sizes) = crate::run::shape::run(o, call)?;
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
@@ -319,7 +320,6 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
             crate::base::limits::past_limits()
         )));
     }
-    let d = crate::base::dtype::DType::from_code(dtype).expect("a tensor's own type");
     state::with(|rt| tensors::room_for(rt, d, &sizes))
         .map_err(|m| crate::run::report::refuse_hbm_full(format!("the output: {m}")))?;
     let mut returners = RETURNERS.lock().unwrap_or_else(|e| e.into_inner());

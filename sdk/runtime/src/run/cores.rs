@@ -198,7 +198,7 @@ fn output_arg(output: u32) -> JobArg {
     state::with(|rt| {
         let e = rt.entry(output);
         let sizes = e.meta.sizes[..e.meta.ndim as usize].to_vec();
-        JobArg::Tensor(e.meta.dtype, sizes, e.meta.hbm_addr, e.label.clone())
+        JobArg::Tensor(e.dtype, sizes, e.meta.hbm_addr, e.label.clone())
     })
 }
 

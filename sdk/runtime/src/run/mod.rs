@@ -12,7 +12,7 @@ pub(crate) mod cores;
 pub(crate) mod device;
 pub(crate) mod options;
 pub(crate) mod outcome;
-pub mod outfile;
+pub(crate) mod outfile;
 pub(crate) mod param_names;
 pub(crate) mod profile;
 pub(crate) mod report;

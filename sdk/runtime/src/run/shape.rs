@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::base::cabi::Arg;
+use crate::base::dtype::DType;
 use crate::base::misuse::Report;
 use crate::percore::registry;
 use crate::percore::state::{self, Phase, Runtime};
@@ -27,7 +28,7 @@ use crate::run::worker::{self, Job, SHAPE_WORKER};
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct ShapeReport {
     /// The output's element type code and sizes.
-    result: Option<(i32, Vec<i64>)>,
+    result: Option<(DType, Vec<i64>)>,
     /// Why the call is refused (the shape function returned no tensor).
     refused: Option<String>,
     /// Its misuses.
@@ -68,7 +69,8 @@ fn shape_job(job: &Job) {
     } else {
         // SAFETY: the invoker returns a live tensor.
         let m = unsafe { *out };
-        r.result = Some((m.dtype, m.sizes[..m.ndim as usize].to_vec()));
+        let dtype = state::with(|rt| rt.entry(m.handle).dtype);
+        r.result = Some((dtype, m.sizes[..m.ndim as usize].to_vec()));
     }
     state::with(|rt| {
         r.reports = rt.job.reports.clone();
@@ -87,8 +89,8 @@ fn shape_job(job: &Job) {
 /// element type and sizes.
 type Signature = (String, u32, Vec<(i32, i64, u64, i32, Vec<i64>)>);
 
-/// An output's element type code and sizes.
-type Output = (i32, Vec<i64>);
+/// An output's element type and sizes.
+type Output = (DType, Vec<i64>);
 
 /// The clean results kept, newest last (at most [`KEPT`]).
 static RESULTS: Mutex<Vec<(Signature, Output)>> = Mutex::new(Vec::new());

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::base::cabi::{Arg, ARG_TENSOR};
+use crate::base::dtype::DType;
 use crate::base::limits::MAX_CORES;
 use crate::run::child::{self, Child, Outcome};
 
@@ -23,8 +24,8 @@ pub const SHAPE_WORKER: usize = MAX_CORES as usize;
 /// An argument of a job: a tensor by its place in HBM, or a value as the C ABI holds it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum JobArg {
-    /// A tensor: element type code, sizes, HBM address (0: data-less), name in reports.
-    Tensor(i32, Vec<i64>, u64, String),
+    /// A tensor: element type, sizes, HBM address (0: data-less), name in reports.
+    Tensor(DType, Vec<i64>, u64, String),
     /// A value: its `ARG_*` kind, integer, and double as its bit pattern (JSON has no NaN
     /// nor infinities; the bits carry every double exactly).
     Value(i32, i64, u64),
@@ -73,9 +74,12 @@ pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
             }
             // SAFETY: a live tensor the caller holds.
             let m = unsafe { *a.meta };
-            let label = crate::percore::state::with(|rt| rt.entry(m.handle).label.clone());
+            let (dtype, label) = crate::percore::state::with(|rt| {
+                let e = rt.entry(m.handle);
+                (e.dtype, e.label.clone())
+            });
             JobArg::Tensor(
-                m.dtype,
+                dtype,
                 m.sizes[..m.ndim as usize].to_vec(),
                 m.hbm_addr,
                 label,
@@ -103,9 +107,8 @@ pub fn adopt_args(
                 f: f64::from_bits(*f),
             },
             JobArg::Tensor(dtype, sizes, addr, label) => {
-                let d = crate::base::dtype::DType::from_code(*dtype).expect("a tensor's own type");
                 let addr = if data_less { 0 } else { *addr };
-                let h = crate::percore::tensors::adopt(rt, d, sizes, addr, label);
+                let h = crate::percore::tensors::adopt(rt, *dtype, sizes, addr, label);
                 held.push(h);
                 Arg {
                     kind: ARG_TENSOR,

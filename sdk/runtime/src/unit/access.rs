@@ -1,7 +1,9 @@
 //! The accessors' checks, the TCM copies and the TCM blocks of [`crate::percore::access`].
 
 use super::{lines, runtime, stops, take, tensor};
+use crate::base::codes::Policy;
 use crate::percore::access::{self, AccessorKind};
+use crate::percore::decode;
 use crate::percore::state::Access;
 use crate::percore::tensors;
 
@@ -51,10 +53,10 @@ fn a_kind_or_a_policy_no_header_passes_stops_the_core_where_it_enters() {
     let mut rt = runtime(1);
     let h = tensor(&mut rt, &[4], 0x1000);
     assert!(stops(&mut rt, |rt| {
-        assert_eq!(access::kind_of(rt, h, 4), None);
+        assert_eq!(decode::accessor(rt, h, 4), None);
     }));
     assert!(stops(&mut rt, |rt| {
-        crate::percore::tensors::policy(rt, h, 3);
+        assert_eq!(decode::policy(rt, h, 3), None);
     }));
     assert_eq!(
         take(&mut rt),
@@ -63,13 +65,17 @@ fn a_kind_or_a_policy_no_header_passes_stops_the_core_where_it_enters() {
             "error[operation-error] op t, core 0, tensor 1: set_accessor_coherence_policy(3): not a policy (COHERENT 0, INCOHERENT_VERBOSE 1, INCOHERENT_QUIET 2)",
         ]
     );
+    assert_eq!(decode::policy(&mut rt, h, -1), Some(None));
     assert_eq!(
-        crate::percore::tensors::policy(&mut rt, h, -1),
-        0,
+        tensors::policy(&mut rt, h, None),
+        Policy::Coherent,
         "still COHERENT"
     );
-    assert_eq!(crate::percore::tensors::policy(&mut rt, h, 2), 2);
-    assert_eq!(access::kind_of(&mut rt, h, 3), Some(TCM));
+    assert_eq!(
+        decode::policy(&mut rt, h, 2),
+        Some(Some(Policy::IncoherentQuiet))
+    );
+    assert_eq!(decode::accessor(&mut rt, h, 3), Some(TCM));
 }
 
 #[test]
@@ -101,10 +107,10 @@ fn a_shape_functions_input_and_several_cores_allow_no_data_accessor() {
 }
 
 /// Opens `kinds` in turn on a new tensor under `policy`; the reports.
-fn open_all(policy: i32, kinds: &[AccessorKind]) -> Vec<String> {
+fn open_all(policy: Policy, kinds: &[AccessorKind]) -> Vec<String> {
     let mut rt = runtime(1);
     let h = tensor(&mut rt, &[64], 0x1000);
-    crate::percore::tensors::policy(&mut rt, h, policy);
+    tensors::policy(&mut rt, h, Some(policy));
     for &k in kinds {
         let _ = stops(&mut rt, |rt| {
             access::open_checked(rt, h, k, FLOAT, 1);
@@ -123,7 +129,11 @@ fn the_coherence_rules_hold_under_each_policy() {
         &[TCM, WRITE_STREAM],
     ];
     for kinds in fine {
-        assert_eq!(open_all(0, kinds), Vec::<String>::new(), "{kinds:?}");
+        assert_eq!(
+            open_all(Policy::Coherent, kinds),
+            Vec::<String>::new(),
+            "{kinds:?}"
+        );
     }
     let broken: [(&[AccessorKind], &str); 6] = [
         (&[STANDARD, READ_STREAM], "a read stream opened beside 1 standard accessor(s), 0 read and 0 write stream(s)"),
@@ -135,13 +145,17 @@ fn the_coherence_rules_hold_under_each_policy() {
     ];
     for (kinds, what) in broken {
         let e = format!("error[incoherent-accessors] op t, core 0, tensor 1: {what}");
-        assert_eq!(open_all(0, kinds), [e], "{kinds:?}");
+        assert_eq!(open_all(Policy::Coherent, kinds), [e], "{kinds:?}");
         let w = format!("warning[incoherent-accessors-allowed] op t, core 0, tensor 1: {what}");
-        assert_eq!(open_all(1, kinds), [w], "{kinds:?}");
-        assert_eq!(open_all(2, kinds), Vec::<String>::new(), "{kinds:?}");
+        assert_eq!(open_all(Policy::IncoherentVerbose, kinds), [w], "{kinds:?}");
+        assert_eq!(
+            open_all(Policy::IncoherentQuiet, kinds),
+            Vec::<String>::new(),
+            "{kinds:?}"
+        );
     }
     assert_eq!(
-        open_all(0, &[WRITE_STREAM, STANDARD]),
+        open_all(Policy::Coherent, &[WRITE_STREAM, STANDARD]),
         ["error[incoherent-accessors] op t, core 0, tensor 1: a standard accessor opened beside 0 standard accessor(s), 0 read and 1 write stream(s)"]
     );
 }

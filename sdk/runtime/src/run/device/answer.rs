@@ -4,39 +4,14 @@
 //! the reason, never an answer made up from missing bytes.
 
 use crate::base::cabi::{Arg, Meta, ARG_TENSOR};
+use crate::base::codes::MAX_DIMS;
 use crate::base::misuse::Kind;
 use crate::percore::ops::{self, Operand};
 use crate::percore::state::Runtime;
-use crate::percore::{access, tensors};
+use crate::percore::{access, decode, tensors};
 use crate::run::device::count::DeviceCounts;
 
-crate::base::cabi::codes! {
-    /// A request of the program's runtime: `NT_DEVICE_*` in sdk/device/protocol.h, the same
-    /// names in SCREAMING_SNAKE_CASE and the same numbers (sdk/tests/tests/sdk_abi.rs holds
-    /// the two lists equal).
-    pub enum Request: u32 {
-        Start = 1,
-        New = 2,
-        Retain = 3,
-        Release = 4,
-        Fill = 5,
-        Apply = 6,
-        Policy = 7,
-        Open = 8,
-        Close = 9,
-        BadIndex = 10,
-        BadStream = 11,
-        CountTcm = 12,
-        TcmCopy = 13,
-        Note = 14,
-        Malloc = 15,
-        Free = 16,
-        Dst = 17,
-        Print = 18,
-        Return = 19,
-        Stack = 20,
-    }
-}
+pub use crate::base::codes::Request;
 
 /// What the program's run left: the tensor it returned (a reference for the runtime), the
 /// translate calls it counted by window, and what it executed.
@@ -95,7 +70,7 @@ impl Reader<'_> {
     /// An argument: kind, handle, integer, double (as the C ABI's `operand`).
     fn operand(&mut self, rt: &mut Runtime) -> Result<Operand, Unanswered> {
         let (kind, h, i, f) = (self.i32()?, self.u32()?, self.i64()?, self.f64()?);
-        Ok(ops::operand_of(rt, kind, h, i, f))
+        Ok(decode::operand(rt, kind, h, i, f))
     }
 }
 
@@ -182,11 +157,14 @@ fn tensor_answer(
     match r.request {
         Request::New => {
             let (dtype, fill, ndim) = (r.i32()?, r.i32()?, r.u32()? as usize);
-            let sizes = (0..ndim.min(8))
+            let sizes = (0..ndim.min(MAX_DIMS))
                 .map(|_| r.i64())
                 .collect::<Result<Vec<i64>, _>>()?;
             let value = r.operand(rt)?;
-            let h = ops::factory(rt, dtype, &sizes, fill, value);
+            let h = match (decode::dtype(rt, dtype), decode::fill(rt, fill)) {
+                (Some(d), Some(fill)) => ops::factory(rt, d, &sizes, fill, value),
+                _ => 0,
+            };
             out.extend(meta_bytes(rt, h));
         }
         Request::Retain => tensors::retain(rt, r.u32()?),
@@ -199,12 +177,20 @@ fn tensor_answer(
         Request::Apply => {
             let (op, to) = (r.i32()?, r.u32()?);
             let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
-            let h = ops::apply_code(rt, op, operands, (to != 0).then_some(to));
+            let h = match decode::op(rt, op) {
+                Some(op) => ops::apply(
+                    rt,
+                    ops::Call { op, args: operands },
+                    (to != 0).then_some(to),
+                ),
+                None => 0,
+            };
             out.extend(meta_bytes(rt, h));
         }
         Request::Policy => {
             let (h, set) = (r.u32()?, r.i32()?);
-            out.extend(tensors::policy(rt, h, set).to_le_bytes());
+            let set = decode::policy(rt, h, set).flatten();
+            out.extend(tensors::policy(rt, h, set).code().to_le_bytes());
         }
         Request::Dst => {
             let h = tensors::dst_tensor(rt);
@@ -225,7 +211,7 @@ fn access_answer(
     match r.request {
         Request::Open => {
             let (h, kind, dtype, ndim) = (r.u32()?, r.i32()?, r.i32()?, r.i32()?);
-            let b = match access::kind_of(rt, h, kind) {
+            let b = match decode::accessor(rt, h, kind) {
                 Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
                 None => core::ptr::null_mut(),
             };
@@ -235,7 +221,7 @@ fn access_answer(
         Request::Close => {
             let (h, kind, at) = (r.u32()?, r.i32()?, r.i64()?);
             let b = rt.job.pool.block_at(at).unwrap_or(core::ptr::null_mut());
-            if let Some(kind) = access::kind_of(rt, h, kind) {
+            if let Some(kind) = decode::accessor(rt, h, kind) {
                 access::close(rt, h, kind, b);
             }
         }

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::base::cabi::Arg;
+use crate::base::codes::DeviceFd;
 use crate::percore::state;
 use crate::run::device::answer::{Ran, Request};
 use crate::run::device::count::{Classes, DeviceCounts};
@@ -37,11 +38,11 @@ pub struct Device {
 /// The emulator and the core it emulates (one with the single-precision FP option, as the
 /// Q7 has): `NT_QEMU_XTENSA` names another qemu-xtensa.
 const QEMU_CPU: &str = "de233_fpu";
-/// The program's descriptors (sdk/device/protocol.h).
-const FD_RPC: RawFd = 3;
-const FD_HBM: RawFd = 4;
-/// Where the counting plugin writes (sdk/qemu/count_plugin.c's `fd=`).
-const FD_COUNTS: RawFd = 5;
+/// The program's descriptors ([`DeviceFd`]); the counting plugin writes to `FD_COUNTS`
+/// (sdk/qemu/count_plugin.c's `fd=`).
+const FD_RPC: RawFd = DeviceFd::Rpc as RawFd;
+const FD_HBM: RawFd = DeviceFd::Hbm as RawFd;
+const FD_COUNTS: RawFd = DeviceFd::Counts as RawFd;
 
 fn read_request(s: &mut UnixStream) -> Option<(u32, Vec<u8>)> {
     let mut head = [0u8; 8];

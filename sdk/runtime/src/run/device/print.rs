@@ -4,11 +4,13 @@
 
 use std::ffi::CString;
 
-/// Piece types (sdk/device/protocol.h, `NT_DEVICE_TEXT` and the rest).
-const TEXT: u8 = 0;
-const INT: u8 = 1;
-const DOUBLE: u8 = 2;
-const STRING: u8 = 3;
+use crate::base::codes::PrintPiece;
+
+/// Piece types, for `match` patterns.
+const TEXT: u8 = PrintPiece::Text as u8;
+const INT: u8 = PrintPiece::Int as u8;
+const DOUBLE: u8 = PrintPiece::Double as u8;
+const STRING: u8 = PrintPiece::String as u8;
 
 /// One conversion `spec` formatted by `f` (snprintf with the value bound).
 fn format(

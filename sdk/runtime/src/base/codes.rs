@@ -1,0 +1,396 @@
+//! Every code and limit of the runtime's ABI, written once: what the C++ headers, the
+//! device's C runtime and the Python package pass to the runtime, and what it answers.
+//! `nt-header` (tools/header) generates from this module the constants and enums of
+//! sdk/include/neuron_customop_host/runtime.h, the whole of sdk/device/protocol.h and the
+//! Python package's `_abi.py`; `make header-check` fails when one of them is stale.
+//!
+//! A code is read into its enum once, where it enters the runtime (edges/, the device's
+//! requests in run/device/answer.rs): the layers below take the enums.
+
+/// An enum of the codes the ABI passes: the enum (`#[repr]` of the code's type, each
+/// variant with its code and its doc), `ALL` in order, `from_code` (the one place a code
+/// is read into a variant: `None` for a code this side does not have), `code`, and
+/// `LISTING`, what the generator writes for C, C++ and Python.
+macro_rules! codes {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis enum $name:ident: $repr:ident {
+            $($(#[doc = $vdoc:literal])* $variant:ident = $code:literal,)*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr($repr)]
+        $vis enum $name { $($(#[doc = $vdoc])* $variant = $code,)* }
+
+        impl $name {
+            /// Every variant, in the order of their codes.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The enum as the generator lists it.
+            pub const LISTING: $crate::base::codes::Listing = $crate::base::codes::Listing {
+                name: stringify!($name),
+                doc: concat!($($doc, "\n",)*),
+                items: &[$((stringify!($variant), $code as i64, concat!($($vdoc, "\n",)*)),)*],
+            };
+
+            /// The variant with code `c`, or `None`.
+            pub fn from_code(c: $repr) -> Option<$name> {
+                Self::ALL.iter().copied().find(|v| *v as $repr == c)
+            }
+
+            /// Its code.
+            pub fn code(self) -> $repr {
+                self as $repr
+            }
+        }
+    };
+}
+
+/// A variant's name as C and Python write it: `BadIndex` -> `BAD_INDEX`, `BFloat16` ->
+/// `BFLOAT16`, `Log10` -> `LOG10`.
+pub fn screaming(name: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if ch.is_ascii_uppercase() && prev_lower {
+            out.push('_');
+        }
+        prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+        out.push(ch.to_ascii_uppercase());
+    }
+    out
+}
+
+/// An enum as the generator reads it: its name, its doc, and each variant's name, code
+/// and doc (docs end in a newline per line).
+#[derive(Debug, Clone, Copy)]
+pub struct Listing {
+    /// The Rust enum's name.
+    pub name: &'static str,
+    /// Its doc comment.
+    pub doc: &'static str,
+    /// Each variant: its name, code and doc comment.
+    pub items: &'static [(&'static str, i64, &'static str)],
+}
+
+pub use nt_sdk_common::{
+    DEFAULT_TIMEOUT, DEVICE_CPU_COUNT, MAX_CORES, MAX_OP_NAME, MAX_TIMEOUT_SECS, STACK_DEFAULT,
+    STACK_MAX,
+};
+
+/// Most dimensions of a tensor.
+pub const MAX_DIMS: usize = 8;
+
+/// Bytes of a stream accessor's buffer in TCM (the guide's 4 KiB).
+pub const STREAM_BUFFER_BYTES: usize = 4096;
+
+/// The most bytes of an input the Python package sends with a call instead of through HBM.
+pub const INLINE_BYTES: usize = 4096;
+
+/// The server protocol's version: the Python package checks the server's against its own.
+pub const PROTOCOL: u32 = 2;
+
+/// The server's requests, by their JSON tags (edges/serve.rs's `Request`).
+pub const SERVER_REQUESTS: [&str; 4] = ["Alloc", "Free", "Shape", "Call"];
+
+/// A call argument's kinds, by their JSON tags (edges/serve.rs's `ArgIn`).
+pub const SERVER_ARGS: [&str; 7] = [
+    "Tensor",
+    "Int",
+    "Double",
+    "ScalarInt",
+    "ScalarFloat",
+    "Meta",
+    "Bytes",
+];
+
+/// The most arguments a call through the runner API (`nt_customop_run`) takes.
+pub const MAX_CALL_ARGS: usize = 16;
+
+codes! {
+    /// What an `nt_customop_arg` holds (its `kind`).
+    pub enum ArgKind: i32 {
+        /// Nothing.
+        None = 0,
+        /// A tensor: `meta`.
+        Tensor = 1,
+        /// An `int64_t` parameter: `i`.
+        Int = 2,
+        /// A `double` parameter: `f`.
+        Double = 3,
+        /// An integral Scalar: `i`.
+        ScalarInt = 4,
+        /// A floating-point Scalar: `f`.
+        ScalarFloat = 5,
+    }
+}
+
+codes! {
+    /// An accessor's kind (`kind` of `nt_customop_open`).
+    pub enum AccessorKind: i32 {
+        /// `t.accessor<T, N>()`.
+        Standard = 0,
+        /// `t.read_stream_accessor<T>()`.
+        ReadStream = 1,
+        /// `t.write_stream_accessor<T>()`.
+        WriteStream = 2,
+        /// `t.tcm_accessor()`.
+        Tcm = 3,
+    }
+}
+
+codes! {
+    /// A tensor's coherence policy (`torch::CoherencyEnforcer::Policy`, `set` of
+    /// `nt_customop_policy`).
+    pub enum Policy: i32 {
+        /// Incoherent accessors are an error (`incoherent-accessors`); the default.
+        Coherent = 0,
+        /// Allowed, with a warning (`incoherent-accessors-allowed`).
+        IncoherentVerbose = 1,
+        /// Allowed, silently.
+        IncoherentQuiet = 2,
+    }
+}
+
+// The `codes!` macro takes doc attributes only, so the default is written out.
+#[allow(clippy::derivable_impls)]
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::Coherent
+    }
+}
+
+codes! {
+    /// How a factory fills its new tensor (`fill` of `nt_customop_tensor_new`).
+    pub enum Fill: i32 {
+        /// As HBM has it (`torch::empty`).
+        Empty = 0,
+        /// `torch::zeros`.
+        Zeros = 1,
+        /// `torch::ones`.
+        Ones = 2,
+        /// `torch::full`: the factory's value.
+        Value = 3,
+        /// `torch::eye` (2-D).
+        Eye = 4,
+    }
+}
+
+/// How `<torch/torch.h>` offers an operation: the overloads ops.hpp declares for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `op(tensor)`.
+    Unary,
+    /// `op(a, b)` for each pair of operand types listed (`true` a tensor, `false` a scalar).
+    Binary(&'static [(bool, bool)]),
+    /// `op(self, other, alpha = 1)`, `other` a tensor or a scalar.
+    Alpha,
+    /// `op(self, min, max)`, scalars.
+    Clamp,
+}
+
+/// The operands `pow`, `bitwise_and` and `bitwise_or` take: tensor or scalar on either side.
+const EITHER: &[(bool, bool)] = &[(true, true), (true, false), (false, true)];
+/// `mul`'s and `div`'s: a tensor first.
+const TENSOR_FIRST: &[(bool, bool)] = &[(true, true), (true, false)];
+
+/// The operations' table: each code with its `torch::` name and form.
+macro_rules! ops {
+    ($($variant:ident = $code:literal, $name:literal, $form:expr;)*) => {
+        codes! {
+            /// An operation of `<torch/torch.h>` (`op` of `nt_customop_apply`).
+            pub enum Op: i32 { $(#[doc = $name] $variant = $code,)* }
+        }
+        impl Op {
+            /// Its `torch::` name.
+            pub fn name(self) -> &'static str { match self { $(Op::$variant => $name,)* } }
+            /// Its overloads.
+            pub fn form(self) -> Form { match self { $(Op::$variant => $form,)* } }
+        }
+    };
+}
+
+ops! {
+    Abs = 0, "abs", Form::Unary;
+    Ceil = 1, "ceil", Form::Unary;
+    Floor = 2, "floor", Form::Unary;
+    Sin = 3, "sin", Form::Unary;
+    Cos = 4, "cos", Form::Unary;
+    Tan = 5, "tan", Form::Unary;
+    Log = 6, "log", Form::Unary;
+    Log2 = 7, "log2", Form::Unary;
+    Log10 = 8, "log10", Form::Unary;
+    Exp = 9, "exp", Form::Unary;
+    Pow = 10, "pow", Form::Binary(EITHER);
+    Clamp = 11, "clamp", Form::Clamp;
+    Add = 12, "add", Form::Alpha;
+    Sub = 13, "sub", Form::Alpha;
+    Mul = 14, "mul", Form::Binary(TENSOR_FIRST);
+    Div = 15, "div", Form::Binary(TENSOR_FIRST);
+    BitwiseAnd = 16, "bitwise_and", Form::Binary(EITHER);
+    BitwiseOr = 17, "bitwise_or", Form::Binary(EITHER);
+    BitwiseNot = 18, "bitwise_not", Form::Unary;
+}
+
+codes! {
+    /// A kernel parameter's kind, as the headers read it from the C++ function's type
+    /// (the `kinds` of `nt_customop_bind`).
+    pub enum Param: i32 {
+        /// `torch::Tensor` (by value or reference).
+        Tensor = 1,
+        /// `int64_t`.
+        Int = 2,
+        /// `double`.
+        Double = 3,
+        /// `torch::Scalar`.
+        Scalar = 4,
+        /// `int`: a kernel's integer as the device's build declares it (its schema's `int`).
+        Int32 = 5,
+        /// `float`: a kernel's floating-point number as the device's build declares it.
+        Float32 = 6,
+    }
+}
+
+codes! {
+    /// What the runner API prints of a call (`stats` of `nt_customop_run`).
+    pub enum Stats: i32 {
+        /// Nothing.
+        None = 0,
+        /// Lines for people, on stdout.
+        Text = 1,
+        /// One JSON document, on stdout.
+        Json = 2,
+    }
+}
+
+codes! {
+    /// The runner's exit status (`ntx op run`, `nt_customop_run`), one meaning each.
+    pub enum ExitStatus: i32 {
+        /// Ran (warnings allowed).
+        Ran = 0,
+        /// A call or an input refused: nothing ran, nothing written.
+        Refused = 1,
+        /// A misuse error stopped the run.
+        Misuse = 2,
+        /// A kernel crashed on a core.
+        Crashed = 3,
+        /// A kernel (or the shape function) still ran when the timeout ran out.
+        Timeout = 4,
+    }
+}
+
+codes! {
+    /// An element type, by the code `c10::ScalarType` gives it.
+    pub enum DType: i32 {
+        /// `uint8_t`, `torch::kByte`.
+        Byte = 0,
+        /// `int8_t`, `torch::kChar`.
+        Char = 1,
+        /// `int16_t`, `torch::kShort`.
+        Short = 2,
+        /// `int32_t`, `torch::kInt`.
+        Int = 3,
+        /// `int64_t`, `torch::kLong`.
+        Long = 4,
+        /// IEEE binary16, `torch::kHalf`.
+        Half = 5,
+        /// IEEE binary32, `torch::kFloat`.
+        Float = 6,
+        /// bfloat16, `torch::kBFloat16`.
+        BFloat16 = 15,
+    }
+}
+
+codes! {
+    /// A file descriptor the device program finds open (`ntx op run --device`).
+    pub enum DeviceFd: i32 {
+        /// The socket to the runner.
+        Rpc = 3,
+        /// The model's HBM, from its first SoC address.
+        Hbm = 4,
+        /// The counting qemu plugin writes here (not the program).
+        Counts = 5,
+    }
+}
+
+codes! {
+    /// A request of the device program's runtime to the runner. A request is u32 code,
+    /// u32 payload bytes, the payload; every request gets a reply: u32 payload bytes, the
+    /// payload. All little-endian. An arg is u32 kind, u32 handle, i64, f64, then a
+    /// tensor's meta.
+    pub enum Request: u32 {
+        /// -> u32 core, u32 cores, u64 engine base, u64 hbm_scratch, u64 HBM base, u64 HBM
+        /// bytes, u32 name bytes, name, u32 args, args.
+        Start = 1,
+        /// i32 dtype, i32 fill, u32 ndim, i64 sizes[ndim], arg -> meta.
+        New = 2,
+        /// u32 handle.
+        Retain = 3,
+        /// u32 handle.
+        Release = 4,
+        /// u32 handle, arg.
+        Fill = 5,
+        /// i32 op, u32 out handle (0: none), arg[3] -> meta.
+        Apply = 6,
+        /// u32 handle, i32 set -> i32.
+        Policy = 7,
+        /// u32 handle, i32 kind, i32 dtype, i32 ndim -> i64 buffer's TCM offset (-1: none),
+        /// meta.
+        Open = 8,
+        /// u32 handle, i32 kind, i64 buffer's TCM offset (-1: none).
+        Close = 9,
+        /// u32 handle, i32 dim, i64 index, i64 size.
+        BadIndex = 10,
+        /// u32 handle, i32 closed, i32 write, u64 index.
+        BadStream = 11,
+        /// u64 in, u64 out.
+        CountTcm = 12,
+        /// u32 handle, i32 dtype, u64 offset, u64 count, i32 write.
+        TcmCopy = 13,
+        /// u32 handle, u64 first, u64 count, i32 write -> meta.
+        Note = 14,
+        /// u64 bytes, u32 site -> i64 TCM offset (-1: none).
+        Malloc = 15,
+        /// i64 TCM offset (-1: not TCM), u32 pointer.
+        Free = 16,
+        /// -> meta.
+        Dst = 17,
+        /// printf's pieces -> u32 bytes printed.
+        Print = 18,
+        /// u32 handle (0: none), u64 translations, u64 hits[5], u64 refills[5].
+        Return = 19,
+        /// u32 limit, u64 depth, u32 at least (1: deeper than measured).
+        Stack = 20,
+    }
+}
+
+codes! {
+    /// A piece of a device printf (u8 type, u8 spec bytes, the spec, the value).
+    pub enum PrintPiece: u8 {
+        /// Text: the spec is the text.
+        Text = 0,
+        /// A 64-bit integer.
+        Int = 1,
+        /// A double.
+        Double = 2,
+        /// A string: u32 bytes, then the bytes.
+        String = 3,
+    }
+}
+
+/// Every enum the generator writes, in the order it writes them.
+pub const LISTINGS: [Listing; 12] = [
+    ArgKind::LISTING,
+    AccessorKind::LISTING,
+    Policy::LISTING,
+    Fill::LISTING,
+    Op::LISTING,
+    Param::LISTING,
+    Stats::LISTING,
+    ExitStatus::LISTING,
+    DType::LISTING,
+    DeviceFd::LISTING,
+    Request::LISTING,
+    PrintPiece::LISTING,
+];

@@ -1,0 +1,96 @@
+//! Codes read into the runtime's types where a call enters: the C ABI (edges/ffi.rs,
+//! edges/ffi_access.rs) and the device program's requests (run/device/answer.rs) call
+//! these, and pass what they give to the layers below, which take no raw code. A code the
+//! runtime does not know (headers and runtime from different SDKs) is a misuse reported
+//! on the core, never a default.
+
+use crate::base::codes::{screaming, AccessorKind, ArgKind, DType, Fill, Op, Policy};
+use crate::base::dtype::Num;
+use crate::base::misuse::Kind;
+use crate::percore::ops::Operand;
+use crate::percore::state::Runtime;
+
+/// Element type code `c`, or `None` after an `operation-error`.
+pub fn dtype(rt: &mut Runtime, c: i32) -> Option<DType> {
+    let d = DType::from_code(c);
+    if d.is_none() {
+        rt.misuse(
+            Kind::OpFailed,
+            None,
+            None,
+            format!("no element type has code {c}"),
+        );
+    }
+    d
+}
+
+/// Fill code `c`, or `None` after an `operation-error`.
+pub fn fill(rt: &mut Runtime, c: i32) -> Option<Fill> {
+    let f = Fill::from_code(c);
+    if f.is_none() {
+        rt.misuse(Kind::OpFailed, None, None, format!("no fill has code {c}"));
+    }
+    f
+}
+
+/// Operation code `c`, or `None` after an `operation-error`.
+pub fn op(rt: &mut Runtime, c: i32) -> Option<Op> {
+    let op = Op::from_code(c);
+    if op.is_none() {
+        rt.misuse(
+            Kind::OpFailed,
+            None,
+            None,
+            format!("no operation has code {c}"),
+        );
+    }
+    op
+}
+
+/// Accessor kind code `c` on tensor `h`, or `None` after an `accessor-type` error.
+pub fn accessor(rt: &mut Runtime, h: u32, c: i32) -> Option<AccessorKind> {
+    let kind = AccessorKind::from_code(c);
+    if kind.is_none() {
+        let d = format!("an accessor of kind {c}, which no header of this SDK passes");
+        rt.misuse(Kind::AccessorType, Some(h), None, d);
+    }
+    kind
+}
+
+/// What `nt_customop_policy`'s `set` asks of tensor `h`: `Some(None)` to read the policy
+/// (-1), `Some(Some(p))` to set `p` first, `None` after an `operation-error`.
+pub fn policy(rt: &mut Runtime, h: u32, c: i32) -> Option<Option<Policy>> {
+    if c == -1 {
+        return Some(None);
+    }
+    let p = Policy::from_code(c);
+    if p.is_none() {
+        let names: Vec<String> = Policy::LISTING
+            .items
+            .iter()
+            .map(|(name, code, _)| format!("{} {code}", screaming(name)))
+            .collect();
+        let d = format!(
+            "set_accessor_coherence_policy({c}): not a policy ({})",
+            names.join(", ")
+        );
+        rt.misuse(Kind::OpFailed, Some(h), None, d);
+    }
+    p.map(Some)
+}
+
+/// An operand of kind code `kind` (`tensor` its tensor's handle, `i` and `f` its numbers),
+/// or nothing after an `operation-error`.
+pub fn operand(rt: &mut Runtime, kind: i32, tensor: u32, i: i64, f: f64) -> Operand {
+    match ArgKind::from_code(kind) {
+        Some(ArgKind::None) => Operand::None,
+        Some(ArgKind::Tensor) => Operand::Tensor(tensor),
+        Some(ArgKind::Int | ArgKind::ScalarInt) => Operand::Scalar(Num::Int(i)),
+        Some(ArgKind::Double | ArgKind::ScalarFloat) => Operand::Scalar(Num::Float(f)),
+        None => {
+            let d = format!("an operand of kind {kind}, which no header of this SDK passes");
+            rt.misuse(Kind::OpFailed, None, None, d);
+            Operand::None
+        }
+    }
+}
