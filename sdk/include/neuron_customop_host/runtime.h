@@ -486,7 +486,7 @@ const struct nt_customop_meta *nt_customop_load_npy(const char *path);
 // `m` is live; `path` is a NUL-terminated string.
 int nt_customop_save_npy(const struct nt_customop_meta *m, const char *path);
 
-// Copies all of tensor `m`'s bytes to `dst` (`write` 0) or from `src` (`write` 1), not
+// Copies all of tensor `m`'s bytes to `data` (`write` 0) or from `data` (`write` 1), not
 // through a window: `bytes` must be the tensor's size. 0, or -1 if it is not.
 //
 // # Safety

@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use neuron_customop_host::base::codes::{
-    self as c, screaming, AccessorKind, ArgKind, DType, DeviceFd, ExitStatus, Fill, Form, Listing,
-    Op, Param, Policy, PrintPiece, Request, Stats,
+    self as c, screaming, AccessorKind, ArgKind, DType, DeviceFd, DeviceRequest, ExitStatus, Fill,
+    Form, Listing, Op, Param, Policy, PrintPiece, Stats,
 };
 
 /// The committed device protocol header, relative to the repository root.
@@ -184,7 +184,7 @@ pub fn protocol_h() -> String {
          #ifndef NT_DEVICE_PROTOCOL_H\n#define NT_DEVICE_PROTOCOL_H\n\n",
     );
     c_enum(&mut h, "NT_DEVICE_FD_", &DeviceFd::LISTING);
-    c_enum(&mut h, "NT_DEVICE_", &Request::LISTING);
+    c_enum(&mut h, "NT_DEVICE_", &DeviceRequest::LISTING);
     c_enum(&mut h, "NT_DEVICE_", &PrintPiece::LISTING);
     h.push_str("#endif /* NT_DEVICE_PROTOCOL_H */\n");
     h

@@ -91,7 +91,7 @@ pub const INLINE_BYTES: usize = 4096;
 /// The server protocol's version: the Python package checks the server's against its own.
 pub const PROTOCOL: u32 = 2;
 
-/// The server's requests, by their JSON tags (edges/serve.rs's `Request`).
+/// The server's requests, by their JSON tags (edges/serve.rs's `ServerRequest`).
 pub const SERVER_REQUESTS: [&str; 4] = ["Alloc", "Free", "Shape", "Call"];
 
 /// A call argument's kinds, by their JSON tags (edges/serve.rs's `ArgIn`).
@@ -319,7 +319,7 @@ codes! {
     /// u32 payload bytes, the payload; every request gets a reply: u32 payload bytes, the
     /// payload. All little-endian. An arg is u32 kind, u32 handle, i64, f64, then a
     /// tensor's meta.
-    pub enum Request: u32 {
+    pub enum DeviceRequest: u32 {
         /// -> u32 core, u32 cores, u64 engine base, u64 hbm_scratch, u64 HBM base, u64 HBM
         /// bytes, u32 name bytes, name, u32 args, args.
         Start = 1,
@@ -391,6 +391,6 @@ pub const LISTINGS: [Listing; 12] = [
     ExitStatus::LISTING,
     DType::LISTING,
     DeviceFd::LISTING,
-    Request::LISTING,
+    DeviceRequest::LISTING,
     PrintPiece::LISTING,
 ];

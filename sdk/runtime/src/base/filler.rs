@@ -10,16 +10,16 @@ use core::ffi::c_void;
 use std::sync::mpsc::{channel, Sender};
 
 /// One request: populate `[lo, lo + len)` with `advice`.
-type Request = (u64, u64, i32);
+type FillRequest = (u64, u64, i32);
 
 /// The filler of one process (a forked core has its own: a thread does not survive fork).
 #[derive(Debug)]
 pub struct Filler {
     pid: u32,
-    tx: Sender<Request>,
+    tx: Sender<FillRequest>,
 }
 
-fn populate((lo, len, advice): Request) {
+fn populate((lo, len, advice): FillRequest) {
     // SAFETY: [lo, lo + len) is a window view the model maps (or maps no more, which makes
     // madvise fail); populating page tables changes no memory.
     unsafe { libc::madvise(lo as *mut c_void, len as usize, advice) };
@@ -39,7 +39,7 @@ pub fn fill(slot: &mut Option<Filler>, lo: u64, hi: u64, advice: i32) {
     }
     let pid = std::process::id();
     if slot.as_ref().is_none_or(|f| f.pid != pid) {
-        let (tx, rx) = channel::<Request>();
+        let (tx, rx) = channel::<FillRequest>();
         let spawned = std::thread::Builder::new()
             .name("nt-customop-filler".into())
             .spawn(move || rx.into_iter().for_each(populate));

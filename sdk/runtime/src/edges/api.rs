@@ -105,7 +105,7 @@ pub unsafe extern "C" fn nt_customop_save_npy(m: *const Meta, path: *const c_cha
     }
 }
 
-/// Copies all of tensor `m`'s bytes to `dst` (`write` 0) or from `src` (`write` 1), not
+/// Copies all of tensor `m`'s bytes to `data` (`write` 0) or from `data` (`write` 1), not
 /// through a window: `bytes` must be the tensor's size. 0, or -1 if it is not.
 ///
 /// # Safety

@@ -8,9 +8,11 @@
 //! request, one answer:
 //!
 //! * `{"Alloc": {"dtype": CODE, "shape": [...], "free"?: [H...]}}`: a tensor in HBM,
-//!   `{"handle", "offset"}` (its bytes at that offset of the memory file), or `{"error"}`;
+//!   `{"handle", "offset"}` (its bytes at that offset of the memory file), or `{"error"}`
+//!   (with `"kind": "hbm-full"` when the HBM left has no room for it);
 //! * `{"Free": {"handles": [H...]}}`: `{}`;
-//!   (`"kind": "hbm-full"` when the HBM left has no room for it);
+//! * `{"Shape": {"op", "args": [... | {"Meta": {"dtype", "shape"}}], "timeout"?: SECONDS}}`:
+//!   the op's shape function alone, `{"status", "dtype"?, "shape"?, "error"?, "reports"?}`;
 //! * `{"Call": {"op", "args": [{"Tensor": H} | {"Bytes": {"dtype", "shape", "hex"}} | {"Int": I}
 //!   | {"Double": BITS} | {"ScalarInt": I} | {"ScalarFloat": BITS}], "cores": N, "timeout"?: SECONDS,
 //!   "free"?: [H...], "sanitize"?: BOOL}}`:
@@ -44,7 +46,7 @@ use crate::run::outcome::{Refused, Stop};
 
 /// A request.
 #[derive(Debug, Deserialize)]
-enum Request {
+enum ServerRequest {
     Alloc {
         dtype: i32,
         shape: Vec<i64>,
@@ -402,18 +404,18 @@ fn stopped(stop: Stop) -> Value {
 }
 
 fn answer(request: &[u8]) -> Value {
-    match serde_json::from_slice::<Request>(request) {
+    match serde_json::from_slice::<ServerRequest>(request) {
         Err(e) => json!({"error": format!("a request the server does not know: {e}")}),
-        Ok(Request::Alloc { dtype, shape, free }) => {
+        Ok(ServerRequest::Alloc { dtype, shape, free }) => {
             free_all(&free);
             alloc(dtype, &shape)
         }
-        Ok(Request::Free { handles }) => {
+        Ok(ServerRequest::Free { handles }) => {
             free_all(&handles);
             json!({})
         }
-        Ok(Request::Shape { op, args, timeout }) => shape(op, &args, timeout),
-        Ok(Request::Call {
+        Ok(ServerRequest::Shape { op, args, timeout }) => shape(op, &args, timeout),
+        Ok(ServerRequest::Call {
             op,
             args,
             cores,
@@ -525,4 +527,28 @@ pub fn main(fd: i32) -> i32 {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ArgIn, ServerRequest};
+    use crate::base::codes::{SERVER_ARGS, SERVER_REQUESTS};
+
+    /// The tags serde takes for `T`, from its refusal of one it does not.
+    fn tags<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> String {
+        let e = serde_json::from_str::<T>(r#"{"NoSuchTag": 0}"#).unwrap_err();
+        e.to_string()
+    }
+
+    #[test]
+    fn the_tags_the_package_is_generated_with_are_the_servers() {
+        let listed = |names: &[&str]| {
+            let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            format!("expected one of {}", quoted.join(", "))
+        };
+        let requests = tags::<ServerRequest>();
+        assert!(requests.contains(&listed(&SERVER_REQUESTS)), "{requests}");
+        let args = tags::<ArgIn>();
+        assert!(args.contains(&listed(&SERVER_ARGS)), "{args}");
+    }
 }

@@ -27,7 +27,7 @@ pub struct Child {
 
 /// How a child ended.
 #[derive(Debug)]
-pub struct Outcome {
+pub struct Exited {
     /// Its wait status.
     status: i32,
     /// What it wrote to its report file (empty: it wrote nothing).
@@ -38,10 +38,10 @@ pub struct Outcome {
     pub timed_out: bool,
 }
 
-impl Outcome {
+impl Exited {
     /// A child that is still running and finished a job: its report and what it printed.
-    pub fn answered(report: Vec<u8>, printed: String) -> Outcome {
-        Outcome {
+    pub fn answered(report: Vec<u8>, printed: String) -> Exited {
+        Exited {
             status: 0,
             report,
             printed,
@@ -491,14 +491,14 @@ pub fn spawn(body: impl FnOnce()) -> Child {
 }
 
 /// Waits for `c` to end: how it did.
-pub fn wait(c: Child) -> Outcome {
+pub fn wait(c: Child) -> Exited {
     let mut status = 0;
     // SAFETY: our child; retried when a signal interrupts the wait.
     while unsafe { libc::waitpid(c.pid, &mut status, 0) } == -1
         && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
     {}
     let (report, printed) = c.collect();
-    Outcome {
+    Exited {
         status,
         report,
         printed,

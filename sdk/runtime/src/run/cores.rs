@@ -14,7 +14,7 @@ use crate::run::checks::{across_cores, take_result};
 use crate::run::child;
 use crate::run::options::Options;
 use crate::run::report::{cross_core, of_run, print_reports, CoreReport, Returned};
-use crate::run::worker::{self, Job, JobArg};
+use crate::run::worker::{self, Assignment, WorkerArg};
 
 /// What a core reports of the job it ran.
 fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
@@ -50,7 +50,7 @@ fn on_core_error(rt: &Runtime) -> ! {
 
 /// A kernel job, on its core's worker: the call's tensors adopted, the kernel run, the
 /// report written, the tensors let go.
-fn kernel_job(job: &Job) {
+fn kernel_job(job: &Assignment) {
     let (_, kernel) = registry::lookup(&job.op).expect("the runner checked the op");
     let call = state::with(|rt| {
         rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel, on_core_error);
@@ -78,7 +78,7 @@ fn kernel_job(job: &Job) {
             let name = registry::kernel_name(&job.op).unwrap_or_default();
             let r = crate::run::device::run(d, &name, &call);
             let out = state::with(|rt| device_ended(rt, &r));
-            ran = Some((r, job.output.as_ref().map_or(0, JobArg::numel)));
+            ran = Some((r, job.output.as_ref().map_or(0, WorkerArg::numel)));
             out
         }
         None => on_host(&kernel, &call),
@@ -108,7 +108,7 @@ fn kernel_job(job: &Job) {
             } else {
                 written_by_core(rt, numel)
             };
-            report.device = Some(crate::run::report::Device {
+            report.device = Some(crate::run::report::DeviceReport {
                 counts: r.counts,
                 elements,
             });
@@ -166,7 +166,7 @@ fn on_host(
 /// returns it: a meta with a reference), or a crash report if it ended without returning.
 fn device_ended(
     rt: &mut Runtime,
-    ran: &crate::run::device::answer::Ran,
+    ran: &crate::run::device::answer::ProgramRun,
 ) -> *const crate::base::cabi::Meta {
     if let Some(why) = &ran.ended {
         rt.job.reports.push(Report {
@@ -194,18 +194,18 @@ fn device_ended(
 }
 
 /// The output as a job argument.
-fn output_arg(output: u32) -> JobArg {
+fn output_arg(output: u32) -> WorkerArg {
     state::with(|rt| {
         let e = rt.entry(output);
         let sizes = e.meta.sizes[..e.meta.ndim as usize].to_vec();
-        JobArg::Tensor(e.dtype, sizes, e.meta.hbm_addr, e.label.clone())
+        WorkerArg::Tensor(e.dtype, sizes, e.meta.hbm_addr, e.label.clone())
     })
 }
 
 /// Gives each core its job and waits for them in order: the reports of the cores that
 /// wrote one, and a crash report for each that died before it could.
 fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreReport>, Vec<Report>) {
-    let job = Job {
+    let job = Assignment {
         op: o.op.clone(),
         core: 0,
         cores: o.cores,
@@ -216,7 +216,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
         device: o.device.clone(),
     };
     for core in 0..o.cores {
-        let j = Job {
+        let j = Assignment {
             core,
             ..job.clone()
         };
@@ -275,7 +275,11 @@ pub struct Concluded {
 /// The op's output in a kernel's job: `get_dst_tensor()`'s tensor, tracked on one core
 /// (which of its elements the kernel reads before it writes them, and which it never
 /// writes, is known there; several cores write it side by side). The handles to release.
-fn adopt_output(rt: &mut crate::percore::state::Runtime, job: &Job, out: &JobArg) -> Vec<u32> {
+fn adopt_output(
+    rt: &mut crate::percore::state::Runtime,
+    job: &Assignment,
+    out: &WorkerArg,
+) -> Vec<u32> {
     let (_, h) = worker::adopt_args(rt, std::slice::from_ref(out), false);
     rt.job.dst = h.first().copied();
     rt.job.dst_poison = job.poison_at_dst;

@@ -25,7 +25,7 @@ pub struct Returned {
 
 /// A core's run on the emulated Q7.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct Device {
+pub struct DeviceReport {
     /// Instructions, by where.
     #[serde(flatten)]
     pub counts: crate::run::device::count::DeviceCounts,
@@ -59,7 +59,7 @@ pub struct CoreReport {
     pub reports: Vec<Report>,
     /// On the emulated Q7 (`--device`): what it executed, and the output's elements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<Device>,
+    pub device: Option<DeviceReport>,
     /// `--profile`: where its counted instructions went, or why that is not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Result<crate::run::device::profile::Profile, String>>,

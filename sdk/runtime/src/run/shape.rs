@@ -22,7 +22,7 @@ use crate::run::child;
 use crate::run::options::Options;
 use crate::run::outcome::Stop;
 use crate::run::report::print_reports;
-use crate::run::worker::{self, Job, SHAPE_WORKER};
+use crate::run::worker::{self, Assignment, SHAPE_WORKER};
 
 /// What the shape function's process reports.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ fn on_shape_error(rt: &Runtime) -> ! {
 
 /// A shape job, on the shape function's worker: data-less copies of the tensor
 /// arguments, the call, the result.
-fn shape_job(job: &Job) {
+fn shape_job(job: &Assignment) {
     let (shape, _) = registry::lookup(&job.op).expect("the runner checked the op");
     let (args, held) = state::with(|rt| {
         rt.begin_job(&job.op, 0, job.cores, Phase::Shape, on_shape_error);
@@ -134,7 +134,7 @@ pub fn run(o: &Options, args: &[Arg]) -> Result<Output, Stop> {
 
 /// Runs the shape function: its result and whether it ran clean, or why it stopped.
 fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
-    let job = Job {
+    let job = Assignment {
         op: o.op.clone(),
         core: 0,
         cores: o.cores,

@@ -17,13 +17,13 @@ struct Document<'a> {
     per_core: &'a [CoreReport],
     /// `--device`: the op's instructions over all cores and the output elements they wrote.
     #[serde(skip_serializing_if = "Option::is_none")]
-    device: Option<crate::run::report::Device>,
+    device: Option<crate::run::report::DeviceReport>,
     reports: &'a [Report],
 }
 
 /// The op's figure on the emulated Q7: every core's counts summed, over the elements the
 /// cores wrote together (each its own: two cores writing one element is an error).
-fn op_device(cores: &[CoreReport]) -> Option<crate::run::report::Device> {
+fn op_device(cores: &[CoreReport]) -> Option<crate::run::report::DeviceReport> {
     let mut sum = cores.first()?.device?;
     for d in cores[1..].iter().map(|r| r.device) {
         let d = d?;
@@ -34,7 +34,7 @@ fn op_device(cores: &[CoreReport]) -> Option<crate::run::report::Device> {
 }
 
 /// ", N per element it wrote" (nothing for no elements).
-fn per_element(d: &crate::run::report::Device, whose: &str) -> String {
+fn per_element(d: &crate::run::report::DeviceReport, whose: &str) -> String {
     if d.elements == 0 {
         return String::new();
     }

@@ -16,14 +16,14 @@ use serde::{Deserialize, Serialize};
 use crate::base::cabi::{Arg, ARG_TENSOR};
 use crate::base::dtype::DType;
 use crate::base::limits::MAX_CORES;
-use crate::run::child::{self, Child, Outcome};
+use crate::run::child::{self, Child, Exited};
 
 /// The shape function's worker.
 pub const SHAPE_WORKER: usize = MAX_CORES as usize;
 
 /// An argument of a job: a tensor by its place in HBM, or a value as the C ABI holds it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum JobArg {
+pub enum WorkerArg {
     /// A tensor: element type, sizes, HBM address (0: data-less), name in reports.
     Tensor(DType, Vec<i64>, u64, String),
     /// A value: its `ARG_*` kind, integer, and double as its bit pattern (JSON has no NaN
@@ -33,7 +33,7 @@ pub enum JobArg {
 
 /// What a worker runs: op `op`'s shape function (no `output`) or its kernel on `core`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
+pub struct Assignment {
     /// The op.
     pub op: String,
     /// The core (a kernel's).
@@ -41,9 +41,9 @@ pub struct Job {
     /// Cores running the op.
     pub cores: u32,
     /// Its arguments.
-    pub args: Vec<JobArg>,
+    pub args: Vec<WorkerArg>,
     /// The op's output (a kernel's `get_dst_tensor()`).
-    pub output: Option<JobArg>,
+    pub output: Option<WorkerArg>,
     /// Whether the output is to be poisoned when the kernel first asks for it.
     #[serde(default)]
     pub poison_at_dst: bool,
@@ -55,22 +55,22 @@ pub struct Job {
     pub device: Option<crate::run::device::Device>,
 }
 
-impl JobArg {
+impl WorkerArg {
     /// A tensor's elements (0 for a value).
     pub fn numel(&self) -> u64 {
         match self {
-            JobArg::Tensor(_, sizes, _, _) => crate::percore::tensors::numel(sizes).unwrap_or(0),
-            JobArg::Value(..) => 0,
+            WorkerArg::Tensor(_, sizes, _, _) => crate::percore::tensors::numel(sizes).unwrap_or(0),
+            WorkerArg::Value(..) => 0,
         }
     }
 }
 
 /// The job arguments of a call whose tensors this process made.
-pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
+pub fn job_args(call: &[Arg]) -> Vec<WorkerArg> {
     call.iter()
         .map(|a| {
             if a.kind != ARG_TENSOR {
-                return JobArg::Value(a.kind, a.i, a.f.to_bits());
+                return WorkerArg::Value(a.kind, a.i, a.f.to_bits());
             }
             // SAFETY: a live tensor the caller holds.
             let m = unsafe { *a.meta };
@@ -78,7 +78,7 @@ pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
                 let e = rt.entry(m.handle);
                 (e.dtype, e.label.clone())
             });
-            JobArg::Tensor(
+            WorkerArg::Tensor(
                 dtype,
                 m.sizes[..m.ndim as usize].to_vec(),
                 m.hbm_addr,
@@ -93,20 +93,20 @@ pub fn job_args(call: &[Arg]) -> Vec<JobArg> {
 /// release after it.
 pub fn adopt_args(
     rt: &mut crate::percore::state::Runtime,
-    args: &[JobArg],
+    args: &[WorkerArg],
     data_less: bool,
 ) -> (Vec<Arg>, Vec<u32>) {
     let mut held = Vec::new();
     let call = args
         .iter()
         .map(|a| match a {
-            JobArg::Value(kind, i, f) => Arg {
+            WorkerArg::Value(kind, i, f) => Arg {
                 kind: *kind,
                 meta: core::ptr::null(),
                 i: *i,
                 f: f64::from_bits(*f),
             },
-            JobArg::Tensor(dtype, sizes, addr, label) => {
+            WorkerArg::Tensor(dtype, sizes, addr, label) => {
                 let addr = if data_less { 0 } else { *addr };
                 let h = crate::percore::tensors::adopt(rt, *dtype, sizes, addr, label);
                 held.push(h);
@@ -146,9 +146,9 @@ pub fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
 }
 
 /// A worker's process: each job through `body` (which writes the report), then one byte.
-fn serve_jobs(mut sock: UnixStream, body: fn(&Job)) -> ! {
+fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment)) -> ! {
     loop {
-        let Ok(job) = receive(&mut sock).map(|b| serde_json::from_slice::<Job>(&b)) else {
+        let Ok(job) = receive(&mut sock).map(|b| serde_json::from_slice::<Assignment>(&b)) else {
             // SAFETY: the runner is gone: end.
             unsafe { libc::_exit(0) }
         };
@@ -166,7 +166,7 @@ fn serve_jobs(mut sock: UnixStream, body: fn(&Job)) -> ! {
 
 /// Gives worker `index` its job (forking it first if it is not running); `body` is what
 /// a new worker runs each job with.
-pub fn start(index: usize, job: &Job, body: fn(&Job)) {
+pub fn start(index: usize, job: &Assignment, body: fn(&Assignment)) {
     let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
     if pool.len() <= index {
         pool.resize_with(index + 1, || None);
@@ -201,7 +201,7 @@ pub fn start(index: usize, job: &Job, body: fn(&Job)) {
 /// report and what it printed, or how it ended (it is then gone, and the next job forks
 /// another). A worker still running at the deadline is sent [`child::TIMEOUT_SIGNAL`]
 /// (it writes where it was and ends), then killed if it does not end within two seconds.
-pub fn finish(index: usize, deadline: Option<Instant>) -> Outcome {
+pub fn finish(index: usize, deadline: Option<Instant>) -> Exited {
     let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
     let w = pool[index].as_mut().expect("a worker with a job");
     let late = !readable(&w.sock, deadline);
@@ -217,7 +217,7 @@ pub fn finish(index: usize, deadline: Option<Instant>) -> Outcome {
     let mut done = [0u8; 1];
     if w.sock.read_exact(&mut done).is_ok() {
         let (report, printed) = w.child.collect();
-        return Outcome::answered(report, printed);
+        return Exited::answered(report, printed);
     }
     let dead = pool[index].take().expect("checked above");
     let mut ended = child::wait(dead.child);

@@ -3,17 +3,23 @@
 //! reason and changes nothing.
 
 use super::{runtime, tensor};
-use crate::run::device::answer::{answer, Ran, Request};
+use crate::run::device::answer::{answer, DeviceRequest, ProgramRun};
 
 #[test]
 fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     let mut rt = runtime(1);
     let h = tensor(&mut rt, &[4], 0x1000);
     let refs = rt.entry(h).refs;
-    let (mut ran, mut out) = (Ran::default(), Vec::new());
+    let (mut ran, mut out) = (ProgramRun::default(), Vec::new());
     let unknown = answer(&mut rt, 21, &[], &mut ran, &mut out);
     assert_eq!(unknown, Err("a request of unknown code 21".into()));
-    let short = answer(&mut rt, Request::Retain as u32, &[1, 0], &mut ran, &mut out);
+    let short = answer(
+        &mut rt,
+        DeviceRequest::Retain as u32,
+        &[1, 0],
+        &mut ran,
+        &mut out,
+    );
     assert!(
         short
             .as_ref()
@@ -22,7 +28,7 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     );
     let policy = answer(
         &mut rt,
-        Request::Policy as u32,
+        DeviceRequest::Policy as u32,
         &h.to_le_bytes(),
         &mut ran,
         &mut out,
@@ -32,7 +38,7 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     assert!(out.is_empty() && rt.job.reports.is_empty());
     let whole = answer(
         &mut rt,
-        Request::Retain as u32,
+        DeviceRequest::Retain as u32,
         &h.to_le_bytes(),
         &mut ran,
         &mut out,

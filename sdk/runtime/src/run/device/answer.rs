@@ -1,5 +1,5 @@
 //! The device protocol's requests (sdk/device/protocol.h) and their answers: each request
-//! is read once as it arrives, its code to a [`Request`] and its payload field by field;
+//! is read once as it arrives, its code to a [`DeviceRequest`] and its payload field by field;
 //! a code not listed, or a payload shorter than its fields, ends the program's run with
 //! the reason, never an answer made up from missing bytes.
 
@@ -11,12 +11,12 @@ use crate::percore::state::Runtime;
 use crate::percore::{access, decode, tensors};
 use crate::run::device::count::DeviceCounts;
 
-pub use crate::base::codes::Request;
+pub use crate::base::codes::DeviceRequest;
 
 /// What the program's run left: the tensor it returned (a reference for the runtime), the
 /// translate calls it counted by window, and what it executed.
 #[derive(Debug, Default)]
-pub struct Ran {
+pub struct ProgramRun {
     /// The returned tensor's handle.
     pub returned: Option<u32>,
     /// Translate calls, hits and refills by window.
@@ -36,7 +36,7 @@ pub type Unanswered = String;
 
 /// A request's payload, read in order; reading past its end is an error.
 struct Reader<'a> {
-    request: Request,
+    request: DeviceRequest,
     rest: &'a [u8],
 }
 
@@ -102,14 +102,14 @@ pub fn answer(
     rt: &mut Runtime,
     code: u32,
     p: &[u8],
-    ran: &mut Ran,
+    ran: &mut ProgramRun,
     out: &mut Vec<u8>,
 ) -> Result<bool, Unanswered> {
-    let request =
-        Request::from_code(code).ok_or_else(|| format!("a request of unknown code {code}"))?;
+    let request = DeviceRequest::from_code(code)
+        .ok_or_else(|| format!("a request of unknown code {code}"))?;
     let mut r = Reader { request, rest: p };
     match request {
-        Request::Return => {
+        DeviceRequest::Return => {
             let h = r.u32()?;
             ran.returned = (h != 0).then_some(h);
             ran.translations = r.u64()?;
@@ -121,29 +121,31 @@ pub fn answer(
             }
             return Ok(false);
         }
-        Request::Stack => {
+        DeviceRequest::Stack => {
             let (limit, depth, at_least) = (r.u32()?, r.u64()?, r.u32()? != 0);
             let detail = crate::base::stack::device_detail(limit, depth, at_least);
             rt.misuse(Kind::StackOverflow, None, None, detail);
         }
-        Request::Start => return Err("a START past start(), which answers every START".into()),
-        Request::New
-        | Request::Retain
-        | Request::Release
-        | Request::Fill
-        | Request::Apply
-        | Request::Policy
-        | Request::Dst
-        | Request::Print => tensor_answer(rt, &mut r, out)?,
-        Request::Open
-        | Request::Close
-        | Request::BadIndex
-        | Request::BadStream
-        | Request::CountTcm
-        | Request::TcmCopy
-        | Request::Note
-        | Request::Malloc
-        | Request::Free => access_answer(rt, &mut r, out)?,
+        DeviceRequest::Start => {
+            return Err("a START past start(), which answers every START".into())
+        }
+        DeviceRequest::New
+        | DeviceRequest::Retain
+        | DeviceRequest::Release
+        | DeviceRequest::Fill
+        | DeviceRequest::Apply
+        | DeviceRequest::Policy
+        | DeviceRequest::Dst
+        | DeviceRequest::Print => tensor_answer(rt, &mut r, out)?,
+        DeviceRequest::Open
+        | DeviceRequest::Close
+        | DeviceRequest::BadIndex
+        | DeviceRequest::BadStream
+        | DeviceRequest::CountTcm
+        | DeviceRequest::TcmCopy
+        | DeviceRequest::Note
+        | DeviceRequest::Malloc
+        | DeviceRequest::Free => access_answer(rt, &mut r, out)?,
     }
     Ok(true)
 }
@@ -155,7 +157,7 @@ fn tensor_answer(
     out: &mut Vec<u8>,
 ) -> Result<(), Unanswered> {
     match r.request {
-        Request::New => {
+        DeviceRequest::New => {
             let (dtype, fill, ndim) = (r.i32()?, r.i32()?, r.u32()? as usize);
             let sizes = (0..ndim.min(MAX_DIMS))
                 .map(|_| r.i64())
@@ -167,14 +169,14 @@ fn tensor_answer(
             };
             out.extend(meta_bytes(rt, h));
         }
-        Request::Retain => tensors::retain(rt, r.u32()?),
-        Request::Release => tensors::release_from_kernel(rt, r.u32()?),
-        Request::Fill => {
+        DeviceRequest::Retain => tensors::retain(rt, r.u32()?),
+        DeviceRequest::Release => tensors::release_from_kernel(rt, r.u32()?),
+        DeviceRequest::Fill => {
             let h = r.u32()?;
             let v = r.operand(rt)?;
             ops::fill_with(rt, h, v);
         }
-        Request::Apply => {
+        DeviceRequest::Apply => {
             let (op, to) = (r.i32()?, r.u32()?);
             let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
             let h = match decode::op(rt, op) {
@@ -187,16 +189,16 @@ fn tensor_answer(
             };
             out.extend(meta_bytes(rt, h));
         }
-        Request::Policy => {
+        DeviceRequest::Policy => {
             let (h, set) = (r.u32()?, r.i32()?);
             let set = decode::policy(rt, h, set).flatten();
             out.extend(tensors::policy(rt, h, set).code().to_le_bytes());
         }
-        Request::Dst => {
+        DeviceRequest::Dst => {
             let h = tensors::dst_tensor(rt);
             out.extend(meta_bytes(rt, h));
         }
-        Request::Print => out.extend(crate::run::device::print::print(r.rest).to_le_bytes()),
+        DeviceRequest::Print => out.extend(crate::run::device::print::print(r.rest).to_le_bytes()),
         other => unreachable!("{other:?} is routed to access_answer"),
     }
     Ok(())
@@ -209,7 +211,7 @@ fn access_answer(
     out: &mut Vec<u8>,
 ) -> Result<(), Unanswered> {
     match r.request {
-        Request::Open => {
+        DeviceRequest::Open => {
             let (h, kind, dtype, ndim) = (r.u32()?, r.i32()?, r.i32()?, r.i32()?);
             let b = match decode::accessor(rt, h, kind) {
                 Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
@@ -218,41 +220,41 @@ fn access_answer(
             out.extend(offset_of(rt, b).to_le_bytes());
             out.extend(meta_bytes(rt, h));
         }
-        Request::Close => {
+        DeviceRequest::Close => {
             let (h, kind, at) = (r.u32()?, r.i32()?, r.i64()?);
             let b = rt.job.pool.block_at(at).unwrap_or(core::ptr::null_mut());
             if let Some(kind) = decode::accessor(rt, h, kind) {
                 access::close(rt, h, kind, b);
             }
         }
-        Request::BadIndex => {
+        DeviceRequest::BadIndex => {
             let (h, dim, index, size) = (r.u32()?, r.i32()?, r.i64()?, r.i64()?);
             access::bad_index(rt, h, dim, index, size);
         }
-        Request::BadStream => {
+        DeviceRequest::BadStream => {
             let (h, closed, write, index) = (r.u32()?, r.i32()?, r.i32()?, r.u64()?);
             access::bad_stream(rt, h, closed != 0, write != 0, index);
         }
-        Request::CountTcm => {
+        DeviceRequest::CountTcm => {
             let (bytes_in, bytes_out) = (r.u64()?, r.u64()?);
             access::count_tcm(rt, bytes_in, bytes_out);
         }
-        Request::TcmCopy => {
+        DeviceRequest::TcmCopy => {
             let (h, dtype, offset, count) = (r.u32()?, r.i32()?, r.u64()?, r.u64()?);
             let write = r.i32()? != 0;
             access::tcm_copy(rt, h, dtype, offset, count, write);
         }
-        Request::Note => {
+        DeviceRequest::Note => {
             let (h, first, count, write) = (r.u32()?, r.u64()?, r.u64()?, r.i32()? != 0);
             tensors::note(rt, h, first, count, write, "a TCM or stream copy");
             out.extend(meta_bytes(rt, h));
         }
-        Request::Malloc => {
+        DeviceRequest::Malloc => {
             let (bytes, site) = (r.u64()?, r.u32()?);
             let p = access::tcm_malloc(rt, bytes as usize, u64::from(site));
             out.extend(offset_of(rt, p.cast()).to_le_bytes());
         }
-        Request::Free => {
+        DeviceRequest::Free => {
             let (at, raw) = (r.i64()?, r.u32()?);
             let p = rt.job.pool.block_at(at).unwrap_or(raw as usize as *mut u8);
             access::tcm_free(rt, p.cast());

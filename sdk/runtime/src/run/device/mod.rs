@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use crate::base::cabi::Arg;
 use crate::base::codes::DeviceFd;
 use crate::percore::state;
-use crate::run::device::answer::{Ran, Request};
+use crate::run::device::answer::{DeviceRequest, ProgramRun};
 use crate::run::device::count::{Classes, DeviceCounts};
 
 /// The program for the device and the translation object linked into it.
@@ -151,8 +151,8 @@ fn start_program(
 
 /// Runs `kernel` with `call` in `dev`'s program on this core, answering its requests until
 /// it returns or ends.
-pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
-    let mut ran = Ran::default();
+pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> ProgramRun {
+    let mut ran = ProgramRun::default();
     let (mut child, mine, read_counts) = match start_program(dev) {
         Ok(started) => started,
         Err(why) => {
@@ -169,7 +169,7 @@ pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> Ran {
     while let Some((code, p)) = read_request(&mut s) {
         let mut out = Vec::new();
         let more = state::with(|rt| {
-            if code == Request::Start as u32 {
+            if code == DeviceRequest::Start as u32 {
                 out = answer::start(rt, kernel, call);
                 Ok(true)
             } else {
