@@ -424,9 +424,11 @@ python-bench: python-package
 	$(SDK_VENV)/bin/python bench/customop/python_bench.py $(abspath $(BENCH_PREFIX))/bin/ntx \
 	  sdk/tests/customops target/bench/python-build | tee target/bench/python.txt
 # The package installed into the SDK checks' environment, from a copy (a build writes into
-# the folder it builds).
+# the folder it builds), without what an earlier `pip install ./sdk/python` left in the
+# checkout (setuptools would take its stale build/ over the sources).
 python-package: $(SDK_STAMP)
 	rm -rf target/python-package && mkdir -p target && cp -r sdk/python target/python-package
+	rm -rf target/python-package/build target/python-package/src/*.egg-info
 	$(SDK_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
 	  --force-reinstall ./target/python-package
 

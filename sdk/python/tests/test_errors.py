@@ -18,7 +18,6 @@ import neuron_customop_host as nch
 from neuron_customop_host import (
     HbmFullError,
     KernelCrashError,
-    KernelTimeoutError,
     MisuseError,
     NeuronCustomOpError,
     RefusedError,
@@ -87,10 +86,25 @@ def test_tensors_past_the_simulated_hbm_are_memory_errors_the_library_survives(b
 
 
 def test_every_error_shares_one_exported_base() -> None:
-    for cls in (MisuseError, KernelCrashError, KernelTimeoutError, ServerGoneError, RefusedError, HbmFullError):
+    errors = [c for c in vars(nch.errors).values() if isinstance(c, type) and issubclass(c, Exception)]
+    errors = [c for c in errors if not issubclass(c, Warning)]
+    assert len(errors) == 14
+    for cls in errors:
         assert issubclass(cls, NeuronCustomOpError)
         assert cls.__name__ in nch.__all__
     assert issubclass(RefusedError, ValueError) and issubclass(MisuseError, RuntimeError)
+    assert issubclass(nch.ArgumentTypeError, TypeError) and issubclass(nch.NoSuchOpError, AttributeError)
+
+
+def test_a_refused_argument_is_the_packages_error_and_pythons(built) -> None:
+    with built("relu") as lib:
+        for bad, cls in (("x", TypeError), (np.ma.masked_array([1.0], np.float32), TypeError)):
+            with pytest.raises(cls) as e:
+                lib.relu_forward(bad)
+            assert isinstance(e.value, NeuronCustomOpError)
+        with pytest.raises(nch.NoSuchOpError):
+            lib.no_such_op  # noqa: B018
+        assert not hasattr(lib, "no_such_op")
 
 
 def test_the_server_ending_mid_call_says_why(built) -> None:

@@ -70,12 +70,13 @@ def test_load_library_loads_what_load_built(built, build_dir: Path) -> None:
 def test_a_build_failure_says_why(tmp_path: Path) -> None:
     bad = tmp_path / "bad.cpp"
     bad.write_text("this is not C++\n")
-    try:
+    with pytest.raises(neuron_customop_host.BuildError) as e:
         custom_op.load("bad", [bad], [KERNELS / "relu_shape.cpp"], tmp_path)
-    except RuntimeError as e:
-        assert "does not compile" in str(e)
-    else:
-        raise AssertionError("a source that does not compile was loaded")
+    assert isinstance(e.value, RuntimeError) and isinstance(e.value, neuron_customop_host.NeuronCustomOpError)
+    assert "does not compile" in str(e.value) and "does not compile" in e.value.stderr
+    with pytest.raises(neuron_customop_host.NotFoundError) as missing:
+        custom_op.load("bad", [tmp_path / "absent.cpp"], [KERNELS / "relu_shape.cpp"], tmp_path)
+    assert isinstance(missing.value, FileNotFoundError)
 
 
 def test_the_version_is_the_workspaces() -> None:

@@ -5,26 +5,39 @@
     y = lib.relu_forward(x)              # x a NumPy array; y one too
     y = torch.ops.relu_ops.relu_forward(t)  # when PyTorch is installed
 
-Errors: TypeError/ValueError/OverflowError before anything runs; after that, subclasses of
-NeuronCustomOpError (MisuseError, KernelCrashError, KernelTimeoutError, RefusedError,
-HbmFullError, ServerGoneError); warnings as NeuronCustomOpWarning.
+Errors: every one a NeuronCustomOpError, and the built-in class it stands for: before
+anything runs ArgumentTypeError (a TypeError), ArgumentValueError (a ValueError),
+ArgumentRangeError (an OverflowError), NotFoundError, NotALibraryError, NoSuchOpError,
+BuildError (a RuntimeError); from a run MisuseError, KernelCrashError, KernelTimeoutError,
+RefusedError, HbmFullError, ServerGoneError. Warnings are NeuronCustomOpWarning.
 """
 
 from . import custom_op
 from .custom_op import load, load_library
 from .errors import (
+    ArgumentRangeError,
+    ArgumentTypeError,
+    ArgumentValueError,
+    BuildError,
     HbmFullError,
     KernelCrashError,
     KernelTimeoutError,
     MisuseError,
     NeuronCustomOpError,
     NeuronCustomOpWarning,
+    NoSuchOpError,
+    NotALibraryError,
+    NotFoundError,
     RefusedError,
     ServerGoneError,
 )
 from .library import Library, Op, TensorSpec
 
 __all__ = [
+    "ArgumentRangeError",
+    "ArgumentTypeError",
+    "ArgumentValueError",
+    "BuildError",
     "HbmFullError",
     "KernelCrashError",
     "KernelTimeoutError",
@@ -32,6 +45,9 @@ __all__ = [
     "MisuseError",
     "NeuronCustomOpError",
     "NeuronCustomOpWarning",
+    "NoSuchOpError",
+    "NotALibraryError",
+    "NotFoundError",
     "RefusedError",
     "ServerGoneError",
     "TensorSpec",

@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .errors import NotFoundError
+
 
 def ntx() -> str:
     """The `ntx` to build with: $NEURON_CUSTOMOP_HOST_NTX, else `ntx` on PATH, else the one
@@ -27,7 +29,7 @@ def ntx() -> str:
     candidate = Path(prefix) / "bin" / "ntx"
     if prefix and candidate.exists():
         return str(candidate)
-    raise FileNotFoundError(
+    raise NotFoundError(
         "ntx is not found: install the SDK (make install PREFIX=...), then put <prefix>/bin on PATH "
         "or set NEURON_CUSTOMOP_HOST_NTX to its ntx"
     )

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .errors import NeuronCustomOpWarning
+from .errors import ArgumentTypeError, NeuronCustomOpWarning
 from .library import BFLOAT16, Library, TensorSpec
 
 _SCHEMA = {"tensor": "Tensor", "int": "int", "double": "float", "scalar": "Scalar"}
@@ -49,7 +49,7 @@ def _fake(routes: dict[str, Library], name: str) -> Any:
             if isinstance(a, torch.Tensor):
                 dtype = next((n for t, n in _DTYPES if t == a.dtype), None)
                 if dtype is None:
-                    raise TypeError(f"{name}: tensors of {a.dtype} are not an API type")
+                    raise ArgumentTypeError(f"{name}: tensors of {a.dtype} are not an API type")
                 specs.append(TensorSpec(dtype, tuple(int(d) for d in a.shape)))
             else:
                 specs.append(int(a) if isinstance(a, torch.SymInt) else float(a) if isinstance(a, torch.SymFloat) else a)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import _sdk
 from ._abi import DEFAULT_TIMEOUT
+from .errors import ArgumentTypeError, ArgumentValueError, BuildError, NotFoundError
 from .library import Library
 
 STAMP_VERSION = 2
@@ -78,14 +79,14 @@ def load(
     to the device's own compile (C++14, -Wall -Werror); `device_parity=False` builds what it
     refuses, for exploring, and every call then warns (`device-parity-off`)."""
     if not name or name == "builtin" or "/" in name:
-        raise ValueError(f"name={name!r}: a library's name, not empty, not 'builtin', without '/'")
+        raise ArgumentValueError(f"name={name!r}: a library's name, not empty, not 'builtin', without '/'")
     if isinstance(compute_srcs, (str, os.PathLike)) or isinstance(shape_srcs, (str, os.PathLike)):
-        raise TypeError("compute_srcs and shape_srcs are lists of source files")
+        raise ArgumentTypeError("compute_srcs and shape_srcs are lists of source files")
     compute = [Path(s).resolve() for s in compute_srcs]
     shape = [Path(s).resolve() for s in shape_srcs]
     missing = [str(s) for s in compute + shape if not s.is_file()]
     if not compute or not shape or missing:
-        raise FileNotFoundError(f"sources missing: {', '.join(missing) or 'compute_srcs and shape_srcs need one each'}")
+        raise NotFoundError(f"sources missing: {', '.join(missing) or 'compute_srcs and shape_srcs need one each'}")
     options = [f"--cflag={f}" for f in extra_cflags or []] + ([] if device_parity else ["--no-device-parity"])
     out_dir = Path(build_directory if build_directory is not None else os.getcwd())
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -124,7 +125,7 @@ def _build(
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         deps.unlink(missing_ok=True)
-        raise RuntimeError(f"building {lib.name} failed:\n{p.stderr.strip()}")
+        raise BuildError(lib.name, p.stderr.strip())
 
 
 def _depended_on(lib: Path, sources: list[Path]) -> dict[str, str | None]:

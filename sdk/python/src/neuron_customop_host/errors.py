@@ -1,7 +1,8 @@
-"""The errors and the warning category the package raises. Every error of a call after its
-arguments were accepted derives from `NeuronCustomOpError` (and from the built-in class it
-was before, so older `except` clauses still catch it); the ones from a run carry the
-runner's JSON reports."""
+"""The errors and the warning category the package raises. Every error derives from
+`NeuronCustomOpError`, and from the built-in class a Python user expects of it (an
+argument of the wrong type is a `TypeError` too, a failed build a `RuntimeError`), so
+`except NeuronCustomOpError` catches them all and older `except` clauses still do; the
+ones from a run carry the runner's JSON reports."""
 
 from __future__ import annotations
 
@@ -29,6 +30,42 @@ class NeuronCustomOpWarning(UserWarning):
 class NeuronCustomOpError(Exception):
     """The base of every error the package raises once a call's arguments were accepted:
     `except NeuronCustomOpError` catches them all."""
+
+
+class ArgumentTypeError(NeuronCustomOpError, TypeError):
+    """An argument of a type the call does not take (a float where an op takes an integer,
+    a masked array, an element type the API lacks): nothing ran."""
+
+
+class ArgumentValueError(NeuronCustomOpError, ValueError):
+    """An argument of the right type and a value the call does not take (cores, a timeout,
+    a shape past a tensor's limits, a library's name): nothing ran."""
+
+
+class ArgumentRangeError(NeuronCustomOpError, OverflowError):
+    """A number past what the kernel's parameter holds (an int64_t, a double): nothing ran."""
+
+
+class NotFoundError(NeuronCustomOpError, FileNotFoundError):
+    """A source file, or the SDK's own `ntx`, is not where the call says or looks."""
+
+
+class NoSuchOpError(NeuronCustomOpError, AttributeError):
+    """The library registers no op of that name (an `AttributeError`, so `hasattr` works)."""
+
+
+class NotALibraryError(NeuronCustomOpError, ValueError):
+    """The file is not an op library `custom_op.load` built, or it registers more than one."""
+
+
+class BuildError(NeuronCustomOpError, RuntimeError):
+    """`custom_op.load` could not build the library: `.stderr` is the compiler's (or the
+    device's refusal), which the message carries too."""
+
+    def __init__(self, library: str, stderr: str):
+        self.library = library
+        self.stderr = stderr
+        super().__init__(f"building {library} failed:\n{stderr}")
 
 
 class ServerGoneError(NeuronCustomOpError, RuntimeError):

@@ -23,11 +23,16 @@ import numpy as np
 from ._abi import DEFAULT_TIMEOUT, DType, ExitStatus, Tag
 from ._server import Held, Server
 from .errors import (
+    ArgumentRangeError,
+    ArgumentTypeError,
+    ArgumentValueError,
     HbmFullError,
     KernelCrashError,
     KernelTimeoutError,
     MisuseError,
     NeuronCustomOpWarning,
+    NoSuchOpError,
+    NotALibraryError,
     RefusedError,
     ServerGoneError,
 )
@@ -100,7 +105,7 @@ def _double_bits(value: float) -> int:
 
 def _int64(k: int, value: int) -> int:
     if not INT64_MIN <= value <= INT64_MAX:
-        raise OverflowError(f"argument {k}: {value} does not fit the kernel's int64_t")
+        raise ArgumentRangeError(f"argument {k}: {value} does not fit the kernel's int64_t")
     return value
 
 
@@ -116,13 +121,13 @@ def _number(param: str, k: int, value: Any) -> dict[str, Any]:
         try:
             return {Tag.DOUBLE: _double_bits(float(value))}
         except OverflowError:
-            raise OverflowError(f"argument {k}: {value} is past a double's range") from None
+            raise ArgumentRangeError(f"argument {k}: {value} is past a double's range") from None
     if param == "scalar" and is_int:
         return {Tag.SCALAR_INT: _int64(k, int(value))}
     if param == "scalar" and is_float:
         return {Tag.SCALAR_FLOAT: _double_bits(float(value))}
     want = {"int": "an int", "double": "a float", "scalar": "an int or a float"}[param]
-    raise TypeError(f"argument {k} takes {want} (the kernel's {param}), not {type(value).__name__}")
+    raise ArgumentTypeError(f"argument {k} takes {want} (the kernel's {param}), not {type(value).__name__}")
 
 
 # Every library of this process, so that a child this process forks starts afresh.
@@ -153,16 +158,16 @@ class Library:
         try:
             out = subprocess.run([self.path, "--describe"], capture_output=True, text=True, check=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
-            raise ValueError(f"{path} is not an op library custom_op.load built: {e}") from e
+            raise NotALibraryError(f"{path} is not an op library custom_op.load built: {e}") from e
         self.description: dict[str, Any] = json.loads(out)
         most = self.description["max_cores"]
         n = cores_of(multicore, cores, most)
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= most:
-            raise ValueError(f"cores={cores!r}: give a number from 1 to {most}")
+            raise ArgumentValueError(f"cores={cores!r}: give a number from 1 to {most}")
         self.cores = n
         libraries = self.description["libraries"]
         if len(libraries) != 1:
-            raise ValueError(f"{path} registers {len(libraries)} libraries ({', '.join(libraries)}): it must register one")
+            raise NotALibraryError(f"{path} registers {len(libraries)} libraries ({', '.join(libraries)}): it must register one")
         self.name: str = libraries[0]
         self.timeout = _timeout(timeout, self.description["max_timeout"])
         self.ops: dict[str, Op] = {spec["name"]: Op(self, spec) for spec in self.description["ops"]}
@@ -184,7 +189,7 @@ class Library:
         ops = self.__dict__.get("ops", {})
         if name in ops:
             return ops[name]
-        raise AttributeError(f"library {self.__dict__.get('name')} has no op {name!r} (ops: {', '.join(ops)})")
+        raise NoSuchOpError(f"library {self.__dict__.get('name')} has no op {name!r} (ops: {', '.join(ops)})")
 
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *self.ops]
@@ -241,7 +246,7 @@ class Library:
             if np.dtype(d["descr"]) == a.dtype.newbyteorder("<") and a.dtype.byteorder in "<=|":
                 return code
         names = ", ".join(sorted(str(np.dtype(d["descr"])) for d in self._dtypes.values()))
-        raise TypeError(f"argument {k}: arrays of {a.dtype} are not an API type ({names}; uint16 means bfloat16 bits)")
+        raise ArgumentTypeError(f"argument {k}: arrays of {a.dtype} are not an API type ({names}; uint16 means bfloat16 bits)")
 
     def _numpy_dtype(self, code: int) -> np.dtype:
         if code == DType.BFLOAT16 and BFLOAT16 is not None:
@@ -281,7 +286,7 @@ class Library:
 
     def _check_count(self, op: str, params: list[str], args: Sequence[Any]) -> None:
         if len(args) != len(params):
-            raise TypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
+            raise ArgumentTypeError(f"{self.name}.{op} takes {len(params)} arguments ({', '.join(params)}); {len(args)} given")
 
     def output_spec(self, op: str, args: Sequence[Any]) -> tuple[np.dtype, tuple[int, ...]]:
         """What op `op` would return for `args`, from its shape function alone (on data-less
@@ -309,18 +314,18 @@ class Library:
         if param != "tensor":
             return _number(param, k, value)
         if not isinstance(value, np.ndarray):
-            raise TypeError(f"argument {k} is a tensor: give a NumPy array, not {type(value).__name__}")
+            raise ArgumentTypeError(f"argument {k} is a tensor: give a NumPy array, not {type(value).__name__}")
         if isinstance(value, np.ma.MaskedArray):
             # Its bytes would be read two ways (the fill value in the masked places, or the raw
             # data, by size): the caller says which.
-            raise TypeError(f"argument {k} is a masked array: a kernel has no mask; pass a.filled(value) or a.data")
+            raise ArgumentTypeError(f"argument {k} is a masked array: a kernel has no mask; pass a.filled(value) or a.data")
         return (self._tensor_code(k, value.dtype, value.shape), value)
 
     def _tensor_code(self, k: int, dtype: np.dtype, shape: tuple[int, ...]) -> int:
         """The element type code of tensor argument `k`, its shape checked against the limits."""
         limits = self.description["shape_limits"]
         if not within_limits(shape, limits):
-            raise ValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits_text(limits)})")
+            raise ArgumentValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits_text(limits)})")
         return self._dtype(np.empty(0, dtype=dtype), k)
 
     def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> dict[str, Any]:
@@ -383,5 +388,5 @@ def _timeout(timeout: Any, most: float) -> float:
     own limit, as its `--timeout` takes)."""
     ok = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
     if not ok or not 0 <= timeout <= most:
-        raise ValueError(f"timeout={timeout!r}: give seconds from 0 (no limit) to {most:g}")
+        raise ArgumentValueError(f"timeout={timeout!r}: give seconds from 0 (no limit) to {most:g}")
     return float(timeout)

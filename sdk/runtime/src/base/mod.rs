@@ -6,6 +6,7 @@
 pub(crate) mod cabi;
 pub mod codes;
 pub mod dtype;
+pub mod error;
 pub(crate) mod filler;
 pub mod limits;
 pub(crate) mod local;

@@ -8,8 +8,6 @@
 //! big-endian one, another element type, a header that is not NumPy's, a data part
 //! shorter or longer than the shape says.
 
-use std::fmt;
-
 use crate::base::dtype::DType;
 
 /// The magic string every `.npy` file starts with.
@@ -27,24 +25,14 @@ pub struct Array {
     pub data: Vec<u8>,
 }
 
-/// Why a file is not an array the runner can take.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NpyError(pub String);
+pub use crate::base::error::BaseError;
 
-impl fmt::Display for NpyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NpyError {}
-
-fn err<T>(msg: impl Into<String>) -> Result<T, NpyError> {
-    Err(NpyError(msg.into()))
+fn err<T>(msg: impl Into<String>) -> Result<T, BaseError> {
+    Err(BaseError::Npy(msg.into()))
 }
 
 /// The element type a descr names.
-fn dtype_of(descr: &str) -> Result<DType, NpyError> {
+fn dtype_of(descr: &str) -> Result<DType, BaseError> {
     if descr.starts_with('>') {
         return err(format!(
             "descr '{descr}' is big-endian: convert it first (a.astype(a.dtype.newbyteorder('<')))"
@@ -85,12 +73,12 @@ pub fn descr_of(d: DType) -> &'static str {
 
 /// The header's dictionary as NumPy writes it: `{'descr': .., 'fortran_order': ..,
 /// 'shape': (..), }`, keys in any order.
-fn parse_header(h: &str) -> Result<(DType, Vec<u64>), NpyError> {
+fn parse_header(h: &str) -> Result<(DType, Vec<u64>), BaseError> {
     let body = h
         .trim()
         .strip_prefix('{')
         .and_then(|s| s.strip_suffix('}'))
-        .ok_or_else(|| NpyError(format!("the header is not a dictionary: {h:?}")))?;
+        .ok_or_else(|| BaseError::Npy(format!("the header is not a dictionary: {h:?}")))?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     let mut rest = body.trim();
     while !rest.is_empty() {
@@ -98,7 +86,7 @@ fn parse_header(h: &str) -> Result<(DType, Vec<u64>), NpyError> {
         let after = after
             .trim_start()
             .strip_prefix(':')
-            .ok_or_else(|| NpyError(format!("no ':' after key '{key}'")))?
+            .ok_or_else(|| BaseError::Npy(format!("no ':' after key '{key}'")))?
             .trim_start();
         let (value, after) = match key {
             "descr" => quoted(after).map(|(v, a)| (Value::Str(v), a))?,
@@ -130,20 +118,20 @@ enum Value<'a> {
 }
 
 /// A quoted string at the start of `s` and what follows it.
-fn quoted(s: &str) -> Result<(&str, &str), NpyError> {
+fn quoted(s: &str) -> Result<(&str, &str), BaseError> {
     let q = s
         .chars()
         .next()
         .filter(|c| *c == '\'' || *c == '"')
-        .ok_or_else(|| NpyError(format!("expected a quoted string at {s:?}")))?;
+        .ok_or_else(|| BaseError::Npy(format!("expected a quoted string at {s:?}")))?;
     let inner = &s[1..];
     let end = inner
         .find(q)
-        .ok_or_else(|| NpyError("an unterminated string in the header".into()))?;
+        .ok_or_else(|| BaseError::Npy("an unterminated string in the header".into()))?;
     Ok((&inner[..end], &inner[end + 1..]))
 }
 
-fn boolean(s: &str) -> Result<(Value<'_>, &str), NpyError> {
+fn boolean(s: &str) -> Result<(Value<'_>, &str), BaseError> {
     if let Some(r) = s.strip_prefix("True") {
         Ok((Value::Bool(true), r))
     } else if let Some(r) = s.strip_prefix("False") {
@@ -153,13 +141,13 @@ fn boolean(s: &str) -> Result<(Value<'_>, &str), NpyError> {
     }
 }
 
-fn tuple(s: &str) -> Result<(Value<'_>, &str), NpyError> {
+fn tuple(s: &str) -> Result<(Value<'_>, &str), BaseError> {
     let inner = s
         .strip_prefix('(')
-        .ok_or_else(|| NpyError(format!("'shape' is not a tuple at {s:?}")))?;
+        .ok_or_else(|| BaseError::Npy(format!("'shape' is not a tuple at {s:?}")))?;
     let end = inner
         .find(')')
-        .ok_or_else(|| NpyError("an unterminated shape tuple".into()))?;
+        .ok_or_else(|| BaseError::Npy("an unterminated shape tuple".into()))?;
     let mut dims = Vec::new();
     for part in inner[..end]
         .split(',')
@@ -169,7 +157,7 @@ fn tuple(s: &str) -> Result<(Value<'_>, &str), NpyError> {
         let d = part
             .trim_end_matches('L')
             .parse::<u64>()
-            .map_err(|_| NpyError(format!("shape entry '{part}' is not a size")))?;
+            .map_err(|_| BaseError::Npy(format!("shape entry '{part}' is not a size")))?;
         dims.push(d);
     }
     if dims.len() > MAX_DIMS {
@@ -182,7 +170,7 @@ fn tuple(s: &str) -> Result<(Value<'_>, &str), NpyError> {
 }
 
 /// Reads an array from the bytes of a `.npy` file.
-pub fn parse(file: &[u8]) -> Result<Array, NpyError> {
+pub fn parse(file: &[u8]) -> Result<Array, BaseError> {
     if file.len() < 10 || &file[..6] != MAGIC {
         return err("not a .npy file (no \\x93NUMPY magic)");
     }
@@ -192,7 +180,7 @@ pub fn parse(file: &[u8]) -> Result<Array, NpyError> {
         2 | 3 if file.len() >= 12 => {
             let n = u32::from_le_bytes([file[8], file[9], file[10], file[11]]);
             (
-                usize::try_from(n).map_err(|_| NpyError("header too long".into()))?,
+                usize::try_from(n).map_err(|_| BaseError::Npy("header too long".into()))?,
                 12,
             )
         }
@@ -204,17 +192,17 @@ pub fn parse(file: &[u8]) -> Result<Array, NpyError> {
     };
     let header = file
         .get(start..start.saturating_add(len))
-        .ok_or_else(|| NpyError("the file ends inside its header".into()))?;
+        .ok_or_else(|| BaseError::Npy("the file ends inside its header".into()))?;
     let header =
-        std::str::from_utf8(header).map_err(|_| NpyError("the header is not text".into()))?;
+        std::str::from_utf8(header).map_err(|_| BaseError::Npy("the header is not text".into()))?;
     let (dtype, shape) = parse_header(header)?;
     let numel = shape
         .iter()
         .try_fold(1u64, |n, d| n.checked_mul(*d))
-        .ok_or_else(|| NpyError("the shape's element count overflows".into()))?;
+        .ok_or_else(|| BaseError::Npy("the shape's element count overflows".into()))?;
     let want = numel
         .checked_mul(dtype.size() as u64)
-        .ok_or_else(|| NpyError("the shape's size overflows".into()))?;
+        .ok_or_else(|| BaseError::Npy("the shape's size overflows".into()))?;
     let data = &file[start + len..];
     if data.len() as u64 != want {
         return err(format!(
@@ -238,12 +226,16 @@ pub fn parse(file: &[u8]) -> Result<Array, NpyError> {
 /// Reads the `.npy` file at `path`: a regular file whose size is exactly what its header
 /// promises (the header, then the data its shape and type need), read no further than
 /// that, so a device, a pipe or an endless file is refused at once with bounded memory.
-pub fn read_file(path: &std::path::Path) -> Result<Array, String> {
+pub fn read_file(path: &std::path::Path) -> Result<Array, BaseError> {
     use std::io::Read;
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
+    let mut file = std::fs::File::open(path).map_err(|e| BaseError::Read(e.to_string()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| BaseError::Read(e.to_string()))?;
     if !meta.is_file() {
-        return Err("not a regular file (a .npy file is read whole, its size known)".into());
+        return Err(BaseError::Read(
+            "not a regular file (a .npy file is read whole, its size known)".into(),
+        ));
     }
     let size = meta.len();
     let mut bytes = Vec::new();
@@ -252,34 +244,34 @@ pub fn read_file(path: &std::path::Path) -> Result<Array, String> {
         (&mut file)
             .take(more)
             .read_to_end(bytes)
-            .map_err(|e| e.to_string())
+            .map_err(|e| BaseError::Read(e.to_string()))
     };
     read_to(&mut bytes, 12)?;
     // Not a .npy header: `parse` says why.
     let Some((text_at, header_end)) = header_extent(&bytes) else {
-        return parse(&bytes).map_err(|e| e.to_string());
+        return parse(&bytes);
     };
     if header_end > size.min(1 << 20) {
-        return Err(format!(
+        return Err(BaseError::Npy(format!(
             "its header claims {header_end} bytes, past the file's {size} (or past 1 MiB)"
-        ));
+        )));
     }
     read_to(&mut bytes, header_end)?;
-    let header =
-        std::str::from_utf8(&bytes[text_at..]).map_err(|_| "the header is not text".to_string())?;
-    let (dtype, shape) = parse_header(header).map_err(|e| e.to_string())?;
+    let header = std::str::from_utf8(&bytes[text_at..])
+        .map_err(|_| BaseError::Npy("the header is not text".into()))?;
+    let (dtype, shape) = parse_header(header)?;
     let want = shape
         .iter()
         .try_fold(dtype.size() as u64, |n, d| n.checked_mul(*d))
         .and_then(|n| n.checked_add(header_end));
     if want != Some(size) {
         let want = want.map_or_else(|| "more than 2^64".into(), |w| w.to_string());
-        return Err(format!(
+        return Err(BaseError::Npy(format!(
             "the file has {size} bytes where its header promises {want}"
-        ));
+        )));
     }
     read_to(&mut bytes, size)?;
-    parse(&bytes).map_err(|e| e.to_string())
+    parse(&bytes)
 }
 
 /// Where a `.npy` file's header text starts and where the header ends, from its first 12
@@ -409,7 +401,10 @@ mod tests {
         ];
         for (bytes, why) in cases {
             let e = parse(&bytes).unwrap_err();
-            assert!(e.0.contains(why), "{why}: {e}");
+            assert!(
+                matches!(&e, BaseError::Npy(m) if m.contains(why)),
+                "{why}: {e}"
+            );
         }
     }
 }

@@ -11,6 +11,8 @@
 //! and that with the variable unset nothing is shown. The host shows all of core 0's text
 //! and warns of either ([`loss`]).
 
+use crate::base::error::BaseError;
+
 /// The environment variable the Neuron runtime sizes the ring by.
 pub const QUEUE_ENV: &str = "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES";
 /// A slot's bytes, and the text a slot carries (after its 16-byte header).
@@ -21,20 +23,22 @@ pub const MOST_BYTES: u64 = 2 << 20;
 
 /// The ring's slots for the variable's value (`None`: unset), or why the device shows no
 /// text.
-pub fn slots(value: Option<&str>) -> Result<u64, String> {
+pub fn slots(value: Option<&str>) -> Result<u64, BaseError> {
     let Some(text) = value else {
-        return Err(format!(
+        return Err(BaseError::StdoutQueue(format!(
             "{QUEUE_ENV} is not set, and the Neuron runtime's default, 0, turns the device's printf off \
              (set it to a power of two up to {MOST_BYTES})"
-        ));
+        )));
     };
     match text.trim().parse::<u64>() {
-        Ok(0) => Err(format!("{QUEUE_ENV}=0 turns the device's printf off")),
+        Ok(0) => Err(BaseError::StdoutQueue(format!(
+            "{QUEUE_ENV}=0 turns the device's printf off"
+        ))),
         Ok(v) if v.is_power_of_two() && (SLOT_BYTES..=MOST_BYTES).contains(&v) => Ok(v / SLOT_BYTES),
-        _ => Err(format!(
+        _ => Err(BaseError::StdoutQueue(format!(
             "{QUEUE_ENV}={text} is not a power of two from {SLOT_BYTES} to {MOST_BYTES}, which the Neuron \
              runtime takes (it sets up no ring otherwise)"
-        )),
+        ))),
     }
 }
 

@@ -38,6 +38,7 @@ use crate::base::codes::ExitStatus;
 use crate::base::dtype::DType;
 use crate::base::limits::{within_limits, MAX_CORES};
 use crate::base::status;
+use crate::edges::error::EdgeError;
 use crate::percore::registry::{self, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
@@ -230,14 +231,15 @@ fn watch_caller(fd: i32) {
 
 /// The element type of a tensor the caller describes (`Alloc`, a `Meta` argument), its
 /// shape checked against a tensor's limits: the reason when either is wrong.
-fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, String> {
-    let d = DType::from_code(dtype).ok_or_else(|| format!("no element type has code {dtype}"))?;
+fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, EdgeError> {
+    let d = DType::from_code(dtype)
+        .ok_or_else(|| EdgeError::Refused(format!("no element type has code {dtype}")))?;
     let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
     if !dims.is_some_and(|d| within_limits(&d)) {
-        return Err(format!(
+        return Err(EdgeError::Refused(format!(
             "shape {shape:?} is {}",
             crate::base::limits::past_limits()
-        ));
+        )));
     }
     Ok(d)
 }
@@ -245,11 +247,11 @@ fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, String> {
 fn alloc(dtype: i32, shape: &[i64]) -> Value {
     let d = match tensor_type(dtype, shape) {
         Ok(d) => d,
-        Err(m) => return json!({"error": m}),
+        Err(m) => return json!({"error": m.to_string()}),
     };
     state::with(|rt| {
         if let Err(m) = tensors::room_for(rt, d, shape) {
-            return json!({"error": m, "kind": "hbm-full"});
+            return json!({"error": m.to_string(), "kind": "hbm-full"});
         }
         let h = tensors::create(rt, d, shape, false);
         let e = rt.entry(h);
@@ -319,7 +321,7 @@ fn input(rt: &mut state::Runtime, h: u32, k: usize) -> Arg {
 /// A `Bytes` argument as a tensor of its own (released after the call).
 fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, Refused> {
     let refused = Refused::because;
-    let d = tensor_type(dtype, shape).map_err(refused)?;
+    let d = tensor_type(dtype, shape).map_err(|e| refused(e.to_string()))?;
     let data = from_hex(hex).ok_or_else(|| refused("its bytes are not hexadecimal".into()))?;
     if data.len() > INLINE_BYTES {
         let m = format!(
@@ -334,7 +336,7 @@ fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, 
             let m = format!("{} bytes for a {shape:?} tensor of {want}", data.len());
             return Err(refused(m));
         }
-        tensors::room_for(rt, d, shape).map_err(Refused::hbm_full)?;
+        tensors::room_for(rt, d, shape).map_err(|e| Refused::hbm_full(e.to_string()))?;
         let h = tensors::create(rt, d, shape, false);
         tensors::write_all(rt, h, &data);
         Ok(input(rt, h, k))

@@ -6,6 +6,7 @@
 
 use crate::base::dtype::{DType, Num};
 use crate::base::misuse::Kind;
+use crate::percore::error::CoreError;
 use crate::percore::state::Runtime;
 use crate::percore::tensors;
 
@@ -40,32 +41,36 @@ fn is_unary_float(op: Op) -> bool {
 }
 
 /// The element type of the result, or why the operands are refused.
-pub fn result_dtype(call: &Call, dtypes: [Option<DType>; 2]) -> Result<DType, String> {
+pub fn result_dtype(call: &Call, dtypes: [Option<DType>; 2]) -> Result<DType, CoreError> {
     let op = call.op;
     let t = match dtypes {
         [Some(a), Some(b)] if a != b => {
-            return Err(format!("the tensors' element types differ ({a} and {b})"))
+            return Err(CoreError::Types(format!(
+                "the tensors' element types differ ({a} and {b})"
+            )))
         }
         [Some(a), _] | [None, Some(a)] => a,
-        [None, None] => return Err("no tensor operand".into()),
+        [None, None] => return Err(CoreError::Types("no tensor operand".into())),
     };
     let float_scalar = call.args[..2]
         .iter()
         .any(|a| matches!(a, Operand::Scalar(Num::Float(_))));
     match op {
-        Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseNot if !t.is_integral() => {
-            Err(format!("{} takes integer tensors, not {t}", op.name()))
-        }
-        Op::BitwiseAnd | Op::BitwiseOr if float_scalar => Err(format!(
+        Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseNot if !t.is_integral() => Err(
+            CoreError::Types(format!("{} takes integer tensors, not {t}", op.name())),
+        ),
+        Op::BitwiseAnd | Op::BitwiseOr if float_scalar => Err(CoreError::Types(format!(
             "{} takes an integer scalar, not a floating-point one",
             op.name()
-        )),
+        ))),
         Op::Add | Op::Sub
             if t.is_integral()
                 && !float_scalar
                 && matches!(call.args[2], Operand::Scalar(Num::Float(_))) =>
         {
-            Err("a floating-point alpha on integer tensors".into())
+            Err(CoreError::Types(
+                "a floating-point alpha on integer tensors".into(),
+            ))
         }
         _ if is_unary_float(op) || op == Op::Div => {
             Ok(if t.is_integral() { DType::Float } else { t })
@@ -78,13 +83,17 @@ pub fn result_dtype(call: &Call, dtypes: [Option<DType>; 2]) -> Result<DType, St
 }
 
 /// `op` on one element: its operands as numbers, in the result type `to`.
-fn element(op: Op, a: Num, b: Num, c: Num, to: DType) -> Result<Num, String> {
+fn element(op: Op, a: Num, b: Num, c: Num, to: DType) -> Result<Num, CoreError> {
     if to.is_integral() {
         let (x, y, z) = (a.as_i64(), b.as_i64(), c.as_i64());
         return Ok(Num::Int(match op {
             Op::Abs => x.wrapping_abs(),
             Op::Ceil | Op::Floor => x,
-            Op::Pow if y < 0 => return Err("integers to negative integer powers".into()),
+            Op::Pow if y < 0 => {
+                return Err(CoreError::Element(
+                    "integers to negative integer powers".into(),
+                ))
+            }
             Op::Pow => ipow(x, y as u64),
             Op::Clamp => x.max(y).min(z),
             Op::Add => x.wrapping_add(z.wrapping_mul(y)),
@@ -315,7 +324,8 @@ mod tests {
         for (c, d, why) in refused {
             let got = ty(c, d);
             assert!(
-                got.as_ref().is_err_and(|m| m.contains(why)),
+                got.as_ref()
+                    .is_err_and(|m| matches!(m, CoreError::Types(t) if t.contains(why))),
                 "{c:?}: {got:?}"
             );
         }

@@ -9,6 +9,7 @@ use crate::base::cabi::Policy;
 use crate::base::dtype::{DType, Num};
 use crate::base::misuse::Kind;
 use crate::base::npy;
+use crate::percore::error::CoreError;
 use crate::percore::state::{Arena, Entry, Meta, Open, Phase, Runtime, MAX_DIMS};
 
 /// First SoC address of the simulated HBM.
@@ -130,7 +131,7 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
 /// Whether the HBM left has room for a tensor of `sizes` elements of `dtype`: the reason
 /// (its bytes, the room) when it has not. A caller that cannot stop the process on a
 /// misuse (the server, the runner before the kernels) asks before [`create`].
-pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), String> {
+pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), CoreError> {
     ensure_machine(rt);
     let bytes = numel(sizes).and_then(|n| n.checked_mul(dtype.size() as u64));
     let room = rt.arena.largest_free();
@@ -138,10 +139,10 @@ pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), Str
         return Ok(());
     }
     let want = bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string());
-    Err(format!(
+    Err(CoreError::HbmFull(format!(
         "a tensor of {sizes:?} {} elements needs {want} bytes; the simulated HBM has {room} bytes free in one piece (of {HOST_SHARE} for tensors)",
         dtype.name()
-    ))
+    )))
 }
 
 /// The first tensor of int64 elements a kernel makes or is given on core 0 is a warning:

@@ -22,6 +22,7 @@ use crate::base::status::EXIT_USAGE;
 use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, POISON};
+use crate::run::error::RunError;
 use crate::run::options::{self, Options, StatsFormat};
 use crate::run::outcome::{Outcome, Ran, Stop};
 use crate::run::outfile::Reserved;
@@ -34,30 +35,30 @@ static RETURNERS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new
 /// The registered op `name`'s kernel, checked: at most ten ops, none named with 32
 /// characters or more, the kernel bound,
 /// the kernel's parameters the shape function's.
-fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
+fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
     registry::with(|r| {
         if r.ops.len() > MAX_OPS {
-            return Err(format!(
+            return Err(RunError::Usage(format!(
                 "{} ops registered: a library has at most {MAX_OPS}",
                 r.ops.len()
-            ));
+            )));
         }
         let mut libraries: Vec<&str> = r.ops.iter().map(|o| o.library.as_str()).collect();
         libraries.sort_unstable();
         libraries.dedup();
         if one_library && libraries.len() > 1 {
-            return Err(format!(
+            return Err(RunError::Usage(format!(
                 "{} NEURON_LIBRARY blocks ({}): a program registers one library",
                 libraries.len(),
                 libraries.join(", ")
-            ));
+            )));
         }
         if let Some(why) = r
             .ops
             .iter()
             .find_map(|o| nt_sdk_common::op_name_refused(&o.name))
         {
-            return Err(why);
+            return Err(RunError::Usage(why));
         }
         let known: Vec<&str> = r.ops.iter().map(|o| o.name.as_str()).collect();
         if let Some(d) = known
@@ -65,34 +66,34 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
             .enumerate()
             .find(|(k, n)| known[..*k].contains(n))
         {
-            return Err(format!(
+            return Err(RunError::Usage(format!(
                 "op '{}' is registered twice (library {}): each m.def names an op once",
                 d.1,
                 libraries.join(", ")
-            ));
+            )));
         }
         let op = r.ops.iter().find(|o| o.name == name).ok_or_else(|| {
-            format!(
+            RunError::Usage(format!(
                 "no op '{name}' is registered (registered: {})",
                 known.join(", ")
-            )
+            ))
         })?;
         let kernels: Vec<&(String, Function)> =
             r.kernels.iter().filter(|k| k.0 == op.kernel).collect();
         let kernel = match kernels.as_slice() {
             [k] => k.1.clone(),
-            [] => return Err(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel)),
-            _ => return Err(format!("kernel '{}' is overloaded: the registration cannot name one", op.kernel)),
+            [] => return Err(RunError::Usage(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel))),
+            _ => return Err(RunError::Usage(format!("kernel '{}' is overloaded: the registration cannot name one", op.kernel))),
         };
         let schema = |p: &[Param]| p.iter().map(|p| p.schema()).collect::<Vec<_>>();
         if schema(&kernel.params) != schema(&op.shape.params) {
             let show = |p: &[Param]| p.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
-            return Err(format!(
+            return Err(RunError::Usage(format!(
                 "kernel '{}' takes ({}) but its shape function takes ({})",
                 op.kernel,
                 show(&kernel.params),
                 show(&op.shape.params)
-            ));
+            )));
         }
         Ok(kernel)
     })
@@ -100,18 +101,18 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, String> {
 
 /// Integer `i`, argument `k`, as parameter `p` takes it: a kernel's `int` (32 bits, as the
 /// device's build declares it) refuses what does not fit.
-fn fits(p: Param, k: usize, i: i64) -> Result<i64, String> {
+fn fits(p: Param, k: usize, i: i64) -> Result<i64, RunError> {
     if p == Param::Int32 && i32::try_from(i).is_err() {
-        return Err(format!(
+        return Err(RunError::Usage(format!(
             "argument {k} is {i}: the kernel takes an int (32 bits, as the device's build declares \
              it from the schema's int), which {i} does not fit"
-        ));
+        )));
     }
     Ok(i)
 }
 
 /// One argument from the command line, as parameter `p` takes it.
-fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
+fn argument(p: Param, k: usize, text: &str) -> Result<Arg, RunError> {
     let scalar = |kind, i, f| {
         Ok(Arg {
             kind,
@@ -124,17 +125,18 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
         Param::Tensor => {
             let path = std::path::Path::new(text);
             if !path.exists() {
-                return Err(format!(
+                return Err(RunError::Usage(format!(
                     "argument {k} is a tensor: '{text}' is no file (give the path of a .npy file)"
-                ));
+                )));
             }
-            let a = npy::read_file(path).map_err(|e| format!("argument {k} ({text}): {e}"))?;
+            let a = npy::read_file(path)
+                .map_err(|e| RunError::Usage(format!("argument {k} ({text}): {e}")))?;
             if !within_limits(&a.shape) {
-                return Err(format!(
+                return Err(RunError::Usage(format!(
                     "argument {k} ({text}): shape {:?} is {}",
                     a.shape,
                     crate::base::limits::past_limits()
-                ));
+                )));
             }
             let meta = state::with(|rt| {
                 let h = tensors::from_array(rt, &a);
@@ -150,23 +152,23 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, String> {
         }
         Param::Int | Param::Int32 => match text.parse::<i64>() {
             Ok(i) => fits(p, k, i).and_then(|i| scalar(ARG_INT, i, 0.0)),
-            Err(_) => Err(format!(
+            Err(_) => Err(RunError::Usage(format!(
                 "argument {k} ('{text}'): the kernel takes an {}",
                 p.name()
-            )),
+            ))),
         },
         Param::Double | Param::Float32 => match double(text) {
             Some(f) => scalar(ARG_DOUBLE, 0, f),
-            None => Err(format!(
+            None => Err(RunError::Usage(format!(
                 "argument {k} ('{text}'): the kernel takes a double (a number within a double's range, nan, inf or -inf)"
-            )),
+            ))),
         },
         Param::Scalar => match (text.parse::<i64>(), double(text)) {
             (Ok(i), _) => scalar(ARG_SCALAR_INT, i, 0.0),
             (_, Some(f)) => scalar(ARG_SCALAR_FLOAT, 0, f),
-            _ => Err(format!(
+            _ => Err(RunError::Usage(format!(
                 "argument {k} ('{text}'): the kernel takes a Scalar (a number)"
-            )),
+            ))),
         },
     }
 }
@@ -188,8 +190,8 @@ pub fn main(args: &[String]) -> i32 {
     }
 }
 
-fn usage(m: String) -> Stop {
-    crate::run::report::refuse(m)
+fn usage(m: impl std::fmt::Display) -> Stop {
+    crate::run::report::refuse(m.to_string())
 }
 
 /// Runs the call the command line describes: its output tensor.

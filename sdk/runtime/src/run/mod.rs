@@ -10,6 +10,7 @@ pub(crate) mod checks;
 pub(crate) mod child;
 pub(crate) mod cores;
 pub(crate) mod device;
+pub(crate) mod error;
 pub(crate) mod options;
 pub(crate) mod outcome;
 pub(crate) mod outfile;

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::run::error::RunError;
+
 /// How `--stats` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatsFormat {
@@ -44,24 +46,28 @@ impl Options {
     /// The checks every edge's options pass before a call (the runner's command line, the
     /// runner API, the server): an op named, 1 to [`crate::base::limits::MAX_CORES`] cores, `--device` with
     /// `--translation`. Named as the command line names them.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), RunError> {
         if self.op.is_empty() {
-            return Err(
+            return Err(RunError::Usage(
                 "usage: OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats[=json]]"
                     .into(),
-            );
+            ));
         }
-        crate::base::limits::cores_of(&self.cores.to_string())?;
+        crate::base::limits::cores_of(&self.cores.to_string()).map_err(RunError::Usage)?;
         let half = |p: &PathBuf| p.as_os_str().is_empty();
         if self
             .device
             .as_ref()
             .is_some_and(|d| half(&d.program) || half(&d.translation))
         {
-            return Err("--device and --translation go together".into());
+            return Err(RunError::Usage(
+                "--device and --translation go together".into(),
+            ));
         }
         if self.profile.is_some() && self.device.is_none() {
-            return Err("--profile counts a run on the emulated Q7: give --device too".into());
+            return Err(RunError::Usage(
+                "--profile counts a run on the emulated Q7: give --device too".into(),
+            ));
         }
         Ok(())
     }
@@ -73,15 +79,20 @@ impl Options {
 }
 
 /// Why `--name` (no option of the runner's: an argument never starts with `--`) is refused.
-fn unknown_option(given: &str) -> String {
-    format!(
+fn unknown_option(given: &str) -> RunError {
+    RunError::Usage(format!(
         "{given}: not an option of the runner (--out FILE, --cores N, --timeout SECONDS, \
          --sanitize, --stats, --stats=json, --device PROGRAM, --translation OBJECT, --profile DIR)"
-    )
+    ))
+}
+
+/// The value after an option, or the refusal `missing` when there is none.
+fn value<'a>(it: &mut std::slice::Iter<'a, String>, missing: &str) -> Result<&'a String, RunError> {
+    it.next().ok_or_else(|| RunError::Usage(missing.into()))
 }
 
 /// The runner's command line, parsed and [validated](Options::validate).
-pub fn parse(args: &[String]) -> Result<Options, String> {
+pub fn parse(args: &[String]) -> Result<Options, RunError> {
     let mut o = Options {
         cores: 1,
         timeout: Some(crate::base::limits::DEFAULT_TIMEOUT),
@@ -90,19 +101,19 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--out" => o.out = Some(it.next().ok_or("--out needs a file")?.into()),
+            "--out" => o.out = Some(value(&mut it, "--out needs a file")?.into()),
             "--cores" => {
-                let n = it.next().ok_or("--cores needs a number")?;
-                o.cores = crate::base::limits::cores_of(n)?;
+                let n = value(&mut it, "--cores needs a number")?;
+                o.cores = crate::base::limits::cores_of(n).map_err(RunError::Usage)?;
             }
             "--timeout" => {
-                let t = it.next().ok_or("--timeout needs seconds")?;
-                o.timeout = crate::base::limits::timeout_of(t)?;
+                let t = value(&mut it, "--timeout needs seconds")?;
+                o.timeout = crate::base::limits::timeout_of(t).map_err(RunError::Usage)?;
             }
             "--sanitize" => o.sanitize = true,
-            "--profile" => o.profile = Some(it.next().ok_or("--profile needs a folder")?.into()),
+            "--profile" => o.profile = Some(value(&mut it, "--profile needs a folder")?.into()),
             "--device" => {
-                let program = it.next().ok_or("--device needs the device program")?;
+                let program = value(&mut it, "--device needs the device program")?;
                 let translation = o.device.take().map(|d| d.translation);
                 o.device = Some(crate::run::device::Device {
                     program: program.into(),
@@ -111,7 +122,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 });
             }
             "--translation" => {
-                let t = it.next().ok_or("--translation needs the object")?;
+                let t = value(&mut it, "--translation needs the object")?;
                 let d = o.device.get_or_insert(crate::run::device::Device {
                     program: Default::default(),
                     translation: Default::default(),
@@ -148,11 +159,12 @@ mod tests {
         );
         let e = super::parse(&args("relu x.npy --stat")).unwrap_err();
         assert!(
-            e.starts_with("--stat: not an option of the runner (--out FILE"),
+            matches!(&e, super::RunError::Usage(m) if m.starts_with("--stat: not an option of the runner (--out FILE")),
             "{e}"
         );
         assert!(super::parse(&args("relu x.npy --cores 9"))
             .unwrap_err()
+            .to_string()
             .contains("from 1 to"));
     }
 }

@@ -25,11 +25,12 @@ pub struct Reserved {
 }
 
 use crate::base::limits::tmp_name;
+use crate::run::error::RunError;
 
 impl Reserved {
     /// Checks that `path` can be written: the reason it cannot, if it cannot.
-    pub fn new(path: &Path) -> Result<Reserved, String> {
-        let refuse = |why: String| format!("--out {}: {why}", path.display());
+    pub fn new(path: &Path) -> Result<Reserved, RunError> {
+        let refuse = |why: String| RunError::OutFile(format!("--out {}: {why}", path.display()));
         let target = match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
                 .map_err(|e| refuse(format!("a link to nothing there: {e}")))?,
@@ -67,8 +68,10 @@ impl Reserved {
     }
 
     /// Writes `bytes` into place.
-    pub fn commit(self, bytes: &[u8]) -> Result<(), String> {
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());
+    pub fn commit(self, bytes: &[u8]) -> Result<(), RunError> {
+        let fail = |e: std::io::Error| {
+            RunError::OutFile(format!("cannot write {}: {e}", self.path.display()))
+        };
         match self.way {
             Way::Write => {
                 use std::io::Write;

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::run::device::profile::Profile;
+use crate::run::error::RunError;
 use crate::run::options::Options;
 use crate::run::report::CoreReport;
 
@@ -29,7 +30,7 @@ pub fn write(o: &Options, cores: &[CoreReport]) -> i32 {
     let p = Profile::merged(&each);
     match write_files(dir, &o.op, &p) {
         Ok(()) => 0,
-        Err(why) => refused(dir, &why),
+        Err(why) => refused(dir, &why.to_string()),
     }
 }
 
@@ -38,9 +39,9 @@ fn refused(dir: &Path, why: &str) -> i32 {
     crate::base::status::EXIT_USAGE
 }
 
-fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), String> {
+fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), RunError> {
     let at = |name: &str| dir.join(name);
-    let io = |name: &str, e: std::io::Error| format!("cannot write {name}: {e}");
+    let io = |name: &str, e: std::io::Error| RunError::Profile(format!("cannot write {name}: {e}"));
     std::fs::create_dir_all(dir).map_err(|e| io("the folder", e))?;
     let doc = serde_json::json!({
         "schema": "neuron-customop-host-profile/1",
@@ -113,7 +114,7 @@ fn listing(op: &str, p: &Profile) -> String {
     out
 }
 
-fn flame_graph(op: &str, p: &Profile) -> Result<Vec<u8>, String> {
+fn flame_graph(op: &str, p: &Profile) -> Result<Vec<u8>, RunError> {
     let lines: Vec<String> = p
         .stacks
         .iter()
@@ -125,6 +126,6 @@ fn flame_graph(op: &str, p: &Profile) -> Result<Vec<u8>, String> {
     options.count_name = "instructions".into();
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)
-        .map_err(|e| format!("the flame graph: {e}"))?;
+        .map_err(|e| RunError::Profile(format!("the flame graph: {e}")))?;
     Ok(svg)
 }

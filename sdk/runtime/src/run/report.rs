@@ -62,7 +62,7 @@ pub struct CoreReport {
     pub device: Option<DeviceReport>,
     /// `--profile`: where its counted instructions went, or why that is not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<Result<crate::run::device::profile::Profile, String>>,
+    pub profile: Option<Result<crate::run::device::profile::Profile, crate::run::error::RunError>>,
     /// What it printed.
     #[serde(skip)]
     pub printed: String,

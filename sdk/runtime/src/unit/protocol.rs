@@ -4,6 +4,7 @@
 
 use super::{runtime, tensor};
 use crate::run::device::answer::{answer, DeviceRequest, ProgramRun};
+use crate::run::error::RunError;
 
 #[test]
 fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
@@ -12,7 +13,10 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     let refs = rt.entry(h).refs;
     let (mut ran, mut out) = (ProgramRun::default(), Vec::new());
     let unknown = answer(&mut rt, 21, &[], &mut ran, &mut out);
-    assert_eq!(unknown, Err("a request of unknown code 21".into()));
+    assert_eq!(
+        unknown,
+        Err(RunError::Unanswered("a request of unknown code 21".into()))
+    );
     let short = answer(
         &mut rt,
         DeviceRequest::Retain as u32,
@@ -21,9 +25,9 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
         &mut out,
     );
     assert!(
-        short
-            .as_ref()
-            .is_err_and(|m| m.contains("Retain request whose payload ends 2 bytes short")),
+        short.as_ref().is_err_and(|m| m
+            .to_string()
+            .contains("Retain request whose payload ends 2 bytes short")),
         "{short:?}"
     );
     let policy = answer(

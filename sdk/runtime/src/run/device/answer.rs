@@ -28,11 +28,10 @@ pub struct ProgramRun {
     /// Why it ended without returning (its exit or signal), if it did.
     pub ended: Option<String>,
     /// `--profile`: where the counted instructions went, or why that is not known.
-    pub profile: Option<Result<crate::run::device::profile::Profile, String>>,
+    pub profile: Option<Result<crate::run::device::profile::Profile, crate::run::error::RunError>>,
 }
 
-/// Why a request could not be answered: the run ends with it.
-pub type Unanswered = String;
+use crate::run::error::RunError;
 
 /// A request's payload, read in order; reading past its end is an error.
 struct Reader<'a> {
@@ -41,34 +40,34 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], Unanswered> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], RunError> {
         let Some((head, rest)) = self.rest.split_first_chunk::<N>() else {
-            return Err(format!(
+            return Err(RunError::Unanswered(format!(
                 "a {:?} request whose payload ends {} bytes short (the program and the runner are from different SDKs?)",
                 self.request,
                 N - self.rest.len()
-            ));
+            )));
         };
         self.rest = rest;
         Ok(*head)
     }
-    fn u32(&mut self) -> Result<u32, Unanswered> {
+    fn u32(&mut self) -> Result<u32, RunError> {
         self.take().map(u32::from_le_bytes)
     }
-    fn i32(&mut self) -> Result<i32, Unanswered> {
+    fn i32(&mut self) -> Result<i32, RunError> {
         self.take().map(i32::from_le_bytes)
     }
-    fn u64(&mut self) -> Result<u64, Unanswered> {
+    fn u64(&mut self) -> Result<u64, RunError> {
         self.take().map(u64::from_le_bytes)
     }
-    fn i64(&mut self) -> Result<i64, Unanswered> {
+    fn i64(&mut self) -> Result<i64, RunError> {
         self.take().map(i64::from_le_bytes)
     }
-    fn f64(&mut self) -> Result<f64, Unanswered> {
+    fn f64(&mut self) -> Result<f64, RunError> {
         self.take().map(f64::from_le_bytes)
     }
     /// An argument: kind, handle, integer, double (as the C ABI's `operand`).
-    fn operand(&mut self, rt: &mut Runtime) -> Result<Operand, Unanswered> {
+    fn operand(&mut self, rt: &mut Runtime) -> Result<Operand, RunError> {
         let (kind, h, i, f) = (self.i32()?, self.u32()?, self.i64()?, self.f64()?);
         Ok(decode::operand(rt, kind, h, i, f))
     }
@@ -104,9 +103,9 @@ pub fn answer(
     p: &[u8],
     ran: &mut ProgramRun,
     out: &mut Vec<u8>,
-) -> Result<bool, Unanswered> {
+) -> Result<bool, RunError> {
     let request = DeviceRequest::from_code(code)
-        .ok_or_else(|| format!("a request of unknown code {code}"))?;
+        .ok_or_else(|| RunError::Unanswered(format!("a request of unknown code {code}")))?;
     let mut r = Reader { request, rest: p };
     match request {
         DeviceRequest::Return => {
@@ -127,7 +126,9 @@ pub fn answer(
             rt.misuse(Kind::StackOverflow, None, None, detail);
         }
         DeviceRequest::Start => {
-            return Err("a START past start(), which answers every START".into())
+            return Err(RunError::Unanswered(
+                "a START past start(), which answers every START".into(),
+            ))
         }
         DeviceRequest::New
         | DeviceRequest::Retain
@@ -151,11 +152,7 @@ pub fn answer(
 }
 
 /// Tensors and operations.
-fn tensor_answer(
-    rt: &mut Runtime,
-    r: &mut Reader<'_>,
-    out: &mut Vec<u8>,
-) -> Result<(), Unanswered> {
+fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     match r.request {
         DeviceRequest::New => {
             let (dtype, fill, ndim) = (r.i32()?, r.i32()?, r.u32()? as usize);
@@ -205,11 +202,7 @@ fn tensor_answer(
 }
 
 /// Accessors, copies and the TCM pool.
-fn access_answer(
-    rt: &mut Runtime,
-    r: &mut Reader<'_>,
-    out: &mut Vec<u8>,
-) -> Result<(), Unanswered> {
+fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     match r.request {
         DeviceRequest::Open => {
             let (h, kind, dtype, ndim) = (r.u32()?, r.i32()?, r.i32()?, r.i32()?);

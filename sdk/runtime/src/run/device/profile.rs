@@ -5,6 +5,7 @@
 //! table); each block's executions at a node become a call stack. The device runtime's
 //! blocks are left out as `--stats` leaves them out, so the lines sum to the same total.
 
+use crate::run::error::RunError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -264,18 +265,21 @@ pub fn of(
     classes: &Classes,
     program: &Path,
     counted: u64,
-) -> Result<Profile, String> {
-    let r = raw(lines).ok_or("the counting plugin's profile lines do not read")?;
+) -> Result<Profile, RunError> {
+    let r = raw(lines).ok_or_else(|| {
+        RunError::Profile("the counting plugin's profile lines do not read".into())
+    })?;
     let (functions, table) = (Functions::of(program), LineTable::of(program));
     let mut by_line: BTreeMap<(String, u64, String), u64> = BTreeMap::new();
     let mut by_function: BTreeMap<String, u64> = BTreeMap::new();
     let mut by_stack: BTreeMap<String, u64> = BTreeMap::new();
     let mut total = 0u64;
     for &(node, block, executions) in &r.pairs {
-        let (start, addrs) = r
-            .blocks
-            .get(&block)
-            .ok_or_else(|| format!("the profile names block {block}, which it does not list"))?;
+        let (start, addrs) = r.blocks.get(&block).ok_or_else(|| {
+            RunError::Profile(format!(
+                "the profile names block {block}, which it does not list"
+            ))
+        })?;
         if !classes.counted(*start) {
             continue;
         }
@@ -292,9 +296,9 @@ pub fn of(
         total += n;
     }
     if total != counted {
-        return Err(format!(
+        return Err(RunError::Profile(format!(
             "the profile's instructions ({total}) are not the count's ({counted})"
-        ));
+        )));
     }
     Ok(finish(total, by_line, by_function, by_stack))
 }
