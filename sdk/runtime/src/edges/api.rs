@@ -10,8 +10,8 @@ use crate::base::codes::{ExitStatus, Stats};
 use crate::base::npy;
 use crate::percore::state::{self, Meta};
 use crate::percore::tensors;
-use crate::run;
 use crate::run::options::{Options, StatsFormat};
+use crate::run::{self, Session};
 
 /// # Safety
 /// `p` is a NUL-terminated string.
@@ -48,20 +48,26 @@ pub unsafe extern "C" fn nt_customop_run(
             Some(Stats::Json) => Some(StatsFormat::Json),
             None => {
                 let m = format!("stats {stats}: give 0 (none), 1 (text) or 2 (JSON)");
-                return crate::run::report::refuse(m).status;
+                let stop = crate::run::report::refuse(m);
+                crate::run::report::print_refusal(&stop);
+                return stop.status;
             }
         },
         ..Options::default()
     };
     // SAFETY: the caller's contract.
     let args = unsafe { std::slice::from_raw_parts(args, n) };
-    match run::call(&o, args) {
+    let mut session = Session::default();
+    match run::call(&mut session, &o, args) {
         Ok(ran) => {
             // SAFETY: the caller's contract.
             unsafe { *out = state::with(|rt| &*rt.entry(ran.output).meta as *const Meta) };
             ExitStatus::Ran.code()
         }
-        Err(stop) => stop.status,
+        Err(stop) => {
+            crate::run::report::print_refusal(&stop);
+            stop.status
+        }
     }
 }
 

@@ -319,7 +319,10 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
         Some("--serve") => match args.get(1).and_then(|f| f.parse::<i32>().ok()) {
             Some(fd) => crate::edges::serve::main(fd),
             None => {
-                crate::run::report::refuse("--serve needs the socket's descriptor".into()).status
+                let stop =
+                    crate::run::report::refuse("--serve needs the socket's descriptor".into());
+                crate::run::report::print_refusal(&stop);
+                stop.status
             }
         },
         _ => crate::run::main(&args),

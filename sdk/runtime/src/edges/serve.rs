@@ -44,6 +44,8 @@ use crate::percore::state;
 use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
 use crate::run::options::{Options, StatsFormat};
 use crate::run::outcome::{Refused, Stop};
+use crate::run::report::Output;
+use crate::run::Session;
 
 /// A request.
 #[derive(Debug, Deserialize)]
@@ -364,7 +366,20 @@ fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value
     }
 }
 
-fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: bool) -> Value {
+/// The server's settings of every call: reports come back in the answer, not on stderr.
+const QUIET: Output = Output {
+    quiet: true,
+    kernel_text_to_stderr: false,
+};
+
+fn call(
+    session: &mut Session,
+    op: String,
+    args: &[ArgIn],
+    cores: u32,
+    timeout: Option<f64>,
+    sanitize: bool,
+) -> Value {
     let timeout = match timeout_of(timeout) {
         Ok(t) => t,
         Err(refused) => return refused,
@@ -375,13 +390,14 @@ fn call(op: String, args: &[ArgIn], cores: u32, timeout: Option<f64>, sanitize: 
         timeout,
         sanitize,
         stats: Some(StatsFormat::Return),
+        output: QUIET,
         ..Options::default()
     };
     let (call, made) = match arguments(args) {
         Ok(c) => c,
         Err(refused) => return refusal(refused),
     };
-    let outcome = crate::run::call(&o, &call);
+    let outcome = crate::run::call(session, &o, &call);
     release(&made);
     match outcome {
         Ok(ran) => state::with(|rt| {
@@ -405,7 +421,7 @@ fn stopped(stop: Stop) -> Value {
     v
 }
 
-fn answer(request: &[u8]) -> Value {
+fn answer(session: &mut Session, request: &[u8]) -> Value {
     match serde_json::from_slice::<ServerRequest>(request) {
         Err(e) => json!({"error": format!("a request the server does not know: {e}")}),
         Ok(ServerRequest::Alloc { dtype, shape, free }) => {
@@ -416,7 +432,7 @@ fn answer(request: &[u8]) -> Value {
             free_all(&handles);
             json!({})
         }
-        Ok(ServerRequest::Shape { op, args, timeout }) => shape(op, &args, timeout),
+        Ok(ServerRequest::Shape { op, args, timeout }) => shape(session, op, &args, timeout),
         Ok(ServerRequest::Call {
             op,
             args,
@@ -426,13 +442,13 @@ fn answer(request: &[u8]) -> Value {
             sanitize,
         }) => {
             free_all(&free);
-            call(op, &args, cores, timeout, sanitize)
+            call(session, op, &args, cores, timeout, sanitize)
         }
     }
 }
 
 /// Op `op`'s shape function on data-less tensors (what PyTorch's fake implementation asks).
-fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
+fn shape(session: &mut Session, op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
     let timeout = match timeout_of(timeout) {
         Ok(t) => t,
         Err(refused) => return refused,
@@ -442,13 +458,14 @@ fn shape(op: String, args: &[ArgIn], timeout: Option<f64>) -> Value {
         cores: 1,
         timeout,
         stats: Some(StatsFormat::Return),
+        output: QUIET,
         ..Options::default()
     };
     let (call, made) = match arguments(args) {
         Ok(c) => c,
         Err(refused) => return refusal(refused),
     };
-    let answer = match crate::run::shape_of(&o, &call) {
+    let answer = match crate::run::shape_of(session, &o, &call) {
         Ok((dtype, sizes)) => {
             json!({"status": ExitStatus::Ran.code(), "dtype": dtype.code(), "shape": sizes})
         }
@@ -511,11 +528,11 @@ pub fn main(fd: i32) -> i32 {
     crate::run::report::panics_as_bugs();
     // SAFETY: the caller passed this descriptor for the server's use alone.
     let mut sock = unsafe { UnixStream::from_raw_fd(fd) };
-    // A group of its own, which the watch thread kills whole; and no report on stderr.
+    // A group of its own, which the watch thread kills whole.
     // SAFETY: plain system calls on this process.
     unsafe { libc::setpgid(0, 0) };
     watch_caller(fd);
-    crate::run::report::quiet();
+    let mut session = Session::default();
     let hbm = state::with(|rt| {
         tensors::ensure_machine(rt);
         rt.machine.as_ref().expect("started").hbm_fd()
@@ -524,7 +541,7 @@ pub fn main(fd: i32) -> i32 {
         return 1;
     }
     while let Ok(request) = crate::run::worker::receive(&mut sock) {
-        if send(&mut sock, &answer(&request)).is_err() {
+        if send(&mut sock, &answer(&mut session, &request)).is_err() {
             break;
         }
     }

@@ -23,14 +23,10 @@ use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, POISON};
 use crate::run::error::RunError;
-use crate::run::options::{self, Options, StatsFormat};
+use crate::run::options::{self, Options};
 use crate::run::outcome::{Outcome, Ran, Stop};
 use crate::run::outfile::Reserved;
-
-/// The ops whose last call, on one core, returned a tensor of their own without calling
-/// `get_dst_tensor()`: their output is poisoned only if the kernel asks for it (the copy of
-/// what it returns overwrites all of it otherwise), which saves a pass over the output.
-static RETURNERS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+use crate::run::session::Session;
 
 /// The registered op `name`'s kernel, checked: at most ten ops, none named with 32
 /// characters or more, the kernel bound,
@@ -184,9 +180,13 @@ fn double(text: &str) -> Option<f64> {
 /// The runner: see the module's documentation. Returns the exit status.
 pub fn main(args: &[String]) -> i32 {
     crate::run::report::panics_as_bugs();
-    match from_command_line(args) {
+    let mut session = Session::default();
+    match from_command_line(&mut session, args) {
         Ok((out, place)) => write_output(out, place),
-        Err(stop) => stop.status,
+        Err(stop) => {
+            crate::run::report::print_refusal(&stop);
+            stop.status
+        }
     }
 }
 
@@ -195,11 +195,11 @@ fn usage(m: impl std::fmt::Display) -> Stop {
 }
 
 /// Runs the call the command line describes: its output tensor.
-fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), Stop> {
+fn from_command_line(
+    session: &mut Session,
+    args: &[String],
+) -> Result<(u32, Option<Reserved>), Stop> {
     let o = options::parse(args).map_err(usage)?;
-    if o.stats == Some(StatsFormat::Json) {
-        crate::run::report::kernel_text_to_stderr();
-    }
     let kernel = find_op(&o.op, true).map_err(usage)?;
     let place = o
         .out
@@ -227,25 +227,29 @@ fn from_command_line(args: &[String]) -> Result<(u32, Option<Reserved>), Stop> {
     for (k, (p, v)) in kernel.params.iter().zip(&o.values).enumerate() {
         call.push(argument(*p, k, v).map_err(usage)?);
     }
-    let out = run_op(&o, &call)?;
+    let out = run_op(session, &o, &call)?;
     Ok((out.output, place))
 }
 
 /// Calls op `o.op` with arguments already made (the runner API, the server): the output
 /// tensor (one reference), or why the call stopped, with the exit status the runner would
 /// give.
-pub fn call(o: &Options, args: &[Arg]) -> Outcome<u32> {
+pub fn call(session: &mut Session, o: &Options, args: &[Arg]) -> Outcome<u32> {
     o.validate().map_err(usage)?;
     let args = converted(o, args)?;
-    run_op(o, &args)
+    run_op(session, o, &args)
 }
 
 /// Op `o.op`'s shape function alone on arguments already made (its tensors may be
 /// data-less): the output's element type and sizes, or why it stopped.
-pub fn shape_of(o: &Options, args: &[Arg]) -> Result<(DType, Vec<i64>), Stop> {
+pub fn shape_of(
+    session: &mut Session,
+    o: &Options,
+    args: &[Arg],
+) -> Result<(DType, Vec<i64>), Stop> {
     o.validate().map_err(usage)?;
     let args = converted(o, args)?;
-    crate::run::shape::run(o, &args)
+    crate::run::shape::run(&mut session.shapes, &mut session.workers, o, &args)
 }
 
 /// The arguments of a call of `o.op` as its kernel's parameters take them, or the refusal.
@@ -298,7 +302,7 @@ fn convert(p: Param, a: &Arg) -> Option<Arg> {
 }
 
 /// The shape function, the output, the cores: the output tensor, or why it stopped.
-fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
+fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
     state::with(|rt| {
         tensors::ensure_machine(rt);
         rt.job.op = o.op.clone();
@@ -314,7 +318,7 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
             }
         }
     });
-    let (d, sizes) = crate::run::shape::run(o, call)?;
+    let (d, sizes) = crate::run::shape::run(&mut session.shapes, &mut session.workers, o, call)?;
     let shape_dims: Vec<u64> = sizes.iter().map(|s| *s as u64).collect();
     if !within_limits(&shape_dims) {
         return Err(usage(format!(
@@ -324,8 +328,7 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
     }
     state::with(|rt| tensors::room_for(rt, d, &sizes))
         .map_err(|m| crate::run::report::refuse_hbm_full(format!("the output: {m}")))?;
-    let mut returners = RETURNERS.lock().unwrap_or_else(|e| e.into_inner());
-    let lazy = o.cores == 1 && returners.contains(&o.op);
+    let lazy = o.cores == 1 && session.returners.contains(&o.op);
     let output = state::with(|rt| {
         let h = tensors::create(rt, d, &sizes, false);
         rt.entry(h).label = "output".into();
@@ -335,13 +338,12 @@ fn run_op(o: &Options, call: &[Arg]) -> Outcome<u32> {
         rt.job.dst = Some(h);
         h
     });
-    let ran = crate::run::cores::run(o, call, output, lazy);
+    let ran = crate::run::cores::run(&mut session.workers, o, call, output, lazy);
     let status = ran.status;
-    returners.retain(|op| *op != o.op);
+    session.returners.retain(|op| *op != o.op);
     if o.cores == 1 && status == 0 && !ran.dst_called {
-        returners.push(o.op.clone());
+        session.returners.push(o.op.clone());
     }
-    drop(returners);
     state::with(|rt| {
         rt.job.dst = None;
         if status != 0 {

@@ -13,8 +13,8 @@ use crate::percore::tensors;
 use crate::run::checks::{across_cores, take_result};
 use crate::run::child;
 use crate::run::options::Options;
-use crate::run::report::{cross_core, of_run, print_reports, CoreReport, Returned};
-use crate::run::worker::{self, Assignment, WorkerArg};
+use crate::run::report::{cross_core, of_run, CoreReport, Returned};
+use crate::run::worker::{self, Assignment, Pool, WorkerArg};
 
 /// What a core reports of the job it ran.
 fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
@@ -204,7 +204,13 @@ fn output_arg(output: u32) -> WorkerArg {
 
 /// Gives each core its job and waits for them in order: the reports of the cores that
 /// wrote one, and a crash report for each that died before it could.
-fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreReport>, Vec<Report>) {
+fn run_cores(
+    pool: &mut Pool,
+    o: &Options,
+    call: &[Arg],
+    output: u32,
+    lazy: bool,
+) -> (Vec<CoreReport>, Vec<Report>) {
     let job = Assignment {
         op: o.op.clone(),
         core: 0,
@@ -220,13 +226,13 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
             core,
             ..job.clone()
         };
-        worker::start(core as usize, &j, kernel_job);
+        worker::start(pool, core as usize, &j, kernel_job);
     }
     let mut reports = Vec::new();
     let mut crashes = Vec::new();
     let deadline = o.deadline();
     for core in 0..o.cores {
-        let ended = worker::finish(core as usize, deadline);
+        let ended = worker::finish(pool, core as usize, deadline);
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
@@ -240,7 +246,7 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
             Err(_) => {
                 crashes.push(ended.crash(&o.op, "kernel", Some(core)));
                 if core == 0 {
-                    crate::run::report::kernel_text(ended.printed.as_bytes());
+                    o.output.kernel_text(ended.printed.as_bytes());
                 }
             }
         }
@@ -251,8 +257,8 @@ fn run_cores(o: &Options, call: &[Arg], output: u32, lazy: bool) -> (Vec<CoreRep
 /// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
 /// is in `output` when it is 0), and whether a core called `get_dst_tensor()`. With
 /// `lazy`, the output is poisoned only when a kernel asks for it.
-pub fn run(o: &Options, call: &[Arg], output: u32, lazy: bool) -> Concluded {
-    let (reports, crashes) = run_cores(o, call, output, lazy);
+pub fn run(pool: &mut Pool, o: &Options, call: &[Arg], output: u32, lazy: bool) -> Concluded {
+    let (reports, crashes) = run_cores(pool, o, call, output, lazy);
     let dst_called = reports.iter().any(|r| r.dst_called);
     let (status, stats) = conclude(o, reports, crashes, output);
     Concluded {
@@ -382,13 +388,13 @@ fn conclude(
     output: u32,
 ) -> (i32, Option<serde_json::Value>) {
     if !crashes.is_empty() {
-        print_output(&reports);
+        print_output(o, &reports);
         let all: Vec<Report> = reports
             .iter()
             .flat_map(|r| r.reports.iter().cloned())
             .chain(crashes)
             .collect();
-        print_reports(&all);
+        o.output.print_reports(&all);
         let stats = o
             .stats
             .and_then(|f| crate::run::stats::print(f, o, &reports, &all));
@@ -410,13 +416,13 @@ fn conclude(
         }
     });
     printed_checks(o, &mut reports);
-    print_output(&reports);
+    print_output(o, &reports);
     let all: Vec<Report> = reports
         .iter()
         .flat_map(|r| r.reports.iter().cloned())
         .chain(found)
         .collect();
-    let failed = print_reports(&all);
+    let failed = o.output.print_reports(&all);
     let stats = o
         .stats
         .and_then(|f| crate::run::stats::print(f, o, &reports, &all));
@@ -428,10 +434,10 @@ fn conclude(
     (status, stats)
 }
 
-fn print_output(reports: &[CoreReport]) {
+fn print_output(o: &Options, reports: &[CoreReport]) {
     for r in reports {
         if r.core == 0 {
-            crate::run::report::kernel_text(r.printed.as_bytes());
+            o.output.kernel_text(r.printed.as_bytes());
         } else {
             for line in r.printed.lines() {
                 eprintln!("[core {} printed, dropped on the device] {line}", r.core);

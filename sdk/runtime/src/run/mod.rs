@@ -17,8 +17,10 @@ pub(crate) mod outfile;
 pub(crate) mod param_names;
 pub(crate) mod profile;
 pub(crate) mod report;
+pub(crate) mod session;
 pub(crate) mod shape;
 pub(crate) mod stats;
 pub(crate) mod worker;
 
 pub use call::{call, main, shape_of};
+pub use session::Session;

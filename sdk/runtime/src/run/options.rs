@@ -40,6 +40,8 @@ pub struct Options {
     /// `--profile DIR` (with `--device`): where the counted instructions went, written to
     /// DIR (docs/customop-device.md).
     pub profile: Option<PathBuf>,
+    /// Where its reports and its kernels' text go.
+    pub output: crate::run::report::Output,
 }
 
 impl Options {
@@ -137,6 +139,7 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
             _ => o.values.push(a.clone()),
         }
     }
+    o.output.kernel_text_to_stderr = o.stats == Some(StatsFormat::Json);
     if let (Some(d), true) = (o.device.as_mut(), o.profile.is_some()) {
         d.profile = true;
     }

@@ -2,8 +2,6 @@
 //! its misuses, the tensor it returned), the reports made across cores, and how reports
 //! reach stderr.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use serde::{Deserialize, Serialize};
 
 use crate::base::misuse::{Kind, Report, Severity};
@@ -68,35 +66,48 @@ pub struct CoreReport {
     pub printed: String,
 }
 
-/// Whether reports and refusals are kept from stderr (a caller that takes them whole:
-/// the Python front end's server).
-static QUIET: AtomicBool = AtomicBool::new(false);
-
-/// Whether what kernels print goes to stderr (stdout then holds the `--stats=json`
-/// document alone, whole, for a program to read).
-static KERNEL_TEXT_TO_STDERR: AtomicBool = AtomicBool::new(false);
-
-/// Sends what kernels print to stderr from now on (`--stats=json`).
-pub fn kernel_text_to_stderr() {
-    KERNEL_TEXT_TO_STDERR.store(true, Ordering::Relaxed);
+/// Where a call's reports and its kernels' text go: a setting of the call's options, so
+/// that it travels with the call (the server's calls are quiet, the runner's are not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Reports are kept from stderr: the caller takes them whole (the Python front end's
+    /// server).
+    pub quiet: bool,
+    /// What kernels print goes to stderr: stdout then holds the `--stats=json` document
+    /// alone, whole, for a program to read.
+    pub kernel_text_to_stderr: bool,
 }
 
-/// Writes what a kernel (or shape function) printed: to stdout, or to stderr under
-/// [`kernel_text_to_stderr`].
-pub fn kernel_text(bytes: &[u8]) {
-    use std::io::Write;
-    let _ = if KERNEL_TEXT_TO_STDERR.load(Ordering::Relaxed) {
-        let mut e = std::io::stderr().lock();
-        e.write_all(bytes).and_then(|()| e.flush())
-    } else {
-        let mut o = std::io::stdout().lock();
-        o.write_all(bytes).and_then(|()| o.flush())
-    };
+impl Output {
+    /// Writes what a kernel (or shape function) printed: to stdout, or to stderr.
+    pub fn kernel_text(self, bytes: &[u8]) {
+        use std::io::Write;
+        let _ = if self.kernel_text_to_stderr {
+            let mut e = std::io::stderr().lock();
+            e.write_all(bytes).and_then(|()| e.flush())
+        } else {
+            let mut o = std::io::stdout().lock();
+            o.write_all(bytes).and_then(|()| o.flush())
+        };
+    }
+
+    /// Prints every report to stderr (unless quiet); whether one is an error.
+    pub fn print_reports(self, reports: &[Report]) -> bool {
+        if !self.quiet {
+            for r in reports {
+                eprintln!("{}", r.line());
+            }
+        }
+        reports.iter().any(|r| r.severity == Severity::Error)
+    }
 }
 
-/// Keeps reports and refusals from stderr from now on.
-pub fn quiet() {
-    QUIET.store(true, Ordering::Relaxed);
+/// Prints a call's refusal, if it stopped for one (the edges that print: the runner's
+/// command line and the runner API; the server answers it instead).
+pub fn print_refusal(stop: &Stop) {
+    if let Some(r) = &stop.refused {
+        eprintln!("error: {}", r.reason);
+    }
 }
 
 /// From now on in this process, a panic says in one line that it is a bug of the runtime's
@@ -124,17 +135,8 @@ pub fn bug_line(message: &str, at: Option<(&str, u32)>) -> String {
     )
 }
 
-/// Prints every report to stderr (unless [`quiet`]); whether one is an error.
-pub fn print_reports(reports: &[Report]) -> bool {
-    if !QUIET.load(Ordering::Relaxed) {
-        for r in reports {
-            eprintln!("{}", r.line());
-        }
-    }
-    reports.iter().any(|r| r.severity == Severity::Error)
-}
-
-/// A call refused, for reason `m`: printed (unless [`quiet`]); the stop to return.
+/// A call refused, for reason `m`: the stop to return (the edge prints it:
+/// [`print_refusal`]).
 pub fn refuse(m: String) -> Stop {
     refuse_as(m, false)
 }
@@ -145,9 +147,6 @@ pub fn refuse_hbm_full(m: String) -> Stop {
 }
 
 fn refuse_as(reason: String, hbm_full: bool) -> Stop {
-    if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("error: {reason}");
-    }
     Stop {
         status: crate::base::status::EXIT_USAGE,
         refused: Some(Refused { reason, hbm_full }),

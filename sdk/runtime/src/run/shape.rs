@@ -8,8 +8,6 @@
 //! it again. The device runs a shape function once, while the model compiles, so a kernel
 //! can count on nothing more; docs/customop-python.md says so.
 
-use std::sync::Mutex;
-
 use serde::{Deserialize, Serialize};
 
 use crate::base::cabi::Arg;
@@ -21,8 +19,7 @@ use crate::percore::tensors;
 use crate::run::child;
 use crate::run::options::Options;
 use crate::run::outcome::Stop;
-use crate::run::report::print_reports;
-use crate::run::worker::{self, Assignment, SHAPE_WORKER};
+use crate::run::worker::{self, Assignment, Pool, SHAPE_WORKER};
 
 /// What the shape function's process reports.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -92,8 +89,12 @@ type Signature = (String, u32, Vec<(i32, i64, u64, i32, Vec<i64>)>);
 /// An output's element type and sizes.
 type Output = (DType, Vec<i64>);
 
-/// The clean results kept, newest last (at most [`KEPT`]).
-static RESULTS: Mutex<Vec<(Signature, Output)>> = Mutex::new(Vec::new());
+/// A session's clean shape results, newest last (at most [`KEPT`]): a call of the same
+/// signature runs no shape process (a cache, never a call's result).
+#[derive(Default)]
+pub struct Kept {
+    results: Vec<(Signature, Output)>,
+}
 const KEPT: usize = 64;
 
 fn signature(o: &Options, args: &[Arg]) -> Signature {
@@ -114,26 +115,23 @@ fn signature(o: &Options, args: &[Arg]) -> Signature {
 /// Runs the shape function of op `o.op` (or gives the result it gave clean on the same
 /// signature): the output's element type code and sizes, or why it stopped after its
 /// failure was reported.
-pub fn run(o: &Options, args: &[Arg]) -> Result<Output, Stop> {
+pub fn run(kept: &mut Kept, pool: &mut Pool, o: &Options, args: &[Arg]) -> Result<Output, Stop> {
     let key = signature(o, args);
-    let mut kept = RESULTS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, result)) = kept.iter().find(|(k, _)| *k == key) {
+    if let Some((_, result)) = kept.results.iter().find(|(k, _)| *k == key) {
         return Ok(result.clone());
     }
-    drop(kept);
-    let (result, clean) = run_now(o, args)?;
+    let (result, clean) = run_now(pool, o, args)?;
     if clean {
-        kept = RESULTS.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.len() == KEPT {
-            kept.remove(0);
+        if kept.results.len() == KEPT {
+            kept.results.remove(0);
         }
-        kept.push((key, result.clone()));
+        kept.results.push((key, result.clone()));
     }
     Ok(result)
 }
 
 /// Runs the shape function: its result and whether it ran clean, or why it stopped.
-fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
+fn run_now(pool: &mut Pool, o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
     let job = Assignment {
         op: o.op.clone(),
         core: 0,
@@ -144,9 +142,9 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
         sanitize: o.sanitize,
         device: None,
     };
-    worker::start(SHAPE_WORKER, &job, shape_job);
-    let ended = worker::finish(SHAPE_WORKER, o.deadline());
-    crate::run::report::kernel_text(ended.printed.as_bytes());
+    worker::start(pool, SHAPE_WORKER, &job, shape_job);
+    let ended = worker::finish(pool, SHAPE_WORKER, o.deadline());
+    o.output.kernel_text(ended.printed.as_bytes());
     let mut r =
         serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {
             reports: vec![if ended.timed_out {
@@ -162,7 +160,7 @@ fn run_now(o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
     if let Some(m) = r.refused {
         return Err(crate::run::report::refuse(m));
     }
-    let failed = print_reports(&r.reports);
+    let failed = o.output.print_reports(&r.reports);
     let clean = r.reports.is_empty() && ended.printed.is_empty();
     match r.result {
         Some(result) if !failed => Ok((result, clean)),

@@ -8,7 +8,6 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -127,8 +126,23 @@ struct Worker {
     sock: UnixStream,
 }
 
-/// The workers of this process, by index.
-static POOL: Mutex<Vec<Option<Worker>>> = Mutex::new(Vec::new());
+/// A session's workers, by index (a core's, or [`SHAPE_WORKER`]), kept between its calls.
+/// Dropped, it ends them: each is killed and reaped.
+#[derive(Default)]
+pub struct Pool {
+    workers: Vec<Option<Worker>>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for w in self.workers.drain(..).flatten() {
+            // SAFETY: a signal to our own child, idle between jobs.
+            unsafe { libc::kill(w.child.pid(), libc::SIGKILL) };
+            drop(w.sock);
+            child::wait(w.child);
+        }
+    }
+}
 
 /// Writes one message: its length (4 bytes, little-endian), then its bytes.
 pub fn send(sock: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
@@ -166,8 +180,8 @@ fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment)) -> ! {
 
 /// Gives worker `index` its job (forking it first if it is not running); `body` is what
 /// a new worker runs each job with.
-pub fn start(index: usize, job: &Assignment, body: fn(&Assignment)) {
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignment)) {
+    let pool = &mut pool.workers;
     if pool.len() <= index {
         pool.resize_with(index + 1, || None);
     }
@@ -201,8 +215,8 @@ pub fn start(index: usize, job: &Assignment, body: fn(&Assignment)) {
 /// report and what it printed, or how it ended (it is then gone, and the next job forks
 /// another). A worker still running at the deadline is sent [`child::TIMEOUT_SIGNAL`]
 /// (it writes where it was and ends), then killed if it does not end within two seconds.
-pub fn finish(index: usize, deadline: Option<Instant>) -> Exited {
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exited {
+    let pool = &mut pool.workers;
     let w = pool[index].as_mut().expect("a worker with a job");
     let late = !readable(&w.sock, deadline);
     if late {

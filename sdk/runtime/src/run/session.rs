@@ -1,0 +1,21 @@
+//! What a session of calls owns: the worker processes kept between its calls (a core's,
+//! the shape function's), the shape results it ran clean and the ops whose last call
+//! returned a tensor of their own (caches, never a call's result). The server keeps one
+//! for its life; the runner's command line and each runner API call make one for the call,
+//! and its workers end with it.
+
+use crate::run::shape::Kept;
+use crate::run::worker::Pool;
+
+/// A session: see the module's documentation.
+#[derive(Default)]
+pub struct Session {
+    /// Its workers.
+    pub workers: Pool,
+    /// Its shape results.
+    pub shapes: Kept,
+    /// The ops whose last call on one core returned a tensor of their own, not
+    /// `get_dst_tensor()`'s: their next call skips poisoning the output, which the copy
+    /// of what they return overwrites.
+    pub returners: Vec<String>,
+}
