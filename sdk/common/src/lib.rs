@@ -5,6 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
+/// The runner's exit statuses (the op's program, `ntx op run`, `nt_customop_run`), one
+/// meaning each; the runtime's codes module lists them for C, C++ and Python
+/// (`ExitStatus`).
+pub mod exit {
+    /// Ran (warnings allowed).
+    pub const RAN: u8 = 0;
+    /// A call or an input refused: nothing ran, nothing written.
+    pub const REFUSED: u8 = 1;
+    /// A misuse error stopped the run.
+    pub const MISUSE: u8 = 2;
+    /// A kernel crashed on a core.
+    pub const CRASHED: u8 = 3;
+    /// A kernel (or the shape function) still ran when the timeout ran out.
+    pub const TIMEOUT: u8 = 4;
+}
+
 /// Most cores a run has (a NeuronCore's GPSIMD engine has eight).
 pub const MAX_CORES: u32 = 8;
 

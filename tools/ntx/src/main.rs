@@ -324,8 +324,8 @@ impl Policy {
     }
 }
 
-/// The exit status of a usage error: `op run`'s "refused" (1), every other command's
-/// "bad input" (2).
+/// The exit status of a usage error: `op run`'s "refused" (the runner's, 1), every other
+/// command's "bad input" (2).
 fn usage_status(args: &[std::ffi::OsString]) -> u8 {
     let words: Vec<&str> = args
         .iter()
@@ -334,7 +334,7 @@ fn usage_status(args: &[std::ffi::OsString]) -> u8 {
         .take(2)
         .collect();
     if words == ["op", "run"] {
-        1
+        nt_sdk_common::exit::REFUSED
     } else {
         2
     }

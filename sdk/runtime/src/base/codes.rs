@@ -15,7 +15,7 @@ macro_rules! codes {
     (
         $(#[doc = $doc:literal])*
         $vis:vis enum $name:ident: $repr:ident {
-            $($(#[doc = $vdoc:literal])* $variant:ident = $code:literal,)*
+            $($(#[doc = $vdoc:literal])* $variant:ident = $code:expr,)*
         }
     ) => {
         $(#[doc = $doc])*
@@ -75,7 +75,7 @@ pub struct Listing {
 }
 
 pub use nt_sdk_common::{
-    DEFAULT_TIMEOUT, DEVICE_CPU_COUNT, MAX_CORES, MAX_OP_NAME, MAX_TIMEOUT_SECS, STACK_DEFAULT,
+    exit, DEFAULT_TIMEOUT, DEVICE_CPU_COUNT, MAX_CORES, MAX_OP_NAME, MAX_TIMEOUT_SECS, STACK_DEFAULT,
     STACK_MAX,
 };
 
@@ -268,15 +268,15 @@ codes! {
     /// The runner's exit status (`ntx op run`, `nt_customop_run`), one meaning each.
     pub enum ExitStatus: i32 {
         /// Ran (warnings allowed).
-        Ran = 0,
+        Ran = exit::RAN as i32,
         /// A call or an input refused: nothing ran, nothing written.
-        Refused = 1,
+        Refused = exit::REFUSED as i32,
         /// A misuse error stopped the run.
-        Misuse = 2,
+        Misuse = exit::MISUSE as i32,
         /// A kernel crashed on a core.
-        Crashed = 3,
+        Crashed = exit::CRASHED as i32,
         /// A kernel (or the shape function) still ran when the timeout ran out.
-        Timeout = 4,
+        Timeout = exit::TIMEOUT as i32,
     }
 }
 
