@@ -75,8 +75,8 @@ pub struct Listing {
 }
 
 pub use nt_sdk_common::{
-    exit, DEFAULT_TIMEOUT, DEVICE_CPU_COUNT, MAX_CORES, MAX_OP_NAME, MAX_TIMEOUT_SECS, STACK_DEFAULT,
-    STACK_MAX,
+    exit, DEFAULT_TIMEOUT, DEVICE_CPU_COUNT, MAX_CORES, MAX_OP_NAME, MAX_TIMEOUT_SECS,
+    STACK_DEFAULT, STACK_MAX,
 };
 
 /// Most dimensions of a tensor.
