@@ -170,12 +170,14 @@ MISUSES = [
     ("TCM_STORE_PAST_GUARD", 1, 2, "tcm-out-of-bounds"),
     ("TCM_STORE_BEFORE_BLOCK", 1, 2, "tcm-out-of-bounds"),
     ("ACCESSOR_OUTLIVES_TENSOR", 1, 2, "tensor-not-live"),
+    ("TCM_COPY_PAST_BLOCK", 1, 2, "tcm-out-of-bounds"),
 ]
 
 # The words a stray TCM access's report gives, by case: the block nearest the address.
 TCM_STRAYS = {
     "TCM_STORE_PAST_GUARD": "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
     "TCM_STORE_BEFORE_BLOCK": "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
+    "TCM_COPY_PAST_BLOCK": "past the end of a block of 1000 bytes (pool offset 0), at misuse(at::Tensor const&, int) (",
 }
 
 

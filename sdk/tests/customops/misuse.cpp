@@ -142,6 +142,11 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
         static_cast<volatile float *>(t)[16 + 1250] = 1.0f;
         return torch::neuron::tcm_free(t), out;
     }
+    case TCM_COPY_PAST_BLOCK: { // a copy of 300 floats into a block of 250: it faults in memcpy
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(250 * sizeof(float)));
+        x.tcm_accessor().tensor_to_tcm<float>(t, 0, 300);
+        return torch::neuron::tcm_free(t), out;
+    }
     case TCM_STORE_BEFORE_BLOCK: { // a store just before a 4096-byte block (a block of whole pages)
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(4096));
         static_cast<volatile float *>(t)[-1] = 1.0f;

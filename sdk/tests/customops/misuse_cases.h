@@ -39,6 +39,7 @@ enum misuse_case {
     TCM_STORE_BEFORE_BLOCK = 31,     // a store just before a 4096-byte block
     FIRST_ROW_ONLY = 32,             // one core writes the output's first row only
     ACCESSOR_OUTLIVES_TENSOR = 33,   // an accessor read after its tensor's last handle let it go
+    TCM_COPY_PAST_BLOCK = 34,        // tensor_to_tcm of 1200 bytes into a 1000-byte block
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

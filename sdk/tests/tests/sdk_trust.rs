@@ -9,7 +9,7 @@
 //! * killed by a signal (SIGKILL included), nothing is left beside `--out`;
 //! * `--timeout` past a year is refused, in every spelling, with exit 1;
 //! * `--stats=json` is the whole of stdout, whatever the kernel prints;
-//! * a timeout names the kernel's own line, the C library's frame below it;
+//! * a timeout names the kernel's own line; `--stats=json` keeps the frames below it;
 //! * nan, inf and -inf are doubles, `1e400` is refused;
 //! * builds into one `--build-dir` take turns.
 
@@ -244,7 +244,33 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
     let err = text(&o.stderr);
     assert!(err.contains("at naps(at::Tensor const&) ("), "{err}");
     assert!(err.contains("trust.cpp:29"), "{err}");
-    assert!(err.contains("(innermost: "), "{err}");
+    assert!(
+        !err.contains("nanosleep"),
+        "the C library's frame named: {err}"
+    );
+    // The whole chain is in --stats=json: the C library's frames, then the kernel's line.
+    let o = ntx_run(
+        &ntx,
+        &dir,
+        &["naps", "x.npy", "--timeout", "0.5", "--stats=json"],
+    )
+    .output()
+    .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let stack: Vec<&str> = doc["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "timeout")
+        .and_then(|r| r["stack"].as_array())
+        .map(|s| s.iter().filter_map(|f| f.as_str()).collect())
+        .unwrap_or_default();
+    let kernel = stack.iter().position(|f| f.contains("trust.cpp:29"));
+    let libc = stack.iter().position(|f| f.contains("sleep"));
+    assert!(
+        matches!((libc, kernel), (Some(l), Some(k)) if l < k),
+        "{stack:#?}"
+    );
     // Killed while compiling: nothing left in its TMPDIR (the build folder and the
     // compilers' temporaries go with it).
     let tmp = dir.join("tmp-compile");

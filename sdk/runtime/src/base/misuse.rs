@@ -141,15 +141,18 @@ pub struct Report {
     /// Where in the program it happened, until the runner puts the place into `detail`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<At>,
+    /// Where it happened, frame by frame, innermost first (`function (file:line)`, inlined
+    /// calls too): the chain the runner walked to the author's line that `detail` names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<String>,
 }
 
 /// Where in the program a report's misuse happened, as a core saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum At {
-    /// The instruction that made the access (a fault's program counter).
-    Pc(u64),
-    /// The calls that led into the SDK, innermost first: the first address within its
-    /// call instruction, the others return addresses ([`crate::base::stack::callers`]).
+    /// The stack, innermost first: the first address exact (a faulting instruction, an
+    /// address within a call instruction), the others return addresses
+    /// ([`crate::base::stack::callers`]).
     Calls(Vec<u64>),
 }
 

@@ -262,7 +262,7 @@ pub fn tcm_read(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
             "tcm_to_tensor of {bytes} bytes reads bytes {at}..{} of {block}, which nothing wrote",
             at + len
         );
-        rt.placed(Kind::UninitializedRead, d, site.saturating_sub(1))
+        rt.placed(Kind::UninitializedRead, d, vec![site.saturating_sub(1)])
     }
 }
 
@@ -278,7 +278,7 @@ pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
              the device moves TCM copies by DMA to and from dataram, [0x80000, 0x90000), and asserts \
              on any other address; use tcm_malloc (or a local array)"
         );
-        rt.placed(Kind::TcmCopyNotDataram, d, site.saturating_sub(1))
+        rt.placed(Kind::TcmCopyNotDataram, d, vec![site.saturating_sub(1)])
     }
     let limit = rt.stack.limit();
     if limit <= crate::base::limits::STACK_DEFAULT

@@ -330,6 +330,7 @@ impl Runtime {
             detail,
             crash: None,
             at: Some(at),
+            stack: Vec::new(),
         });
         (self.job.on_error)(self)
     }
@@ -381,27 +382,35 @@ impl Runtime {
                 exception: what,
             }),
             at: None,
+            stack: Vec::new(),
         });
         (self.job.on_error)(self)
     }
 
     /// A load or store at `addr` that faulted in the TCM pool's pages (`what` it was to the
-    /// pool) by the instruction at `pc`: reported, and the core stops here.
-    pub fn out_of_bounds(&mut self, addr: usize, what: String, write: Option<bool>, pc: u64) -> ! {
+    /// pool), the fault's `stack` (innermost first): reported, and the core stops here.
+    pub fn out_of_bounds(
+        &mut self,
+        addr: usize,
+        what: String,
+        write: Option<bool>,
+        stack: Vec<u64>,
+    ) -> ! {
         let access = match write {
             Some(true) => "a store",
             Some(false) => "a load",
             None => "an access",
         };
         let detail = format!("{access} at {addr:#x}: {what}");
-        self.placed(Kind::TcmOutOfBounds, detail, pc)
+        self.placed(Kind::TcmOutOfBounds, detail, stack)
     }
 
-    /// An error of `kind` made by the instruction at `pc` (or the call returning there),
-    /// which the runner places in the kernel's source: reported, and the core stops here.
-    pub fn placed(&mut self, kind: Kind, detail: String, pc: u64) -> ! {
+    /// An error of `kind` made at `stack` (innermost first: the instruction, then the
+    /// callers' return addresses), which the runner places in the kernel's source:
+    /// reported, and the core stops here.
+    pub fn placed(&mut self, kind: Kind, detail: String, stack: Vec<u64>) -> ! {
         let core = Some(self.job.core);
-        self.stop_at(kind, core, None, detail, At::Pc(pc))
+        self.stop_at(kind, core, None, detail, At::Calls(stack))
     }
 
     /// A `stack-overflow-host` warning if the kernel running is deeper than its build's
@@ -432,6 +441,7 @@ impl Runtime {
             detail,
             crash: None,
             at: None,
+            stack: Vec::new(),
         });
         if kind.severity() == Severity::Error {
             (self.job.on_error)(self)

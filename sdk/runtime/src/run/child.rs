@@ -10,7 +10,7 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::base::misuse::{At, Crash, Kind, Report};
+use crate::base::misuse::{Crash, Kind, Report};
 use crate::base::stack::backtrace;
 use crate::base::tcm::Touch;
 
@@ -76,9 +76,10 @@ impl Exited {
         core: Option<u32>,
         limit: std::time::Duration,
     ) -> Report {
-        let at = self
-            .timed_out_at()
-            .map_or_else(|| "where is not known".into(), |s| place_stack(&s));
+        let (at, stack) = self.timed_out_at().map_or_else(
+            || ("where is not known".into(), Vec::new()),
+            |s| crate::run::place::author_place(&s),
+        );
         let who = core.map_or(String::new(), |c| format!(" on core {c}"));
         let detail = format!(
             "the {phase}{who} still ran after {} s, at {at}",
@@ -88,6 +89,7 @@ impl Exited {
             kind: Kind::Timeout,
             detail,
             crash: None,
+            stack,
             ..self.crash(op, phase, core)
         }
     }
@@ -115,6 +117,7 @@ impl Exited {
                 exception: None,
             }),
             at: None,
+            stack: Vec::new(),
         }
     }
 }
@@ -213,7 +216,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
         let touch = crate::percore::state::try_with(|rt| match rt.job.pool.touch(addr, write) {
             Touch::Unwritten(what) => {
                 let detail = format!("a load at {addr:#x}: {what}");
-                rt.placed(Kind::UninitializedRead, detail, pc)
+                rt.placed(Kind::UninitializedRead, detail, fault_stack(pc))
             }
             t => t,
         });
@@ -224,7 +227,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
     let what = crate::percore::state::try_with(|rt| rt.job.pool.describe(addr)).flatten();
     if let Some(what) = what {
         // A fault in the TCM pool's pages: reported; the core ends there.
-        crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, pc));
+        crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, fault_stack(pc)));
     }
     // Not the pool's: the signal takes its course (the runner reports it), whether the
     // kernel faulted or raised it.
@@ -233,6 +236,13 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
     }
+}
+
+/// The stack a fault interrupted, innermost first, for the runner to place in the
+/// author's sources (a copy's fault is in the C library's memcpy, its caller the SDK's).
+fn fault_stack(pc: u64) -> Vec<u64> {
+    let (stack, len) = interrupted_stack(pc);
+    stack[..len].to_vec()
 }
 
 /// Whether a faulting access was a store (x86-64: the page fault's error code).
@@ -252,152 +262,6 @@ unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
 /// before.
 pub fn catch_faults() {
     on_signal(libc::SIGSEGV, on_fault);
-}
-
-/// `pc` as a place in this program: `function (file:line)` from addr2line when the
-/// program has debug information, else the nearest symbol, else the address. The runner
-/// and its children share the program's mapping, so the runner can place a child's address.
-pub fn place(pc: u64) -> String {
-    place_in(&maps(), pc)
-}
-
-/// This process's memory map (`/proc/self/maps`), read once for several places.
-fn maps() -> String {
-    std::fs::read_to_string("/proc/self/maps").unwrap_or_default()
-}
-
-/// [`place`] with the memory map read already.
-fn place_in(maps: &str, pc: u64) -> String {
-    let Some((address, Some(path))) = mapping_in(maps, pc) else {
-        return format!("pc {pc:#x}");
-    };
-    match addr2line(&path, address, false).first() {
-        Some((f, at)) if f != "??" && known_line(at) => format!("{f} ({at})"),
-        Some((f, _)) if f != "??" => format!("{f} (pc {pc:#x}; no line: build with -g)"),
-        _ => format!("pc {pc:#x} in {path}"),
-    }
-}
-
-/// addr2line's (function, `file:line`) for `address` in the file at `path`: one pair, or
-/// with `inlined` one a call inlined there, innermost first; none when it cannot run.
-fn addr2line(path: &str, address: u64, inlined: bool) -> Vec<(String, String)> {
-    let flags: &[&str] = if inlined {
-        &["-f", "-C", "-i"]
-    } else {
-        &["-f", "-C"]
-    };
-    let out = std::process::Command::new("addr2line")
-        .args(flags)
-        .args(["-e", path, &format!("{address:#x}")])
-        .output();
-    let text = out
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines
-        .chunks_exact(2)
-        .map(|p| (p[0].to_string(), p[1].to_string()))
-        .collect()
-}
-
-/// Whether addr2line knew the line: `file:N` (`N (discriminator D)` too); it gives `??:0`,
-/// `??:?` or `:?` otherwise.
-fn known_line(at: &str) -> bool {
-    at.rsplit_once(':').is_some_and(|(file, line)| {
-        let n = line.split(' ').next().and_then(|n| n.parse::<u32>().ok());
-        !file.is_empty() && file != "??" && n.is_some_and(|n| n > 0)
-    })
-}
-
-/// The file `maps` shows mapped at `pc`, and `pc`'s offset in it.
-fn mapping_in(maps: &str, pc: u64) -> Option<(u64, Option<String>)> {
-    maps.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        let (lo, hi) = f.first()?.split_once('-')?;
-        let (lo, hi) = (
-            u64::from_str_radix(lo, 16).ok()?,
-            u64::from_str_radix(hi, 16).ok()?,
-        );
-        let offset = u64::from_str_radix(f.get(2)?, 16).ok()?;
-        (lo..hi)
-            .contains(&pc)
-            .then(|| (pc - lo + offset, f.get(5).map(|p| p.to_string())))
-    })
-}
-
-/// Where a stack (innermost first) was: the innermost frame in the program's own sources
-/// (with a file and line: the kernel's, or an SDK header's), and below it, when it is not
-/// the innermost, the frame that was (libc's, say). The memory map is read once, and only
-/// the innermost frame and the program's own frames, up to the first with a line, are
-/// placed (each is an addr2line).
-pub fn place_stack(stack: &[u64]) -> String {
-    let maps = maps();
-    let exe = std::fs::read_link("/proc/self/exe").ok();
-    // A caller's frame holds a return address: the call is the instruction before it.
-    let place_frame = |k: usize| place_in(&maps, if k == 0 { stack[0] } else { stack[k] - 1 });
-    let in_program = |pc: u64| {
-        let path = mapping_in(&maps, pc)
-            .and_then(|(_, p)| p)
-            .map(std::path::PathBuf::from);
-        path.is_some() && path == exe
-    };
-    let innermost = place_frame(0);
-    let own = (0..stack.len())
-        .filter(|k| in_program(stack[*k]))
-        .map(|k| {
-            (
-                k,
-                if k == 0 {
-                    innermost.clone()
-                } else {
-                    place_frame(k)
-                },
-            )
-        })
-        .find(|(_, p)| !p.starts_with("pc ") && !p.contains("no line: build with -g"));
-    match own {
-        Some((0, _)) | None => innermost,
-        Some((_, p)) => format!("{p} (innermost: {innermost})"),
-    }
-}
-
-/// The SDK's own sources, as a place names them: the runtime's Rust and the headers a
-/// kernel includes (sdk/include), which a kernel's call into the SDK passes through.
-const SDK_SOURCES: &[&str] = &[
-    ".rs:",
-    "neuron_customop_host/",
-    "torchneuron/register.h",
-    "torch/torch.h",
-    "neuron/neuron-utils.hpp",
-    "c10/",
-];
-
-/// Where the calls of `stack` (innermost first, as [`crate::base::stack::callers`] gives
-/// them) came from the kernel: the innermost place of the program, inlined calls included,
-/// with a source line that is not the SDK's, if there is one.
-fn place_calls(stack: &[u64]) -> Option<String> {
-    let maps = maps();
-    let exe = std::fs::read_link("/proc/self/exe").ok()?;
-    stack.iter().enumerate().find_map(|(k, &pc)| {
-        let (address, path) = mapping_in(&maps, if k == 0 { pc } else { pc - 1 })?;
-        let path = path.filter(|p| std::path::Path::new(p) == exe)?;
-        addr2line(&path, address, true)
-            .into_iter()
-            .find(|(_, at)| known_line(at) && !SDK_SOURCES.iter().any(|s| at.contains(s)))
-            .map(|(f, at)| format!("{f} ({at})"))
-    })
-}
-
-/// A core's report with its place put into its words (`, at function (file:line)`).
-pub fn place_report(r: &mut Report) {
-    let place = match r.at.take() {
-        Some(At::Pc(pc)) => Some(place(pc)),
-        Some(At::Calls(stack)) => place_calls(&stack),
-        None => None,
-    };
-    if let Some(p) = place {
-        r.detail += &format!(", at {p}");
-    }
 }
 
 /// A signal's name, as `strsignal` gives it.

@@ -84,7 +84,7 @@ fn kernel_job(job: &Assignment) {
         None => on_host(&kernel, &call),
     };
     state::with(|rt| {
-        crate::percore::access::report_leaks(rt, child::place);
+        crate::percore::access::report_leaks(rt, crate::run::place::place);
         let returned = (!out.is_null()).then(|| {
             // SAFETY: the invoker returns a live tensor.
             let m = unsafe { *out };
@@ -184,6 +184,7 @@ fn device_ended(
                 exception: None,
             }),
             at: None,
+            stack: Vec::new(),
         });
         (rt.job.on_error)(rt)
     }
@@ -236,7 +237,9 @@ fn run_cores(
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
-                r.reports.iter_mut().for_each(child::place_report);
+                r.reports
+                    .iter_mut()
+                    .for_each(crate::run::place::place_report);
                 reports.push(r);
             }
             Err(_) if ended.timed_out => {

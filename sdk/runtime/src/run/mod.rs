@@ -15,6 +15,7 @@ pub(crate) mod options;
 pub(crate) mod outcome;
 pub(crate) mod outfile;
 pub(crate) mod param_names;
+pub(crate) mod place;
 pub(crate) mod profile;
 pub(crate) mod report;
 pub(crate) mod session;

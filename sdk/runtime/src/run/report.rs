@@ -166,6 +166,7 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
         detail,
         crash: None,
         at: None,
+        stack: Vec::new(),
     }
 }
 

@@ -156,7 +156,7 @@ fn run_now(pool: &mut Pool, o: &Options, args: &[Arg]) -> Result<(Output, bool),
         });
     r.reports
         .iter_mut()
-        .for_each(crate::run::child::place_report);
+        .for_each(crate::run::place::place_report);
     if let Some(m) = r.refused {
         return Err(crate::run::report::refuse(m));
     }

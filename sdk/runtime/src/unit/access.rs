@@ -346,7 +346,7 @@ fn tcm_blocks_are_watched_under_sanitize_and_leaks_are_placed() {
     assert!(stops(&mut rt, |rt| access::tcm_read(rt, p + 4, 8, 0x91)));
     assert_eq!(
         rt.job.reports[0].at,
-        Some(crate::base::misuse::At::Pc(0x90))
+        Some(crate::base::misuse::At::Calls(vec![0x90]))
     );
     assert_eq!(
         take(&mut rt),
