@@ -145,6 +145,12 @@ pub struct Report {
     /// calls too): the chain the runner walked to the author's line that `detail` names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stack: Vec<String>,
+    /// The cores it was found on, when it was found on several and is reported once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cores: Vec<u32>,
+    /// Each finding it groups, in words (a pair of cores' overlap, say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<String>,
 }
 
 /// Where in the program a report's misuse happened, as a core saw it.
@@ -170,6 +176,9 @@ impl Report {
         if let Some(c) = self.core {
             where_ += &format!(", core {c}");
         }
+        if !self.cores.is_empty() {
+            where_ += &format!(", {}", cores_text(&self.cores));
+        }
         if let Some(t) = &self.tensor {
             where_ += &format!(", {t}");
         }
@@ -177,5 +186,19 @@ impl Report {
             where_ += &format!(", index {i}");
         }
         format!("{sev}[{}] {where_}: {}", self.kind.name(), self.detail)
+    }
+}
+
+/// `cores 0 to 7`, `cores 0, 2 and 5` (sorted, distinct).
+pub fn cores_text(cores: &[u32]) -> String {
+    let contiguous = cores.windows(2).all(|w| w[1] == w[0] + 1);
+    match cores {
+        [] => String::new(),
+        [one] => format!("core {one}"),
+        [first, .., last] if contiguous && cores.len() > 2 => format!("cores {first} to {last}"),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(u32::to_string).collect();
+            format!("cores {} and {last}", rest.join(", "))
+        }
     }
 }

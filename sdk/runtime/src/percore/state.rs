@@ -331,6 +331,8 @@ impl Runtime {
             crash: None,
             at: Some(at),
             stack: Vec::new(),
+            cores: Vec::new(),
+            instances: Vec::new(),
         });
         (self.job.on_error)(self)
     }
@@ -383,6 +385,8 @@ impl Runtime {
             }),
             at: None,
             stack: Vec::new(),
+            cores: Vec::new(),
+            instances: Vec::new(),
         });
         (self.job.on_error)(self)
     }
@@ -442,6 +446,8 @@ impl Runtime {
             crash: None,
             at: None,
             stack: Vec::new(),
+            cores: Vec::new(),
+            instances: Vec::new(),
         });
         if kind.severity() == Severity::Error {
             (self.job.on_error)(self)

@@ -27,14 +27,98 @@ fn ranges(r: &CoreReport, tensor: u64, write: bool) -> Vec<(u64, u64)> {
     merged
 }
 
-fn overlap(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<(u64, u64)> {
-    a.iter()
+/// The stretches both `a` and `b` (sorted, merged) hold, in order.
+fn overlaps(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = a
+        .iter()
         .flat_map(|x| b.iter().map(move |y| (x.0.max(y.0), x.1.min(y.1))))
-        .find(|(s, e)| s < e)
+        .filter(|(s, e)| s < e)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Pairs of cores `(a, b)` and the elements of one tensor where both did what `kind`
+/// finds.
+type Pairs = Vec<(u32, u32, Vec<(u64, u64)>)>;
+
+/// A finding between pairs of cores on `tensor` as one report: a single pair in its own
+/// words (`say(a, b, first range)`); several grouped (pairs that `did` the elements),
+/// naming the pairs, the elements and the first ranges, each pair's words kept in
+/// `instances`.
+fn pairwise(
+    o: &Options,
+    (kind, did): (Kind, &str),
+    tensor: &str,
+    pairs: &Pairs,
+    say: impl Fn(u32, u32, &str) -> String,
+) -> Option<Report> {
+    let range = |(s, e): (u64, u64)| format!("{s}..{e}");
+    let instances: Vec<String> = pairs
+        .iter()
+        .map(|(a, b, r)| {
+            say(
+                *a,
+                *b,
+                &r.iter().map(|x| range(*x)).collect::<Vec<_>>().join(", "),
+            )
+        })
+        .collect();
+    let first = *pairs.first()?.2.first()?;
+    if let [(a, b, _)] = pairs.as_slice() {
+        return Some(cross_core(
+            &o.op,
+            kind,
+            tensor,
+            range(first),
+            say(*a, *b, &range(first)),
+        ));
+    }
+    let mut all: Vec<(u64, u64)> = pairs.iter().flat_map(|p| p.2.iter().copied()).collect();
+    all.sort_unstable();
+    let union = merged(all);
+    let elements: u64 = union.iter().map(|(s, e)| e - s).sum();
+    let shown: Vec<String> = union.iter().take(3).map(|x| range(*x)).collect();
+    let more = if union.len() > 3 { ", ..." } else { "" };
+    let named: Vec<String> = pairs
+        .iter()
+        .take(4)
+        .map(|(a, b, _)| format!("{a}-{b}"))
+        .collect();
+    let etc = if pairs.len() > 4 { ", ..." } else { "" };
+    let detail = format!(
+        "{} pairs of cores ({}{etc}) {did} {elements} elements in {} range{} ({}{more}); \
+         --stats=json lists each pair",
+        pairs.len(),
+        named.join(", "),
+        union.len(),
+        if union.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+    );
+    let mut cores: Vec<u32> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+    cores.sort_unstable();
+    cores.dedup();
+    let mut r = cross_core(&o.op, kind, tensor, range(union[0]), detail);
+    r.cores = cores;
+    r.instances = instances;
+    Some(r)
+}
+
+/// Sorted stretches merged where they touch or overlap.
+fn merged(sorted: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (s, e) in sorted {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
 }
 
 /// The checks across cores: shared writes, reads of another core's writes, every output
-/// element written by a core that called get_dst_tensor().
+/// element written by a core that called get_dst_tensor(). A finding between several pairs
+/// of cores on one tensor is one report ([`pairwise`]).
 pub fn across_cores(o: &Options, reports: &[CoreReport], output: (u64, u64)) -> Vec<Report> {
     let mut found = Vec::new();
     let mut tensors: Vec<u64> = reports
@@ -51,38 +135,32 @@ pub fn across_cores(o: &Options, reports: &[CoreReport], output: (u64, u64)) -> 
         }
     };
     for &t in &tensors {
+        let (mut shared, mut cross): (Pairs, Pairs) = (Vec::new(), Vec::new());
         for a in reports {
             for b in reports.iter().filter(|b| b.core > a.core) {
-                if let Some((s, e)) = overlap(&ranges(a, t, true), &ranges(b, t, true)) {
-                    let d = format!(
-                        "cores {} and {} both wrote elements {s}..{e}",
-                        a.core, b.core
-                    );
-                    found.push(cross_core(
-                        &o.op,
-                        Kind::SharedWrite,
-                        &name(t),
-                        format!("{s}..{e}"),
-                        d,
-                    ));
+                let both = overlaps(&ranges(a, t, true), &ranges(b, t, true));
+                if !both.is_empty() {
+                    shared.push((a.core, b.core, both));
                 }
             }
             for b in reports.iter().filter(|b| b.core != a.core) {
-                if let Some((s, e)) = overlap(&ranges(a, t, false), &ranges(b, t, true)) {
-                    let d = format!(
-                        "core {} read elements {s}..{e}, which core {} wrote",
-                        a.core, b.core
-                    );
-                    found.push(cross_core(
-                        &o.op,
-                        Kind::CrossRead,
-                        &name(t),
-                        format!("{s}..{e}"),
-                        d,
-                    ));
+                let both = overlaps(&ranges(a, t, false), &ranges(b, t, true));
+                if !both.is_empty() {
+                    cross.push((a.core, b.core, both));
                 }
             }
         }
+        let both_wrote = (Kind::SharedWrite, "both wrote");
+        found.extend(pairwise(o, both_wrote, &name(t), &shared, |a, b, r| {
+            format!("cores {a} and {b} both wrote elements {r}")
+        }));
+        let read_other = (
+            Kind::CrossRead,
+            "(reader-writer) read what the other wrote:",
+        );
+        found.extend(pairwise(o, read_other, &name(t), &cross, |a, b, r| {
+            format!("core {a} read elements {r}, which core {b} wrote")
+        }));
     }
     if o.cores > 1 {
         let mut written: Vec<(u64, u64)> = reports

@@ -118,6 +118,8 @@ impl Exited {
             }),
             at: None,
             stack: Vec::new(),
+            cores: Vec::new(),
+            instances: Vec::new(),
         }
     }
 }

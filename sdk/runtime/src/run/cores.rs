@@ -12,6 +12,7 @@ use crate::percore::state::{self, Phase, Runtime};
 use crate::percore::tensors;
 use crate::run::checks::{across_cores, take_result};
 use crate::run::child;
+use crate::run::group::grouped;
 use crate::run::options::Options;
 use crate::run::report::{cross_core, of_run, CoreReport, Returned};
 use crate::run::worker::{self, Assignment, Pool, WorkerArg};
@@ -185,6 +186,8 @@ fn device_ended(
             }),
             at: None,
             stack: Vec::new(),
+            cores: Vec::new(),
+            instances: Vec::new(),
         });
         (rt.job.on_error)(rt)
     }
@@ -392,11 +395,13 @@ fn conclude(
 ) -> (i32, Option<serde_json::Value>) {
     if !crashes.is_empty() {
         print_output(o, &reports);
-        let all: Vec<Report> = reports
-            .iter()
-            .flat_map(|r| r.reports.iter().cloned())
-            .chain(crashes)
-            .collect();
+        let all: Vec<Report> = grouped(
+            reports
+                .iter()
+                .flat_map(|r| r.reports.iter().cloned())
+                .chain(crashes)
+                .collect(),
+        );
         o.output.print_reports(&all);
         let stats = o
             .stats
@@ -420,11 +425,13 @@ fn conclude(
     });
     printed_checks(o, &mut reports);
     print_output(o, &reports);
-    let all: Vec<Report> = reports
-        .iter()
-        .flat_map(|r| r.reports.iter().cloned())
-        .chain(found)
-        .collect();
+    let all: Vec<Report> = grouped(
+        reports
+            .iter()
+            .flat_map(|r| r.reports.iter().cloned())
+            .chain(found)
+            .collect(),
+    );
     let failed = o.output.print_reports(&all);
     let stats = o
         .stats

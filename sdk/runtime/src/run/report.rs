@@ -167,6 +167,8 @@ pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: Str
         crash: None,
         at: None,
         stack: Vec::new(),
+        cores: Vec::new(),
+        instances: Vec::new(),
     }
 }
 

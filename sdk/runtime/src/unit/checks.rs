@@ -112,10 +112,11 @@ fn a_core_reading_what_it_wrote_itself_is_fine() {
     let c = core(2, &[(0x100, 3, 2, false)]);
     let a = core(0, &[(0x100, 0, 4, true)]);
     let b = core(1, &[(0x100, 4, 4, true)]);
+    let l = lines(&options(3), &[a, b, c], 0);
     assert_eq!(
-        lines(&options(3), &[a, b, c], 0).len(),
-        2,
-        "core 2 read both"
+        l,
+        ["warning[core-reads-other-core-write] op t, cores 0 to 2, tensor at HBM 0x100, index 3..5: 2 pairs of cores (2-0, 2-1) (reader-writer) read what the other wrote: 2 elements in 1 range (3..5); --stats=json lists each pair"],
+        "core 2 read both, one report"
     );
 }
 
