@@ -191,7 +191,7 @@ def boxes(ntx, src, work):
     # Under --stats=json the text goes to stderr and is checked as the host's is (the
     # device ring's warning): the device's printf reaches the runner through the core.
     kinds = [sorted(r["kind"] for r in built.run("box_overlap", "a.npy", "b.npy", device=d)[1]["reports"]) for d in (False, True)]
-    if kinds[0] != kinds[1] or not any(k.startswith("printf") for k in kinds[1]):
+    if sorted([*kinds[0], "device-tcm-unchecked"]) != kinds[1] or not any(k.startswith("printf") for k in kinds[1]):
         sys.exit(f"box_overlap's reports under --stats=json: host {kinds[0]}, device {kinds[1]}")
     print(f"ok box_overlap (<algorithm>, TCM, printf): NumPy's areas, the host's text {text.strip()!r}")
 
@@ -375,6 +375,12 @@ def misuse_on_device(ntx, src, work):
     if (work / "misuse-out.npy").exists():
         sys.exit("an accessor outliving its tensor on the device: the output was written")
     print("ok tensor-not-live on the device: an accessor outliving its tensor, exit 2")
+    # A store past a tcm_malloc block: the host stops there; the device run says it did not check.
+    cmd[3] = str(case["TCM_OVER_BY_4"])
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 0 or "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
+        sys.exit(f"a store past a TCM block on the device: exit {p.returncode}\n{p.stderr}")
+    print("ok device-tcm-unchecked: a store past a TCM block on the device, said unchecked")
 
 
 def main():

@@ -171,6 +171,9 @@ MISUSES = [
     ("TCM_STORE_BEFORE_BLOCK", 1, 2, "tcm-out-of-bounds"),
     ("ACCESSOR_OUTLIVES_TENSOR", 1, 2, "tensor-not-live"),
     ("TCM_COPY_PAST_BLOCK", 1, 2, "tcm-out-of-bounds"),
+    ("TCM_OVER_BY_1", 1, 2, "tcm-out-of-bounds"),
+    ("TCM_OVER_BY_4", 1, 2, "tcm-out-of-bounds"),
+    ("TCM_OVER_BY_15", 1, 2, "tcm-out-of-bounds"),
 ]
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
@@ -181,6 +184,9 @@ TCM_STRAYS = {
     "TCM_STORE_PAST_GUARD": "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
     "TCM_STORE_BEFORE_BLOCK": "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
     "TCM_COPY_PAST_BLOCK": "past the end of a block of 1000 bytes (pool offset 0), at misuse(at::Tensor const&, int) (",
+    "TCM_OVER_BY_1": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
+    "TCM_OVER_BY_4": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
+    "TCM_OVER_BY_15": "14 bytes past the end of a block of 1000 bytes (pool offset 0)",
 }
 
 

@@ -142,6 +142,16 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
         static_cast<volatile float *>(t)[16 + 1250] = 1.0f;
         return torch::neuron::tcm_free(t), out;
     }
+    case TCM_OVER_BY_1: case TCM_OVER_BY_4: case TCM_OVER_BY_15: { // off the end of 1000 bytes
+        float *t = static_cast<float *>(torch::neuron::tcm_malloc(250 * sizeof(float)));
+        volatile char *bytes = reinterpret_cast<char *>(t);
+        if (which == TCM_OVER_BY_4)
+            for (int j = 0; j <= 250; j++)
+                static_cast<volatile float *>(t)[j] = 1.0f;
+        else
+            bytes[which == TCM_OVER_BY_1 ? 1000 : 1014] = 1;
+        return torch::neuron::tcm_free(t), out;
+    }
     case TCM_COPY_PAST_BLOCK: { // a copy of 300 floats into a block of 250: it faults in memcpy
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(250 * sizeof(float)));
         x.tcm_accessor().tensor_to_tcm<float>(t, 0, 300);

@@ -40,6 +40,9 @@ enum misuse_case {
     FIRST_ROW_ONLY = 32,             // one core writes the output's first row only
     ACCESSOR_OUTLIVES_TENSOR = 33,   // an accessor read after its tensor's last handle let it go
     TCM_COPY_PAST_BLOCK = 34,        // tensor_to_tcm of 1200 bytes into a 1000-byte block
+    TCM_OVER_BY_1 = 35,              // a byte stored 1 past a 1000-byte block's end
+    TCM_OVER_BY_4 = 36,              // j <= 250 over a block of 250 floats
+    TCM_OVER_BY_15 = 37,             // a byte stored 15 past a 1000-byte block's end
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

@@ -102,8 +102,10 @@ pub struct OpRun {
     /// and the run fails with exit status 4 (0: no limit).
     #[arg(long, default_value = "60", value_parser = timeout_arg, allow_hyphen_values = true)]
     timeout: String,
-    /// The check that costs a fault per TCM page: loads and copies of tcm_malloc bytes
-    /// nothing wrote (docs/customop-host.md).
+    /// Add the one check that costs a fault per TCM page: loads and copies of tcm_malloc
+    /// bytes nothing wrote. Every other check (TCM bounds to the byte, unwritten and
+    /// shared elements, leaks, the accessors' rules) is always on; docs/customop-host.md,
+    /// "Which checks run when", tables them.
     #[arg(long)]
     sanitize: bool,
     /// Per core: translations, refills per window, bytes through TCM, the TCM pool's

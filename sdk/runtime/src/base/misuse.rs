@@ -100,6 +100,8 @@ kinds! {
         "on the emulated Q7: the kernel's frames went past the stack a core has on the device (-DSTACK_SIZE, 4196 bytes unless set)";
     StackOverflowHost = "stack-overflow-host", Warning,
         "on the host: the kernel's frames were past that stack when it called the SDK (the host's frames, not the device's)";
+    DeviceTcmUnchecked = "device-tcm-unchecked", Warning,
+        "on the emulated Q7: the kernel used tcm_malloc blocks, whose bounds only the host run checks";
     TensorNotLive = "tensor-not-live", Error,
         "a tensor used after the last torch::Tensor holding it was destroyed (an accessor kept after its tensor's variable was given another, say)";
 }

@@ -8,9 +8,9 @@
 //! ([`ARENA_BYTES`]) in which only live blocks' pages are open. Each block has pages of its
 //! own, its end at the end of the last one, with [`GUARD_PAGES`] inaccessible pages before
 //! and after it; a freed block's pages become inaccessible again and are not used again in
-//! the job. An access anywhere in the arena but a live block's pages (past a block's end
-//! beyond its 16-byte rounding, before its first page, between blocks, into a freed block)
-//! therefore faults at once, and [`Pool::describe`] names the block nearest the address.
+//! the job. An access anywhere in the arena but a live block's pages (past a block's end,
+//! to the byte, before its first page, between blocks, into a freed block) therefore
+//! faults at once, and [`Pool::describe`] names the block nearest the address.
 //! Not caught: an access before a block's start that stays in its first page, and one that
 //! lands inside another live block's pages (docs/customop-host.md).
 //!
@@ -22,8 +22,6 @@
 
 /// Bytes in a core's pool.
 pub const POOL_BYTES: usize = 16 * 1024;
-/// Allocation granule (and alignment) in bytes.
-const GRANULE: usize = 16;
 const PAGE: usize = 4096;
 /// Inaccessible pages between two blocks of the arena (a block's own stray accesses up to
 /// this far past its end or before its start fault, even with a neighbour).
@@ -176,7 +174,9 @@ impl Pool {
             return None;
         }
         let at = self.heap.alloc(bytes as u32, 0)? as usize;
-        let size = bytes.div_ceil(GRANULE) * GRANULE;
+        // Its end at its last page's end, to the byte: its start is as aligned as its size
+        // (a multiple of 4 bytes, 4-aligned; of 16, 16-aligned).
+        let size = bytes;
         let pages = size.div_ceil(PAGE) * PAGE;
         let placed = self
             .place(pages)
@@ -387,20 +387,33 @@ pub(crate) mod tests {
     #[test]
     fn a_block_ends_at_a_guard_page_and_addresses_are_described() {
         let mut p = Pool::default();
+        for (bytes, align) in [(1000, 8), (1001, 1), (1002, 2), (1008, 16), (4096, 4096)] {
+            let a = p.alloc(bytes).unwrap() as usize;
+            // SAFETY: the block's bytes are writable.
+            unsafe { std::ptr::write_bytes(a as *mut u8, 1, bytes) };
+            assert_eq!(a % align, 0, "{bytes} bytes: as aligned as its size");
+            assert_eq!(
+                (a + bytes) % 4096,
+                0,
+                "{bytes} bytes end where the guard starts"
+            );
+            assert!(
+                accessible(a + bytes - 1) && !accessible(a + bytes),
+                "{bytes} bytes"
+            );
+            assert!(p.free(a as *const u8));
+        }
         let a = p.alloc(1000).unwrap() as usize;
-        // SAFETY: the block's 1000 bytes and its rounding are writable.
-        unsafe { std::ptr::write_bytes(a as *mut u8, 1, 1008) };
-        assert_eq!(a % 16, 0);
-        assert_eq!(
-            (a + 1008) % 4096,
-            0,
-            "the block ends where its guard page starts"
-        );
-        let past = p.describe(a + 1008 + 4).unwrap();
-        assert_eq!(
-            past,
-            "12 bytes past the end of a block of 1000 bytes (pool offset 0)"
-        );
+        for over in [1, 4, 15] {
+            let past = p.describe(a + 1000 + over - 1).unwrap();
+            assert_eq!(
+                past,
+                format!(
+                    "{} bytes past the end of a block of 1000 bytes (pool offset 0)",
+                    over - 1
+                )
+            );
+        }
         assert!(p.free(a as *const u8));
         let freed = p.describe(a + 8).unwrap();
         assert_eq!(
@@ -453,7 +466,7 @@ pub(crate) mod tests {
         assert_eq!(p.touch(a - 8, true), Touch::Other, "before the start");
         assert_eq!(p.touch(plain, false), Touch::Other, "not watched");
         assert_eq!(p.unwritten(plain, 16), None);
-        assert_eq!(p.touch(a + 6000 + 8 + 16, true), Touch::Other, "the guard");
+        assert_eq!(p.touch(a + 6000 + 16, true), Touch::Other, "the guard");
         assert!(p.free(a as *const u8));
         assert_eq!(p.touch(a + 100, false), Touch::Other, "freed");
         assert_eq!(p.unwritten(a, 16), None, "a freed block is no more watched");

@@ -183,6 +183,9 @@ pub struct Job {
     pub pool: Pool,
     /// Live `tcm_malloc` blocks: address, bytes asked for, the call's return address.
     pub tcm_blocks: Vec<(usize, usize, u64)>,
+    /// `tcm_malloc` calls of a kernel on the emulated Q7 (whose blocks' bounds it does not
+    /// check).
+    pub tcm_mallocs: u32,
     /// Stream accessors open with a TCM buffer.
     pub fast_streams_open: u32,
     /// What the core counted.
@@ -209,6 +212,7 @@ impl Job {
             dst_poison: false,
             pool: Pool::default(),
             tcm_blocks: Vec::new(),
+            tcm_mallocs: 0,
             fast_streams_open: 0,
             counts: Counts::default(),
             accesses: Vec::new(),

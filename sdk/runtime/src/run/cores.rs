@@ -191,6 +191,14 @@ fn device_ended(
         });
         (rt.job.on_error)(rt)
     }
+    if rt.job.tcm_mallocs > 0 {
+        let d = format!(
+            "{} tcm_malloc block(s) on the emulated Q7, where nothing checks a block's bounds; \
+             the host run (without --device) checks them to the byte",
+            rt.job.tcm_mallocs
+        );
+        rt.misuse(Kind::DeviceTcmUnchecked, None, None, d);
+    }
     match ran.returned {
         Some(h) => &*rt.entry(h).meta,
         None => core::ptr::null(),
