@@ -63,6 +63,7 @@ def test_load_library_loads_what_load_built(built, build_dir: Path) -> None:
     built("relu").close()
     lib = custom_op.load_library(str(build_dir / "librelu.so"))
     assert lib.name == "relu_ops" and sorted(lib.ops) == ["relu_backward", "relu_forward"]
+    assert lib.ops["relu_backward"].schema == "relu_backward(Tensor grad, Tensor input) -> Tensor"
     np.testing.assert_array_equal(lib.relu_forward(np.array([[-3.0]], np.float32)), [[0.0]])
     lib.close()
 

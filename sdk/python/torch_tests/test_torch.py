@@ -28,15 +28,6 @@ def test_the_schema_names_the_kernels_parameters() -> None:
     assert torch.equal(torch.ops.relu_ops.relu_backward(input=x, grad=g), torch.where(x > 0, g, 0))
 
 
-def test_names_pytorch_would_refuse_fall_back_to_positions() -> None:
-    from neuron_customop_host._torch import _arg_names
-
-    params = ["tensor", "tensor"]
-    assert _arg_names(["x", "y"], params) == ["x", "y"]
-    for names in (None, ["x", "x"], ["x", "out"], ["x", "lambda"], ["x", ""], ["x"]):
-        assert _arg_names(names, params) == ["a0", "a1"], names
-
-
 def test_autograd_function_forward_and_backward() -> None:
     x = torch.linspace(-2, 2, 3000).reshape(60, 50).requires_grad_()
     y = my_ops.relu(x)

@@ -297,9 +297,23 @@ def misuses(ntx, src, work):
         print(f"ok {name}.npy refused: {p.stderr.strip()}")
 
 
+def schema(ntx, src, work):
+    """`ntx op schema` of the sources, and of the program the runner built: PyTorch's view."""
+    want = "relu_ops::relu_forward(Tensor input) -> Tensor\nrelu_ops::relu_backward(Tensor grad, Tensor input) -> Tensor\n"
+    args = ["--compute", src / "relu.cpp", "--shape", src / "relu_shape.cpp"]
+    built = work / "librelu_schema.so"
+    subprocess.run([ntx, "op", "build", *args, "--out", built], check=True, capture_output=True)
+    for how in (args, ["--library", built]):
+        p = subprocess.run([ntx, "op", "schema", *how], capture_output=True, text=True, check=False)
+        if p.returncode != 0 or p.stdout != want:
+            sys.exit(f"ntx op schema {how}: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
+    print("ok ntx op schema: the relu ops' schemas, from the sources and from the program")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    schema(ntx, src, work)
     kernels(ntx, src, work)
     idioms(ntx, src, work)
     misuses(ntx, src, work)

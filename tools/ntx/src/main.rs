@@ -15,7 +15,7 @@ use ntx::{diff, load, report, tables};
 
 mod op_cli;
 mod relink;
-use op_cli::{op_build, op_run, OpCommand};
+use op_cli::{op_build, op_run, op_schema, OpCommand};
 use relink::{relink, Relink};
 
 /// The exit codes, stated once (`ntx --help`, `ntx abi-diff --help`, `ntx relink --help`).
@@ -382,6 +382,7 @@ fn run(command: Command) -> Result<u8, Failure> {
         Command::Build { spec, out } => build(&spec, &out),
         Command::Op(OpCommand::Run(r)) => op_run(r),
         Command::Op(OpCommand::Build(b)) => op_build(b),
+        Command::Op(OpCommand::Schema(s)) => op_schema(s),
     }
 }
 

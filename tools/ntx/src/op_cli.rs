@@ -20,6 +20,23 @@ pub enum OpCommand {
     /// Build the sources into the op's program, OUT (as custom_op.load writes
     /// lib<name>.so; the Python front end runs it): exit 0 built, 1 refused.
     Build(OpBuild),
+    /// Print each op's schema as PyTorch sees it (`relu_ops::relu_forward(Tensor input)
+    /// -> Tensor`): of the sources, built as op build builds them, or of a program already
+    /// built (--library). Exit 0, or 1 refused.
+    #[command(
+        override_usage = "ntx op schema (--compute FILE --shape FILE [OPTIONS] | --library PROGRAM)"
+    )]
+    Schema(OpSchema),
+}
+
+/// `ntx op schema`'s arguments: the sources, or a built program.
+#[derive(Args, Debug)]
+pub struct OpSchema {
+    #[command(flatten)]
+    sources: Option<Sources>,
+    /// A program op build (or custom_op.load) wrote: its schema, without building.
+    #[arg(long, conflicts_with_all = ["compute", "shape"], required_unless_present = "compute")]
+    library: Option<PathBuf>,
 }
 
 /// What `op build` and `op run` both take: the sources and how they compile.
@@ -228,6 +245,49 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
     });
     guard.finish();
     placed.map_err(Failure::Refused)?;
+    Ok(0)
+}
+
+/// `ntx op schema`: each op's schema, one a line, from the program's own description.
+pub fn op_schema(s: OpSchema) -> Result<u8, Failure> {
+    let describe = |exe: &Path| -> Result<String, String> {
+        let out = std::process::Command::new(exe)
+            .arg("--describe")
+            .output()
+            .map_err(|e| format!("{}: cannot run it: {e}", exe.display()))?;
+        if !out.status.success() {
+            return Err(format!("{} is not an op program ntx built", exe.display()));
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("{}: its description does not read: {e}", exe.display()))?;
+        let lines: Vec<String> = doc["ops"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|op| {
+                format!(
+                    "{}::{}",
+                    op["library"].as_str().unwrap_or("?"),
+                    op["schema"].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        Ok(lines.join("\n"))
+    };
+    let text = match (&s.library, &s.sources) {
+        (Some(lib), _) => describe(lib),
+        (None, Some(sources)) => {
+            let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
+            let build = sources.build_in(temp.clone())?;
+            let guard = Guard::start(Some(temp.as_path()), None);
+            let text = ntx::op::lock_dir(&build.dir)
+                .and_then(|_lock| describe(&ntx::op_device::build_held(&build)?));
+            guard.finish();
+            text
+        }
+        (None, None) => Err("give --compute and --shape, or --library".into()),
+    };
+    println!("{}", text.map_err(Failure::Refused)?);
     Ok(0)
 }
 

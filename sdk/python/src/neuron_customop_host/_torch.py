@@ -6,7 +6,6 @@ replaced) and keeps the others on the library that defined them."""
 
 from __future__ import annotations
 
-import keyword
 import warnings
 from typing import Any
 
@@ -16,7 +15,6 @@ import torch
 from .errors import ArgumentTypeError, NeuronCustomOpWarning
 from .library import BFLOAT16, Library, TensorSpec
 
-_SCHEMA = {"tensor": "Tensor", "int": "int", "double": "float", "scalar": "Scalar"}
 # Per library name: its torch.library.Library (kept alive) and, per op, the Library that
 # runs it now.
 _REGISTERED: dict[str, tuple[Any, dict[str, Library]]] = {}
@@ -90,8 +88,7 @@ def register(library: Library) -> None:
     for name, op in library.ops.items():
         before = routes.get(name)
         if before is None:
-            params = ", ".join(f"{_SCHEMA[p]} {n}" for p, n in zip(op.params, _arg_names(op.names, op.params), strict=True))
-            lib.define(f"{name}({params}) -> Tensor")
+            lib.define(op.schema)
             lib.impl(name, _impl(routes, name), "CPU")
             torch.library.register_fake(f"{library.name}::{name}", _fake(routes, name), lib=lib)
         elif before.ops[name].params != op.params:
@@ -114,16 +111,6 @@ def register(library: Library) -> None:
             NeuronCustomOpWarning,
             stacklevel=3,
         )
-
-
-def _arg_names(names: list[str] | None, params: list[str]) -> list[str]:
-    """The schema's argument names: the kernel's parameters' where each is a Python name
-    (not a keyword, not `out`, which PyTorch keeps for out= variants) and they differ;
-    else a0, a1, ..."""
-    if names is not None and len(set(names)) == len(names) == len(params):
-        if all(n.isidentifier() and not keyword.iskeyword(n) and n != "out" for n in names):
-            return names
-    return [f"a{k}" for k in range(len(params))]
 
 
 def _impl(routes: dict[str, Library], name: str) -> Any:

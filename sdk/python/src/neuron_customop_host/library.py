@@ -73,6 +73,8 @@ class Op:
         self.params: list[str] = spec["params"]
         # The kernel's parameter names, where the program's debug information has them.
         self.names: list[str] | None = spec.get("names")
+        # What PyTorch sees: `name(Tensor input) -> Tensor` (the runtime names the arguments).
+        self.schema: str = spec["schema"]
         self.__doc__ = f"{self.name}({self._signature()}) -> numpy.ndarray"
 
     def _signature(self) -> str:

@@ -121,7 +121,7 @@ fn param_name(p: Param) -> &'static str {
 /// parameters' kinds, the element types (code, `.npy` descr, size), the HBM's first SoC
 /// address and the size of the share tensors are allocated in.
 pub fn describe() -> Value {
-    let (libraries, mut ops, kernels) = registry::with(|r| {
+    let (libraries, mut ops, kernels, params) = registry::with(|r| {
         let mut libs: Vec<String> = r.ops.iter().map(|o| o.library.clone()).collect();
         libs.sort();
         libs.dedup();
@@ -142,13 +142,20 @@ pub fn describe() -> Value {
                 k.map_or((0, 0), |k| (k.1.function as usize, k.1.params.len()))
             })
             .collect();
-        (libs, ops, kernels)
+        let params: Vec<Vec<Param>> = r.ops.iter().map(|o| o.shape.params.clone()).collect();
+        (libs, ops, kernels, params)
     });
     // The kernels' parameter names where the program's debug information has them.
-    for (op, names) in ops
+    for ((op, names), params) in ops
         .iter_mut()
         .zip(crate::run::param_names::of_functions(&kernels))
+        .zip(&params)
     {
+        op["schema"] = json!(crate::run::schema::schema(
+            op["name"].as_str().unwrap_or_default(),
+            params,
+            names.as_deref()
+        ));
         op["names"] = json!(names);
     }
     let dtypes: Vec<Value> = DType::ALL

@@ -19,6 +19,7 @@ pub(crate) mod param_names;
 pub(crate) mod place;
 pub(crate) mod profile;
 pub(crate) mod report;
+pub(crate) mod schema;
 pub(crate) mod session;
 pub(crate) mod shape;
 pub(crate) mod stats;
