@@ -464,6 +464,8 @@ samples-torch-check: $(TORCH_STAMP)
 	  --force-reinstall ./target/torch-package
 	NEURON_CUSTOMOP_HOST_NTX=$(abspath $(TORCH_PREFIX))/bin/ntx PYTHONDONTWRITEBYTECODE=1 \
 	  $(TORCH_VENV)/bin/python sdk/python/torch_tests/samples_opcheck.py "$(abspath $(SAMPLES))" target/samples-torch
+	NEURON_CUSTOMOP_HOST_NTX=$(abspath $(TORCH_PREFIX))/bin/ntx PYTHONDONTWRITEBYTECODE=1 \
+	  $(TORCH_VENV)/bin/python sdk/python/torch_tests/samples_drivers.py "$(abspath $(SAMPLES))" target/samples-drivers
 
 # The PyTorch path's speed (bench/customop/torch_bench.py), opt-in as torch-check is.
 .PHONY: torch-bench
