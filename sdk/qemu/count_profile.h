@@ -24,10 +24,13 @@ static int ends_of(const uint8_t *b, size_t n)
     return ENDS_OTHER;
 }
 
-/* The call tree: node 0 is the root (before any call); a child per (parent, entry). */
+/* The call tree: node 0 is the root (before any call); a child per (parent, call site),
+ * so that what a call costs is known by the line it is on. The entry is the callee the
+ * site first called (a CALLX site that calls several functions is one node, named by the
+ * first; the stacks name the function each block is in). */
 struct node {
     uint32_t parent;
-    uint64_t entry;
+    uint64_t entry, site;
 };
 static struct node *nodes;
 static uint32_t n_nodes, cap_nodes;
@@ -107,10 +110,11 @@ static int grow(void **p, uint32_t *cap, size_t each)
     return 1;
 }
 
-/* The child of `parent` entered at `entry` (made on first use); `parent` when out of room. */
-static uint32_t child_of(uint32_t parent, uint64_t entry)
+/* The child of `parent` called from `site`, entered at `entry` (made on first use);
+ * `parent` when out of room. Xtensa addresses are 32 bits: the key holds both. */
+static uint32_t child_of(uint32_t parent, uint64_t entry, uint64_t site)
 {
-    uint64_t key = (uint64_t)parent << 32 ^ entry;
+    uint64_t key = (uint64_t)parent << 32 ^ (site & 0xffffffffu);
     uint32_t found = index_find(&child_index, key, 0);
     if (found)
         return found - 1;
@@ -118,7 +122,7 @@ static uint32_t child_of(uint32_t parent, uint64_t entry)
         return failed = 1, parent;
     if (!index_find(&child_index, key, n_nodes + 1))
         return failed = 1, parent;
-    nodes[n_nodes] = (struct node){parent, entry};
+    nodes[n_nodes] = (struct node){parent, entry, site};
     return n_nodes++;
 }
 
@@ -144,7 +148,7 @@ static void on_block(unsigned int vcpu, void *userdata)
     if (restarted) {
     } else if (pending == ENDS_CALL) {
         if (depth < MAX_DEPTH)
-            current = child_of(current, b->start), depth++;
+            current = child_of(current, b->start, l->addrs[l->insns - 1]), depth++;
         else
             too_deep++;
     } else if (pending == ENDS_RETURN) {
@@ -182,7 +186,7 @@ static int profile_block(struct qemu_plugin_tb *tb, struct block *b)
     if (!nodes && !grow((void **)&nodes, &cap_nodes, sizeof *nodes))
         return 0;
     if (!n_nodes)
-        nodes[n_nodes++] = (struct node){0, 0};
+        nodes[n_nodes++] = (struct node){0, 0, 0};
     b->id = blocks++;
     b->addrs = calloc(b->insns ? b->insns : 1, sizeof *b->addrs);
     if (!b->addrs)
@@ -216,8 +220,8 @@ static void profile_write(void)
             put("\n", 1);
         }
     for (uint32_t k = 1; k < n_nodes; ++k) {
-        int n = snprintf(line, sizeof line, "n %u %u %llx\n", k, nodes[k].parent,
-                         (unsigned long long)nodes[k].entry);
+        int n = snprintf(line, sizeof line, "n %u %u %llx %llx\n", k, nodes[k].parent,
+                         (unsigned long long)nodes[k].entry, (unsigned long long)nodes[k].site);
         put(line, (size_t)n);
     }
     for (uint32_t k = 0; k < n_pairs; ++k) {

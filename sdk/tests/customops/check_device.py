@@ -103,16 +103,18 @@ def same_as_host(built, name, *args, cores=1):
 
 
 def profiled(built, name, *args, cores=1):
-    """--profile DIR: profile.json's lines, functions and stacks each sum to --stats's
-    instructions; profile.txt and profile.svg written. The profile."""
+    """--profile DIR: profile.json's lines' and functions' self counts and its stacks each
+    sum to --stats's instructions, and so do the author lines' attributed counts with the
+    SDK's share; profile.txt and profile.svg written. The profile."""
     out, stats = built.run(*args, "--profile", built.work / "profile", cores=cores)
     p = json.loads((built.work / "profile" / "profile.json").read_text())
     want = stats["device"]["instructions"] if cores > 1 else stats["per_core"][0]["device"]["instructions"]
     sums = {
         "total": p["instructions"],
-        "lines": sum(x["instructions"] for x in p["lines"]),
-        "functions": sum(x["instructions"] for x in p["functions"]),
+        "lines": sum(x["self"] for x in p["lines"]),
+        "functions": sum(x["self"] for x in p["functions"]),
         "stacks": sum(x["instructions"] for x in p["stacks"]),
+        "author lines and the SDK's share": sum(x["attributed"] for x in p["lines"] if x["author"]) + p["sdk"],
     }
     if set(sums.values()) != {want}:
         sys.exit(f"{name} --profile on {cores} cores: {sums}, not --stats's {want}")
@@ -123,18 +125,22 @@ def profiled(built, name, *args, cores=1):
     return p
 
 
+def hottest(p, kernel, marker):
+    """The author line of `kernel` that ran the most (inclusive), and the line holding `marker`."""
+    line = 1 + next(k for k, t in enumerate(kernel.read_text().splitlines()) if marker in t)
+    mine = [x for x in p["lines"] if Path(x["file"]) == kernel and x["line"] > 0 and x["author"]]
+    return (max(mine, key=lambda x: x["inclusive"]) if mine else None), line
+
+
 def profile_checks(relu, tcm, src):
-    """The accessor relu's hottest line of relu.cpp is in its inner loop (its bound or its
-    body), the body shown in the listing; the TCM relu's profile over two cores sums the
-    cores; --profile without --device refused. (At the device's -Os the inner loop's bound,
-    an int64_t compare and a load a turn, is charged more than the body, whose accessor
-    code is inlined from the SDK's header and charged to the header's lines.)"""
+    """The accessor relu's hottest line of relu.cpp, counting what it ran through the SDK's
+    inlined accessors and its calls (inclusive), is its loop body, shown in the listing; the
+    TCM relu's profile over two cores sums the cores; --profile without --device refused."""
     p = profiled(relu, "relu_forward", "relu_forward", "x.npy")
     kernel = src / "relu.cpp"
-    body = 1 + next(k for k, t in enumerate(kernel.read_text().splitlines()) if "out[r][c] = in[r][c]" in t)
-    mine = [x for x in p["lines"] if Path(x["file"]) == kernel and x["line"] > 0]
-    if not mine or max(mine, key=lambda x: x["instructions"])["line"] not in (body - 1, body):
-        sys.exit(f"relu.cpp's hottest line is not in the inner loop ({body - 1}, {body}): {mine}")
+    top, body = hottest(p, kernel, "out[r][c] = in[r][c]")
+    if not top or top["line"] != body:
+        sys.exit(f"relu.cpp's hottest line (inclusive) is not its loop body, line {body}: {top}")
     listing = (relu.work / "profile" / "profile.txt").read_text()
     if not any(f" {body}  " in t and "out[r][c]" in t and t.split()[0].isdigit() for t in listing.splitlines()):
         sys.exit("profile.txt does not show relu.cpp's loop body with its count")
@@ -243,6 +249,13 @@ def soft_float(ntx, src, work):
     np.save(work / "ints.npy", np.arange(-6, 6, dtype=np.int32))
     idioms = Built(ntx, src, work, "idioms", "idioms.cpp", "idioms_shape.cpp", "bits", "ints.npy")
     same_as_host(idioms, "row_stats (ATen idioms, float division)", "row_stats", "small.npy")
+    # Its divisions are the division's line's: __divsf3's instructions counted there.
+    p = profiled(idioms, "row_stats", "row_stats", "small.npy")
+    top, division = hottest(p, src / "idioms.cpp", "v / static_cast<float>(cols)")
+    divsf3 = sum(f["self"] for f in p["functions"] if "divsf3" in f["function"])
+    if not top or top["line"] != division or divsf3 == 0 or top["inclusive"] < divsf3:
+        sys.exit(f"row_stats: the division's line {division} is not the hottest with __divsf3's {divsf3}: {top}")
+    print(f"ok row_stats' hottest line is its division, {top['inclusive']} instructions with __divsf3's {divsf3}")
     same_as_host(idioms, "bits (ATen idioms, a vector of sizes)", "bits", "ints.npy")
     misc = Built(ntx, src, work, "misc", "misc.cpp", "misc_shape.cpp", "negate", "x.npy")
     same_as_host(misc, "scale (double arithmetic)", "scale", 20, 30, "x.npy", 0.3)

@@ -219,6 +219,33 @@ fn numbers_timeouts_and_the_json_document_are_read_as_documented() {
     serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("stdout is the document alone");
 }
 
+/// A timeout's whole chain is in --stats=json: the C library's frames, then the kernel's
+/// line.
+fn timeout_stack_in_json(ntx: &Path, dir: &Path) {
+    let o = ntx_run(
+        &ntx,
+        &dir,
+        &["naps", "x.npy", "--timeout", "0.5", "--stats=json"],
+    )
+    .output()
+    .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let stack: Vec<&str> = doc["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "timeout")
+        .and_then(|r| r["stack"].as_array())
+        .map(|s| s.iter().filter_map(|f| f.as_str()).collect())
+        .unwrap_or_default();
+    let kernel = stack.iter().position(|f| f.contains("trust.cpp:29"));
+    let libc = stack.iter().position(|f| f.contains("sleep"));
+    assert!(
+        matches!((libc, kernel), (Some(l), Some(k)) if l < k),
+        "{stack:#?}"
+    );
+}
+
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
@@ -248,29 +275,7 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
         !err.contains("nanosleep"),
         "the C library's frame named: {err}"
     );
-    // The whole chain is in --stats=json: the C library's frames, then the kernel's line.
-    let o = ntx_run(
-        &ntx,
-        &dir,
-        &["naps", "x.npy", "--timeout", "0.5", "--stats=json"],
-    )
-    .output()
-    .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let stack: Vec<&str> = doc["reports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kind"] == "timeout")
-        .and_then(|r| r["stack"].as_array())
-        .map(|s| s.iter().filter_map(|f| f.as_str()).collect())
-        .unwrap_or_default();
-    let kernel = stack.iter().position(|f| f.contains("trust.cpp:29"));
-    let libc = stack.iter().position(|f| f.contains("sleep"));
-    assert!(
-        matches!((libc, kernel), (Some(l), Some(k)) if l < k),
-        "{stack:#?}"
-    );
+    timeout_stack_in_json(&ntx, &dir);
     // Killed while compiling: nothing left in its TMPDIR (the build folder and the
     // compilers' temporaries go with it).
     let tmp = dir.join("tmp-compile");

@@ -44,10 +44,11 @@ fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), RunError> {
     let io = |name: &str, e: std::io::Error| RunError::Profile(format!("cannot write {name}: {e}"));
     std::fs::create_dir_all(dir).map_err(|e| io("the folder", e))?;
     let doc = serde_json::json!({
-        "schema": "neuron-customop-host-profile/1",
+        "schema": "neuron-customop-host-profile/2",
         "op": op,
         "instructions": p.instructions,
-        "functions": p.functions.iter().map(|(f, n)| serde_json::json!({"function": f, "instructions": n})).collect::<Vec<_>>(),
+        "sdk": p.sdk,
+        "functions": p.functions,
         "lines": p.lines,
         "stacks": p.stacks.iter().map(|(s, n)| serde_json::json!({"stack": s, "instructions": n})).collect::<Vec<_>>(),
     });
@@ -58,60 +59,96 @@ fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), RunError> {
     std::fs::write(at("profile.svg"), svg).map_err(|e| io("profile.svg", e))
 }
 
-/// Each source file with counted lines, hottest first: every line of it (a file that
-/// cannot be read, only its counted lines), each with its instructions.
-fn listing(op: &str, p: &Profile) -> String {
+/// The files of `p`'s lines that are (or are not) the author's, most attributed (or
+/// most instructions on them) first.
+fn files(p: &Profile, author: bool) -> Vec<(&str, u64)> {
     let mut files: Vec<(&str, u64)> = Vec::new();
-    for l in &p.lines {
+    for l in p.lines.iter().filter(|l| l.author == author) {
+        let n = if author { l.attributed } else { l.own };
         match files.iter_mut().find(|f| f.0 == l.file) {
-            Some(f) => f.1 += l.instructions,
-            None => files.push((&l.file, l.instructions)),
+            Some(f) => f.1 += n,
+            None => files.push((&l.file, n)),
         }
     }
     files.sort_by_key(|f| std::cmp::Reverse(f.1));
+    files
+}
+
+/// The listing: the author's files first, every line of each with its counts; then the
+/// SDK's share in one line, and its files' counted lines below it.
+fn listing(op: &str, p: &Profile) -> String {
+    let total = p.instructions.max(1) as f64;
     let mut out = format!(
-        "op {op}: {} instructions on the emulated Q7, by source line\n",
+        "op {op}: {} instructions on the emulated Q7, by source line. Columns: attributed \
+         (the line is the innermost of the author's the instruction ran under), inclusive \
+         (the line ran it, itself or through its calls), self (on the line), line.\n",
         p.instructions
     );
-    for (file, total) in files {
-        let share = 100.0 * total as f64 / p.instructions.max(1) as f64;
-        let _ = writeln!(out, "\n== {file}: {total} instructions ({share:.1}%)");
-        let mut counts: Vec<(u64, u64)> = p
-            .lines
-            .iter()
-            .filter(|l| l.file == file)
-            .map(|l| (l.line, l.instructions))
-            .collect();
-        counts.sort_unstable();
-        counts.dedup_by(|b, a| {
-            let same = a.0 == b.0;
-            if same {
-                a.1 += b.1;
+    for (file, n) in files(p, true) {
+        let _ = writeln!(
+            out,
+            "\n== {file}: {n} instructions ({:.1}%)",
+            100.0 * n as f64 / total
+        );
+        file_lines(&mut out, p, file, true);
+    }
+    let _ = writeln!(
+        out,
+        "\n== the SDK, the C library and the compiler runtime, under no author line: {} \
+         instructions ({:.1}%); their lines follow",
+        p.sdk,
+        100.0 * p.sdk as f64 / total
+    );
+    for (file, n) in files(p, false) {
+        // The main ntx writes for the program sits in its temporary build folder.
+        let shown = if file.ends_with("ntx-op-main.cpp") {
+            "the main ntx writes for the op's program"
+        } else {
+            file
+        };
+        let _ = writeln!(out, "\n-- {shown}: {n} instructions on its lines");
+        file_lines(&mut out, p, file, false);
+    }
+    out
+}
+
+/// `file`'s lines: each line of the source (`whole`, when it can be read) or the counted
+/// ones, with their counts.
+fn file_lines(out: &mut String, p: &Profile, file: &str, whole: bool) {
+    let here: Vec<&crate::run::device::profile::Line> =
+        p.lines.iter().filter(|l| l.file == file).collect();
+    let row = |l: &crate::run::device::profile::Line| {
+        format!("{:>10} {:>10} {:>10}", l.attributed, l.inclusive, l.own)
+    };
+    for l in here.iter().filter(|l| l.line == 0) {
+        let _ = writeln!(
+            out,
+            "{}      0  (code no line was given: {})",
+            row(l),
+            l.function
+        );
+    }
+    let text = whole.then(|| std::fs::read_to_string(file).ok()).flatten();
+    match text {
+        Some(text) => {
+            for (k, src) in text.lines().enumerate() {
+                let n = k as u64 + 1;
+                let counts = here
+                    .iter()
+                    .find(|l| l.line == n)
+                    .map_or_else(|| " ".repeat(32), |l| row(l));
+                let _ = writeln!(out, "{counts} {n:>6}  {src}");
             }
-            same
-        });
-        let count_of = |line: u64| counts.iter().find(|c| c.0 == line).map(|c| c.1);
-        if let Some(n) = count_of(0) {
-            let _ = writeln!(
-                out,
-                "{n:>12}     0  (code the compiler made for no one line)"
-            );
         }
-        match std::fs::read_to_string(file) {
-            Ok(text) => {
-                for (k, src) in text.lines().enumerate() {
-                    let n = count_of(k as u64 + 1).map_or(String::new(), |n| n.to_string());
-                    let _ = writeln!(out, "{n:>12} {:>5}  {src}", k + 1);
-                }
-            }
-            Err(_) => {
-                for (line, n) in counts.iter().filter(|c| c.0 > 0) {
-                    let _ = writeln!(out, "{n:>12} {line:>5}");
-                }
+        None => {
+            let mut counted: Vec<&&crate::run::device::profile::Line> =
+                here.iter().filter(|l| l.line > 0).collect();
+            counted.sort_by_key(|l| l.line);
+            for l in counted {
+                let _ = writeln!(out, "{} {:>6}  {}", row(l), l.line, l.function);
             }
         }
     }
-    out
 }
 
 fn flame_graph(op: &str, p: &Profile) -> Result<Vec<u8>, RunError> {

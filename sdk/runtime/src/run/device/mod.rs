@@ -9,6 +9,7 @@ pub mod answer;
 pub mod count;
 pub mod print;
 pub mod profile;
+pub(crate) mod symbols;
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};

@@ -1,30 +1,60 @@
 //! `--profile`: where a core's counted instructions went, from the counting plugin's
 //! `profile=1` lines (sdk/qemu/count_profile.h: each block's instructions' addresses, the
-//! call tree, each block's executions at each node of it). Each instruction is put on its
-//! source line by the program's line table (DWARF, gimli) and in its function (the symbol
-//! table); each block's executions at a node become a call stack. The device runtime's
-//! blocks are left out as `--stats` leaves them out, so the lines sum to the same total.
+//! call tree by call site, each block's executions at each node of it). Each instruction
+//! gets its place as the author reads it ([`crate::run::device::symbols`]): its own line,
+//! then the sites of the calls inlined there, then the sites of the calls it ran under.
+//! From that chain each line gets
+//!
+//! * `self`: the instructions on it (code the compiler gave no line, line 0, goes to the
+//!   line before it in the line table, else to the line that encloses it in the chain);
+//! * `inclusive`: the instructions it ran, itself or through what it called, inlined or
+//!   not, the SDK's and the compiler runtime's code included;
+//! * `attributed`: the instructions whose innermost line of the author's sources it is.
+//!   Each instruction is attributed to one author line or to the SDK's share, so the
+//!   author lines' attributed counts and the SDK's share sum to the total.
+//!
+//! The device runtime's blocks are left out as `--stats` leaves them out.
 
-use crate::run::error::RunError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use gimli::EndianSlice;
 use serde::{Deserialize, Serialize};
 
-use crate::run::device::count::{text_symbols, Classes};
+use crate::run::device::count::Classes;
+use crate::run::device::symbols::{Functions, Inlines, LineTable, Place};
+use crate::run::error::RunError;
 
 /// A source line's instructions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     /// The source file (`(no line table)` where the program has none for it).
     pub file: String,
     /// The line (0 where unknown).
     pub line: u64,
-    /// The function its instructions are in.
+    /// The function it is in.
     pub function: String,
-    /// Instructions executed there.
-    pub instructions: u64,
+    /// Whether it is a line of the author's sources (not the SDK's, the system's or the
+    /// compiler runtime's).
+    pub author: bool,
+    /// Instructions on it.
+    #[serde(rename = "self")]
+    pub own: u64,
+    /// Instructions it ran, itself or through its calls.
+    pub inclusive: u64,
+    /// Instructions whose innermost author line it is.
+    pub attributed: u64,
+}
+
+/// A function's instructions: its own, and those it ran through its calls too.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Function {
+    /// Its name, demangled.
+    pub function: String,
+    /// Instructions in it.
+    #[serde(rename = "self")]
+    pub own: u64,
+    /// Instructions while it was on the stack.
+    pub inclusive: u64,
 }
 
 /// Where a core's (or the op's) counted instructions went.
@@ -32,174 +62,108 @@ pub struct Line {
 pub struct Profile {
     /// All of them: the `--stats` figure `instructions`.
     pub instructions: u64,
-    /// By source line, most first.
+    /// Those no author line ran: the SDK's, the compiler runtime's, the start's.
+    pub sdk: u64,
+    /// By source line, the author's first, most attributed first.
     pub lines: Vec<Line>,
-    /// By function, most first.
-    pub functions: Vec<(String, u64)>,
+    /// By function, most inclusive first.
+    pub functions: Vec<Function>,
     /// By call stack, `outer;inner` (the flame graph's folded lines), in order.
     pub stacks: Vec<(String, u64)>,
 }
 
-impl Profile {
-    /// The sum of two profiles (the op's, over its cores).
-    pub fn merged(profiles: &[Profile]) -> Profile {
-        let mut lines: BTreeMap<(String, u64, String), u64> = BTreeMap::new();
-        let mut functions: BTreeMap<String, u64> = BTreeMap::new();
-        let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
-        let mut instructions = 0;
-        for p in profiles {
-            instructions += p.instructions;
-            for l in &p.lines {
-                *lines
-                    .entry((l.file.clone(), l.line, l.function.clone()))
-                    .or_default() += l.instructions;
-            }
-            for (f, n) in &p.functions {
-                *functions.entry(f.clone()).or_default() += n;
-            }
-            for (s, n) in &p.stacks {
-                *stacks.entry(s.clone()).or_default() += n;
-            }
-        }
-        finish(instructions, lines, functions, stacks)
-    }
-}
-
-fn finish(
-    instructions: u64,
-    lines: BTreeMap<(String, u64, String), u64>,
-    functions: BTreeMap<String, u64>,
+/// The sums a profile is made of, keyed for merging.
+#[derive(Default)]
+struct Sums {
+    total: u64,
+    sdk: u64,
+    /// By file and line (and function, for code with no line: each its own row).
+    lines: BTreeMap<(String, u64, String), Line>,
+    functions: BTreeMap<String, Function>,
     stacks: BTreeMap<String, u64>,
-) -> Profile {
-    let mut lines: Vec<Line> = lines
-        .into_iter()
-        .map(|((file, line, function), instructions)| Line {
-            file,
-            line,
-            function,
-            instructions,
-        })
-        .collect();
-    lines.sort_by_key(|l| std::cmp::Reverse(l.instructions));
-    let mut functions: Vec<(String, u64)> = functions.into_iter().collect();
-    functions.sort_by_key(|f| std::cmp::Reverse(f.1));
-    Profile {
-        instructions,
-        lines,
-        functions,
-        stacks: stacks.into_iter().collect(),
-    }
 }
 
-/// The program's functions by address, demangled: (start, end, name), sorted.
-struct Functions(Vec<(u64, u64, String)>);
-
-impl Functions {
-    fn of(program: &Path) -> Functions {
-        let mut v: Vec<(u64, u64, String)> = text_symbols(program)
-            .into_iter()
-            .filter(|s| !s.0.is_empty())
-            .map(|(name, at, size)| {
-                let shown = cpp_demangle::Symbol::new(name.as_bytes())
-                    .ok()
-                    .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
-                    .unwrap_or(name);
-                (at, at + size, shown.replace(';', ","))
+impl Sums {
+    fn line(&mut self, p: &Place) -> &mut Line {
+        let function = if p.1 == 0 { p.2.clone() } else { String::new() };
+        self.lines
+            .entry((p.0.clone(), p.1, function))
+            .or_insert_with(|| Line {
+                file: p.0.clone(),
+                line: p.1,
+                function: p.2.clone(),
+                author: authors(&p.0),
+                ..Line::default()
             })
-            .collect();
-        v.sort_unstable_by_key(|r| r.0);
-        Functions(v)
     }
 
-    /// The function at `pc`: the symbol whose extent holds it, else the nearest one
-    /// before it without a size (an assembly label), else `(no symbol)`.
-    fn name(&self, pc: u64) -> String {
-        let k = self.0.partition_point(|r| r.0 <= pc);
-        let before = &self.0[..k];
-        let sized = before.iter().rev().find(|r| r.1 > r.0);
-        if let Some((_, _, name)) = sized.filter(|r| pc < r.1) {
-            return name.clone();
-        }
-        let label = before.iter().rev().find(|r| r.1 == r.0);
-        match label {
-            Some((at, _, name)) if sized.is_none_or(|s| s.0 < *at) => name.clone(),
-            _ => "(no symbol)".into(),
-        }
-    }
-}
-
-/// The program's line table: (address, file and line or none past a sequence's end),
-/// sorted by address.
-struct LineTable(Vec<Row>);
-
-/// A line table's row: its address, and its file and line (none past a sequence's end).
-type Row = (u64, Option<(String, u64)>);
-
-impl LineTable {
-    fn of(program: &Path) -> LineTable {
-        let rows = std::fs::read(program)
-            .ok()
-            .and_then(|data| rows(&data).ok())
-            .unwrap_or_default();
-        LineTable(rows)
+    fn function(&mut self, name: &str) -> &mut Function {
+        self.functions
+            .entry(name.into())
+            .or_insert_with(|| Function {
+                function: name.into(),
+                ..Function::default()
+            })
     }
 
-    fn at(&self, pc: u64) -> (String, u64) {
-        let k = self.0.partition_point(|r| r.0 <= pc);
-        match k.checked_sub(1).and_then(|k| self.0[k].1.clone()) {
-            Some(found) => found,
-            None => ("(no line table)".into(), 0),
-        }
-    }
-}
-
-fn rows(data: &[u8]) -> gimli::Result<Vec<Row>> {
-    let Ok(file) = object::File::parse(data) else {
-        return Ok(Vec::new());
-    };
-    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
-    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
-    let mut out = Vec::new();
-    let mut units = dwarf.units();
-    while let Some(header) = units.next()? {
-        let unit = dwarf.unit(header)?;
-        let Some(program) = unit.line_program.clone() else {
-            continue;
-        };
-        let text = |v| -> Option<String> {
-            Some(
-                dwarf
-                    .attr_string(&unit, v)
-                    .ok()?
-                    .to_string_lossy()
-                    .into_owned(),
+    fn finish(self) -> Profile {
+        let mut lines: Vec<Line> = self.lines.into_values().collect();
+        lines.sort_by_key(|l| {
+            (
+                !l.author,
+                std::cmp::Reverse((l.attributed, l.inclusive, l.own)),
             )
-        };
-        let comp_dir = unit
-            .comp_dir
-            .map(|d| d.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut rows = program.rows();
-        while let Some((header, row)) = rows.next_row()? {
-            if row.end_sequence() {
-                out.push((row.address(), None));
-                continue;
-            }
-            // Line 0 is code the compiler made for no one line: kept under its file.
-            let place = row.file(header).and_then(|f| {
-                let name = text(f.path_name())?;
-                let dir = f.directory(header).and_then(text).unwrap_or_default();
-                let path = Path::new(&comp_dir).join(dir).join(name);
-                Some((
-                    path.to_string_lossy().into_owned(),
-                    row.line().map_or(0, |l| l.get()),
-                ))
-            });
-            out.push((row.address(), place.or(Some(("(no line table)".into(), 0)))));
+        });
+        let mut functions: Vec<Function> = self.functions.into_values().collect();
+        functions.sort_by_key(|f| std::cmp::Reverse((f.inclusive, f.own)));
+        Profile {
+            instructions: self.total,
+            sdk: self.sdk,
+            lines,
+            functions,
+            stacks: self.stacks.into_iter().collect(),
         }
     }
-    out.sort_by_key(|r| (r.0, r.1.is_some()));
-    Ok(out)
+}
+
+/// Whether `file` is one of the author's sources (`(no line table)` is not).
+fn authors(file: &str) -> bool {
+    if file.starts_with('(') {
+        return false;
+    }
+    let f = crate::run::place::Frame {
+        function: String::new(),
+        at: format!("{file}:1"),
+        in_program: true,
+    };
+    f.authors()
+}
+
+impl Profile {
+    /// The sum of profiles (the op's, over its cores).
+    pub fn merged(profiles: &[Profile]) -> Profile {
+        let mut s = Sums::default();
+        for p in profiles {
+            s.total += p.instructions;
+            s.sdk += p.sdk;
+            for l in &p.lines {
+                let m = s.line(&(l.file.clone(), l.line, l.function.clone()));
+                (m.own, m.inclusive, m.attributed) = (
+                    m.own + l.own,
+                    m.inclusive + l.inclusive,
+                    m.attributed + l.attributed,
+                );
+            }
+            for f in &p.functions {
+                let m = s.function(&f.function);
+                (m.own, m.inclusive) = (m.own + f.own, m.inclusive + f.inclusive);
+            }
+            for (k, n) in &p.stacks {
+                *s.stacks.entry(k.clone()).or_default() += n;
+            }
+        }
+        s.finish()
+    }
 }
 
 /// The plugin's `profile=1` lines, read.
@@ -207,8 +171,8 @@ fn rows(data: &[u8]) -> gimli::Result<Vec<Row>> {
 struct Raw {
     /// Block number: its start and its instructions' addresses.
     blocks: HashMap<u32, (u64, Vec<u64>)>,
-    /// Node: its parent and its entry address.
-    nodes: HashMap<u32, (u32, u64)>,
+    /// Node: its parent, its entry address and its call site.
+    nodes: HashMap<u32, (u32, u64, u64)>,
     /// (node, block, executions).
     pairs: Vec<(u32, u32, u64)>,
 }
@@ -225,9 +189,9 @@ fn raw(lines: &[String]) -> Option<Raw> {
                 (addrs.len() as u64 == n.parse::<u64>().ok()?).then_some(())?;
                 r.blocks.insert(id.parse().ok()?, (hex(start)?, addrs));
             }
-            ["n", id, parent, entry] => {
-                r.nodes
-                    .insert(id.parse().ok()?, (parent.parse().ok()?, hex(entry)?));
+            ["n", id, parent, entry, site] => {
+                let node = (parent.parse().ok()?, hex(entry)?, hex(site)?);
+                r.nodes.insert(id.parse().ok()?, node);
             }
             ["p", node, block, n] => {
                 r.pairs
@@ -239,23 +203,100 @@ fn raw(lines: &[String]) -> Option<Raw> {
     Some(r)
 }
 
-/// The call stack of node `node` ending in the function at `leaf`, outermost first.
-fn stack(r: &Raw, functions: &Functions, node: u32, leaf: u64) -> String {
-    let mut frames = Vec::new();
+/// What the program's debug information says of addresses, asked once each.
+struct Places {
+    functions: Functions,
+    table: LineTable,
+    inlines: Inlines,
+    chains: HashMap<u64, Vec<Place>>,
+}
+
+impl Places {
+    /// `pc`'s chain: its own line, then the sites of the calls inlined there, innermost
+    /// first, each with the function it is in.
+    fn chain(&mut self, pc: u64) -> &[Place] {
+        let (functions, table, inlines) = (&self.functions, &self.table, &self.inlines);
+        self.chains.entry(pc).or_insert_with(|| {
+            let function = functions.name(pc);
+            let (file, line) = table.enclosing(pc);
+            let mut chain = vec![(file, line, function.clone())];
+            chain.extend(
+                inlines
+                    .at(pc)
+                    .into_iter()
+                    .map(|(f, l)| (f, l, function.clone())),
+            );
+            chain
+        })
+    }
+}
+
+/// The call stack of node `node` ending in the function at `leaf`, outermost first, from
+/// the outermost function of the author's sources (the frames above it, the program's
+/// start and the SDK's calls into the kernel, left out; a stack with none is the SDK's
+/// share, one frame), a function that calls itself named once where it repeats.
+/// Also every function on the stack, each once (for their inclusive counts).
+fn stack(r: &Raw, places: &Places, node: u32, leaf: u64) -> (String, Vec<String>) {
+    let mut entries = Vec::new();
     let mut at = node;
-    while let Some(&(parent, entry)) = r.nodes.get(&at) {
-        frames.push(functions.name(entry));
-        if frames.len() > 512 {
+    while let Some(&(parent, entry, _)) = r.nodes.get(&at) {
+        entries.push(entry);
+        if entries.len() > 512 {
             break;
         }
         at = parent;
     }
-    frames.reverse();
-    let last = functions.name(leaf);
-    if frames.last() != Some(&last) {
-        frames.push(last);
+    entries.reverse();
+    entries.push(leaf);
+    let names: Vec<String> = entries.iter().map(|&e| places.functions.name(e)).collect();
+    let mut all = names.clone();
+    all.sort_unstable();
+    all.dedup();
+    let first = entries
+        .iter()
+        .position(|&e| authors(&places.table.enclosing(e).0));
+    let Some(first) = first else {
+        return (SDK_FRAME.into(), all);
+    };
+    let mut frames = names[first..].to_vec();
+    frames.dedup();
+    (frames.join(";"), all)
+}
+
+/// The flame graph's one frame for what ran under no function of the author's.
+const SDK_FRAME: &str = "(the SDK and the runtime, under no function of the author's)";
+
+/// The places of the call sites from `node` up to the root, innermost first.
+fn up(r: &Raw, places: &mut Places, node: u32) -> Vec<Place> {
+    let mut out = Vec::new();
+    let mut at = node;
+    while let Some(&(parent, _, site)) = r.nodes.get(&at) {
+        out.extend_from_slice(places.chain(site));
+        if out.len() > 4096 {
+            break;
+        }
+        at = parent;
     }
-    frames.join(";")
+    out
+}
+
+/// Adds `n` executions of an instruction whose chain is `own` then `up`.
+fn account(s: &mut Sums, own: &[Place], up: &[Place], n: u64) {
+    let known = |p: &&Place| p.1 > 0;
+    let here = own.iter().find(known).unwrap_or(&own[0]);
+    s.line(here).own += n;
+    s.function(&own[0].2).own += n;
+    let mut seen: Vec<(&str, u64)> = Vec::new();
+    for p in own.iter().chain(up).filter(known) {
+        if !seen.contains(&(p.0.as_str(), p.1)) {
+            seen.push((p.0.as_str(), p.1));
+            s.line(p).inclusive += n;
+        }
+    }
+    match own.iter().chain(up).find(|p| p.1 > 0 && authors(&p.0)) {
+        Some(p) => s.line(p).attributed += n,
+        None => s.sdk += n,
+    }
 }
 
 /// The profile of one core's run of `program` from the plugin's `profile=1` lines; its
@@ -269,11 +310,14 @@ pub fn of(
     let r = raw(lines).ok_or_else(|| {
         RunError::Profile("the counting plugin's profile lines do not read".into())
     })?;
-    let (functions, table) = (Functions::of(program), LineTable::of(program));
-    let mut by_line: BTreeMap<(String, u64, String), u64> = BTreeMap::new();
-    let mut by_function: BTreeMap<String, u64> = BTreeMap::new();
-    let mut by_stack: BTreeMap<String, u64> = BTreeMap::new();
-    let mut total = 0u64;
+    let mut places = Places {
+        functions: Functions::of(program),
+        table: LineTable::of(program),
+        inlines: Inlines::of(program),
+        chains: HashMap::new(),
+    };
+    let mut s = Sums::default();
+    let mut ups: HashMap<u32, Vec<Place>> = HashMap::new();
     for &(node, block, executions) in &r.pairs {
         let (start, addrs) = r.blocks.get(&block).ok_or_else(|| {
             RunError::Profile(format!(
@@ -283,22 +327,23 @@ pub fn of(
         if !classes.counted(*start) {
             continue;
         }
+        let up = ups.entry(node).or_insert_with(|| up(&r, &mut places, node));
         for &a in addrs {
-            let (file, line) = table.at(a);
-            let function = functions.name(a);
-            *by_line.entry((file, line, function.clone())).or_default() += executions;
-            *by_function.entry(function).or_default() += executions;
+            account(&mut s, places.chain(a), up, executions);
         }
+        let (folded, on_stack) = stack(&r, &places, node, *start);
         let n = executions * addrs.len() as u64;
-        *by_stack
-            .entry(stack(&r, &functions, node, *start))
-            .or_default() += n;
-        total += n;
+        for f in &on_stack {
+            s.function(f).inclusive += n;
+        }
+        *s.stacks.entry(folded).or_default() += n;
+        s.total += n;
     }
-    if total != counted {
+    if s.total != counted {
         return Err(RunError::Profile(format!(
-            "the profile's instructions ({total}) are not the count's ({counted})"
+            "the profile's instructions ({}) are not the count's ({counted})",
+            s.total
         )));
     }
-    Ok(finish(total, by_line, by_function, by_stack))
+    Ok(s.finish())
 }

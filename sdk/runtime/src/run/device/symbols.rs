@@ -1,0 +1,232 @@
+//! What the device program's debug information and symbols say of an address: its
+//! function (the symbol table, demangled: C++'s and Rust's), its source line (the line
+//! table, DWARF through gimli) and the calls inlined there (each inlined call's site, in
+//! the function it was inlined into), so that the profile can charge code to the line that
+//! called it.
+
+use std::path::Path;
+
+use gimli::EndianSlice;
+
+use crate::run::device::count::text_symbols;
+
+/// The program's functions by address, demangled: (start, end, name), sorted.
+pub(crate) struct Functions(Vec<(u64, u64, String)>);
+
+impl Functions {
+    pub(crate) fn of(program: &Path) -> Functions {
+        let mut v: Vec<(u64, u64, String)> = text_symbols(program)
+            .into_iter()
+            .filter(|s| !s.0.is_empty())
+            .map(|(name, at, size)| {
+                let shown = demangled(&name);
+                (at, at + size, shown.replace(';', ","))
+            })
+            .collect();
+        v.sort_unstable_by_key(|r| r.0);
+        Functions(v)
+    }
+
+    /// The function at `pc`: the symbol whose extent holds it, else the nearest one
+    /// before it without a size (an assembly label), else `(no symbol)`.
+    pub(crate) fn name(&self, pc: u64) -> String {
+        let k = self.0.partition_point(|r| r.0 <= pc);
+        let before = &self.0[..k];
+        let sized = before.iter().rev().find(|r| r.1 > r.0);
+        if let Some((_, _, name)) = sized.filter(|r| pc < r.1) {
+            return name.clone();
+        }
+        let label = before.iter().rev().find(|r| r.1 == r.0);
+        match label {
+            Some((at, _, name)) if sized.is_none_or(|s| s.0 < *at) => name.clone(),
+            _ => "(no symbol)".into(),
+        }
+    }
+}
+
+/// A symbol as its author wrote it: Rust's (v0 or legacy, without the hash) or C++'s,
+/// else as it is.
+pub(crate) fn demangled(name: &str) -> String {
+    if let Ok(d) = rustc_demangle::try_demangle(name) {
+        return format!("{d:#}");
+    }
+    cpp_demangle::Symbol::new(name.as_bytes())
+        .ok()
+        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// The program's line table: (address, file and line or none past a sequence's end),
+/// sorted by address.
+pub(crate) struct LineTable(Vec<Row>);
+
+/// A line table's row: its address, and its file and line (none past a sequence's end).
+type Row = (u64, Option<(String, u64)>);
+
+impl LineTable {
+    pub(crate) fn of(program: &Path) -> LineTable {
+        let rows = std::fs::read(program)
+            .ok()
+            .and_then(|data| rows(&data).ok())
+            .unwrap_or_default();
+        LineTable(rows)
+    }
+
+    /// `pc`'s file and line; code the compiler gave no line (line 0) takes the line before
+    /// it in its sequence, the line it was made for as near as the table says.
+    pub(crate) fn enclosing(&self, pc: u64) -> (String, u64) {
+        let k = self.0.partition_point(|r| r.0 <= pc);
+        let before = self.0[..k].iter().rev().map_while(|r| r.1.as_ref());
+        let known = before.take(64).find(|(_, line)| *line > 0);
+        known.cloned().unwrap_or_else(|| self.at(pc))
+    }
+
+    pub(crate) fn at(&self, pc: u64) -> (String, u64) {
+        let k = self.0.partition_point(|r| r.0 <= pc);
+        match k.checked_sub(1).and_then(|k| self.0[k].1.clone()) {
+            Some(found) => found,
+            None => ("(no line table)".into(), 0),
+        }
+    }
+}
+
+fn rows(data: &[u8]) -> gimli::Result<Vec<Row>> {
+    let Ok(file) = object::File::parse(data) else {
+        return Ok(Vec::new());
+    };
+    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
+    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+    let mut out = Vec::new();
+    let mut units = dwarf.units();
+    while let Some(header) = units.next()? {
+        let unit = dwarf.unit(header)?;
+        let Some(program) = unit.line_program.clone() else {
+            continue;
+        };
+        let text = |v| -> Option<String> {
+            Some(
+                dwarf
+                    .attr_string(&unit, v)
+                    .ok()?
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        };
+        let comp_dir = unit
+            .comp_dir
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut rows = program.rows();
+        while let Some((header, row)) = rows.next_row()? {
+            if row.end_sequence() {
+                out.push((row.address(), None));
+                continue;
+            }
+            // Line 0 is code the compiler made for no one line: kept under its file.
+            let place = row.file(header).and_then(|f| {
+                let name = text(f.path_name())?;
+                let dir = f.directory(header).and_then(text).unwrap_or_default();
+                let path = Path::new(&comp_dir).join(dir).join(name);
+                Some((
+                    path.to_string_lossy().into_owned(),
+                    row.line().map_or(0, |l| l.get()),
+                ))
+            });
+            out.push((row.address(), place.or(Some(("(no line table)".into(), 0)))));
+        }
+    }
+    out.sort_by_key(|r| (r.0, r.1.is_some()));
+    Ok(out)
+}
+
+/// A source place: file, line (0: none), and the function it is in.
+pub(crate) type Place = (String, u64, String);
+
+/// An inlined call: its address range `[lo, hi)`, its depth in the debug information's
+/// tree (deeper: called from within a shallower one) and its call site (file, line).
+type Inlined = (u64, u64, usize, (String, u64));
+
+/// The calls the compiler inlined into the program's functions.
+pub(crate) struct Inlines(Vec<Inlined>);
+
+impl Inlines {
+    pub(crate) fn of(program: &Path) -> Inlines {
+        let found = std::fs::read(program)
+            .ok()
+            .and_then(|data| inlined(&data).ok())
+            .unwrap_or_default();
+        Inlines(found)
+    }
+
+    /// The sites of the calls inlined at `pc`, innermost first.
+    pub(crate) fn at(&self, pc: u64) -> Vec<(String, u64)> {
+        let mut holding: Vec<&Inlined> = self.0.iter().filter(|r| r.0 <= pc && pc < r.1).collect();
+        holding.sort_by_key(|r| std::cmp::Reverse(r.2));
+        holding.into_iter().map(|r| r.3.clone()).collect()
+    }
+}
+
+/// The program's inlined calls, from its debug information.
+fn inlined(data: &[u8]) -> gimli::Result<Vec<Inlined>> {
+    let Ok(file) = object::File::parse(data) else {
+        return Ok(Vec::new());
+    };
+    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
+    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+    let mut out = Vec::new();
+    let mut units = dwarf.units();
+    while let Some(header) = units.next()? {
+        let unit = dwarf.unit(header)?;
+        let Some(program) = unit.line_program.clone() else {
+            continue;
+        };
+        let header = program.header();
+        let text = |v| -> Option<String> {
+            Some(
+                dwarf
+                    .attr_string(&unit, v)
+                    .ok()?
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        };
+        let comp_dir = unit
+            .comp_dir
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut cursor = unit.entries();
+        while let Some(entry) = cursor.next_dfs()? {
+            if entry.tag() != gimli::DW_TAG_inlined_subroutine {
+                continue;
+            }
+            let file = match entry.attr_value(gimli::DW_AT_call_file) {
+                Some(gimli::AttributeValue::FileIndex(i)) => header.file(i),
+                Some(v) => v.udata_value().and_then(|i| header.file(i)),
+                None => None,
+            };
+            let path = file.and_then(|f| {
+                let name = text(f.path_name())?;
+                let dir = f.directory(header).and_then(text).unwrap_or_default();
+                Some(
+                    Path::new(&comp_dir)
+                        .join(dir)
+                        .join(name)
+                        .to_string_lossy()
+                        .into_owned(),
+                )
+            });
+            let line = entry
+                .attr_value(gimli::DW_AT_call_line)
+                .and_then(|v| v.udata_value())
+                .unwrap_or(0);
+            let (Some(path), depth) = (path, entry.depth()) else {
+                continue;
+            };
+            let mut ranges = dwarf.die_ranges(&unit, entry)?;
+            while let Some(r) = ranges.next()? {
+                out.push((r.begin, r.end, depth.max(0) as usize, (path.clone(), line)));
+            }
+        }
+    }
+    Ok(out)
+}
