@@ -448,6 +448,7 @@ $(TORCH_STAMP): sdk/python/torch-requirements.txt sdk/requirements.txt
 torch-check: $(TORCH_STAMP)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TORCH_PREFIX)) > /dev/null
 	rm -rf target/torch-package && cp -r sdk/python target/torch-package
+	rm -rf target/torch-package/build target/torch-package/src/*.egg-info
 	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
 	  --force-reinstall ./target/torch-package
 	NEURON_CUSTOMOP_HOST_NTX=$(abspath $(TORCH_PREFIX))/bin/ntx NT_ROOT=$(CURDIR) PYTHONDONTWRITEBYTECODE=1 \
@@ -460,6 +461,7 @@ samples-torch-check: $(TORCH_STAMP)
 	@test -d "$(SAMPLES)/torch-neuronx" || { echo "samples-torch-check: set SAMPLES to an aws-neuron-samples checkout" >&2; exit 1; }
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TORCH_PREFIX)) > /dev/null
 	rm -rf target/torch-package && cp -r sdk/python target/torch-package
+	rm -rf target/torch-package/build target/torch-package/src/*.egg-info
 	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
 	  --force-reinstall ./target/torch-package
 	NEURON_CUSTOMOP_HOST_NTX=$(abspath $(TORCH_PREFIX))/bin/ntx PYTHONDONTWRITEBYTECODE=1 \
@@ -472,6 +474,7 @@ samples-torch-check: $(TORCH_STAMP)
 torch-bench: $(TORCH_STAMP)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(TORCH_PREFIX)) > /dev/null
 	rm -rf target/torch-package && cp -r sdk/python target/torch-package
+	rm -rf target/torch-package/build target/torch-package/src/*.egg-info
 	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps \
 	  --force-reinstall ./target/torch-package
 	@mkdir -p target/bench

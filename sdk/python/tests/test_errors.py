@@ -18,6 +18,7 @@ import neuron_customop_host as nch
 from neuron_customop_host import (
     HbmFullError,
     KernelCrashError,
+    KernelTimeoutError,
     MisuseError,
     NeuronCustomOpError,
     RefusedError,
@@ -88,7 +89,7 @@ def test_tensors_past_the_simulated_hbm_are_memory_errors_the_library_survives(b
 def test_every_error_shares_one_exported_base() -> None:
     errors = [c for c in vars(nch.errors).values() if isinstance(c, type) and issubclass(c, Exception)]
     errors = [c for c in errors if not issubclass(c, Warning)]
-    assert len(errors) == 14
+    assert len(errors) == 15
     for cls in errors:
         assert issubclass(cls, NeuronCustomOpError)
         assert cls.__name__ in nch.__all__
@@ -147,3 +148,28 @@ def test_the_shape_function_alone_gives_the_output_spec(built) -> None:
         assert lib.output_spec("negate", [np.zeros((3, 2), np.float16)]) == (np.dtype(np.float32), (3, 2))
     with built("failures") as lib, pytest.raises(KernelCrashError, match="no shape for this input"):
         lib.output_spec("shape_throws", [nch.TensorSpec(np.dtype(np.float32), (2, 2))])
+
+
+def test_a_call_nested_from_a_signal_handler_is_refused_not_answered(built) -> None:
+    """A handler's call while a call waits on the same library gets a clear refusal, never
+    the other call's answer; the interrupted call still gets its own."""
+    x = np.ones((4, 4), np.float32)
+    with built("failures", timeout=1) as lib:
+        seen: list[str] = []
+
+        def handler(sig: int, frame: object) -> None:
+            try:
+                seen.append(repr(lib.passes(x)))
+            except nch.CallInProgressError as e:
+                seen.append(str(e))
+
+        old = signal.signal(signal.SIGALRM, handler)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            with pytest.raises(KernelTimeoutError):
+                lib.spin(x)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        assert len(seen) == 1 and "a call is in progress on this library" in seen[0], seen
+        np.testing.assert_array_equal(lib.passes(x), x)

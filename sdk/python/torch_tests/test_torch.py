@@ -28,6 +28,20 @@ def test_the_schema_names_the_kernels_parameters() -> None:
     assert torch.equal(torch.ops.relu_ops.relu_backward(input=x, grad=g), torch.where(x > 0, g, 0))
 
 
+def test_uint16_is_refused_in_pytorchs_words_not_read_as_bfloat16() -> None:
+    x = torch.tensor([16256, 0], dtype=torch.uint16)
+    with pytest.raises(TypeError, match=r"tensors of torch\.uint16 are not an API type \(.*torch\.bfloat16"):
+        torch.ops.relu_ops.relu_forward(x)
+
+
+def test_the_fake_cache_tells_negative_zero_from_zero() -> None:
+    from neuron_customop_host._torch import _key
+
+    assert _key(-0.0) != _key(0.0)
+    assert _key(float("nan")) == _key(float("nan"))
+    assert _key(2) != _key(2.0)
+
+
 def test_autograd_function_forward_and_backward() -> None:
     x = torch.linspace(-2, 2, 3000).reshape(60, 50).requires_grad_()
     y = my_ops.relu(x)

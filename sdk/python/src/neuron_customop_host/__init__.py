@@ -8,7 +8,8 @@
 Errors: every one a NeuronCustomOpError, and the built-in class it stands for: before
 anything runs ArgumentTypeError (a TypeError), ArgumentValueError (a ValueError),
 ArgumentRangeError (an OverflowError), NotFoundError, NotALibraryError, NoSuchOpError,
-BuildError (a RuntimeError); from a run MisuseError, KernelCrashError, KernelTimeoutError,
+BuildError (a RuntimeError); from a run MisuseError, CallInProgressError (a call nested in another, from a signal
+handler), KernelCrashError, KernelTimeoutError,
 RefusedError, HbmFullError, ServerGoneError. Warnings are NeuronCustomOpWarning.
 """
 
@@ -19,6 +20,7 @@ from .errors import (
     ArgumentTypeError,
     ArgumentValueError,
     BuildError,
+    CallInProgressError,
     HbmFullError,
     KernelCrashError,
     KernelTimeoutError,
@@ -38,6 +40,7 @@ __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
     "BuildError",
+    "CallInProgressError",
     "HbmFullError",
     "KernelCrashError",
     "KernelTimeoutError",

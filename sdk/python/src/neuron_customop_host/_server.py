@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._abi import PROTOCOL
-from .errors import ServerGoneError
+from .errors import CallInProgressError, ServerGoneError
 
 Message = dict[str, Any]
 
@@ -80,6 +80,8 @@ class Server:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.hbm: mmap.mmap | None = None
         self.broken = False
+        # A request waits for its answer (a nested one, from a signal handler, is refused).
+        self.in_request = False
         # Tensors held, by offset; handles to free, sent with the next request.
         self.held: dict[int, Held] = {}
         self.to_free: list[int] = []
@@ -128,7 +130,13 @@ class Server:
         """Sends one request and returns its answer. Anything that interrupts the exchange
         (KeyboardInterrupt among them) ends this server, since the next answer on the
         socket could be this one's: the library then starts another for its next call."""
+        if self.in_request:
+            raise CallInProgressError(
+                "a call is in progress on this library, waiting for its answer in this thread: this one "
+                "came from a signal handler (or a finalizer) that interrupted it; make it after that call returns"
+            )
         body = json.dumps(message, allow_nan=False).encode()
+        self.in_request = True
         try:
             self.sock.sendall(struct.pack("<I", len(body)) + body)
             (length,) = struct.unpack("<I", self._recv_exact(4))
@@ -140,6 +148,8 @@ class Server:
             self.broken = True
             self.kill()
             raise
+        finally:
+            self.in_request = False
 
     def frees(self) -> list[int]:
         """The handles to free, taken (they ride on the next request)."""

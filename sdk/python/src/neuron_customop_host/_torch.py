@@ -45,14 +45,11 @@ def _fake(routes: dict[str, Library], name: str) -> Any:
         specs: list[Any] = []
         for a in args:
             if isinstance(a, torch.Tensor):
-                dtype = next((n for t, n in _DTYPES if t == a.dtype), None)
-                if dtype is None:
-                    raise ArgumentTypeError(f"{name}: tensors of {a.dtype} are not an API type")
-                specs.append(TensorSpec(dtype, tuple(int(d) for d in a.shape)))
+                specs.append(TensorSpec(_numpy_dtype(name, a), tuple(int(d) for d in a.shape)))
             else:
                 specs.append(int(a) if isinstance(a, torch.SymInt) else float(a) if isinstance(a, torch.SymFloat) else a)
         library = routes[name]
-        key = (library, *((s.dtype.str, s.shape) if isinstance(s, TensorSpec) else (type(s), s) for s in specs))
+        key = (library, *(_key(s) for s in specs))
         if key not in cache:
             cache[key] = library.output_spec(name, specs)
         dtype, shape = cache[key]
@@ -61,6 +58,26 @@ def _fake(routes: dict[str, Library], name: str) -> Any:
         return torch.empty(shape, dtype=torch_dtype, device=device)
 
     return fake
+
+
+def _key(s: Any) -> Any:
+    """An argument as the fake cache tells arguments apart: a float by its bits (-0.0 is
+    not 0.0 to a shape function that tests signbit), a tensor by its type and shape."""
+    if isinstance(s, TensorSpec):
+        return (s.dtype.str, s.shape)
+    if isinstance(s, float):
+        return (float, s.hex())
+    return (type(s), s)
+
+
+def _numpy_dtype(name: str, t: torch.Tensor) -> np.dtype:
+    """The NumPy element type a tensor crosses as, or a refusal in PyTorch's words
+    (torch.uint16 is no bfloat16: torch.bfloat16 is)."""
+    dtype = next((n for d, n in _DTYPES if d == t.dtype), None)
+    if dtype is None:
+        names = ", ".join(str(d) for d, _ in _DTYPES)
+        raise ArgumentTypeError(f"{name}: tensors of {t.dtype} are not an API type ({names})")
+    return dtype
 
 
 def _to_numpy(t: Any) -> Any:
@@ -117,6 +134,9 @@ def _impl(routes: dict[str, Library], name: str) -> Any:
     """The CPU implementation of op `name`: the library that runs it now, on NumPy arrays."""
 
     def impl(*args: Any) -> torch.Tensor:
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                _numpy_dtype(name, a)
         return _to_torch(routes[name].ops[name](*[_to_numpy(a) for a in args]))
 
     return impl

@@ -68,6 +68,13 @@ class BuildError(NeuronCustomOpError, RuntimeError):
         super().__init__(f"building {library} failed:\n{stderr}")
 
 
+class CallInProgressError(NeuronCustomOpError, RuntimeError):
+    """A call was made on a library while another call on it was waiting for its answer, in
+    the same thread: from a signal handler (or a finalizer) that ran in the middle of that
+    call. It gets no answer (the other call's would be the only one on the way); make it
+    after that call returns. Calls from other threads wait their turn instead."""
+
+
 class ServerGoneError(NeuronCustomOpError, RuntimeError):
     """The op program ended in the middle of a request: the message says why (a signal, an
     exit status). The library starts it again for the next call."""
