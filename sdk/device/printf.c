@@ -13,7 +13,7 @@
 
 #include "protocol.h"
 
-uint32_t nt_device_print(const unsigned char *pieces, uint32_t bytes);
+uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes);
 size_t strlen(const char *s);
 
 #define PIECES 4096u
@@ -68,7 +68,7 @@ static uint64_t nt_device_arg64(struct nt_device_args *a)
 static void nt_device_flush(void)
 {
     if (used)
-        printed += nt_device_print(buf, used);
+        printed += nt_device_send(NT_DEVICE_PRINT, buf, used);
     used = 0;
 }
 

@@ -69,6 +69,8 @@ enum {
     NT_DEVICE_RETURN = 19,
     /* u32 limit, u64 depth, u32 at least (1: deeper than measured). */
     NT_DEVICE_STACK = 20,
+    /* An integer division or remainder by zero: u32 line, u32 column, the file's name. */
+    NT_DEVICE_DIVIDE_BY_ZERO = 21,
 };
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */

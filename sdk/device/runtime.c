@@ -337,14 +337,14 @@ void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (v
 void nt_customop_parity_off(void) {}
 void nt_customop_tcm_local(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
 
-/* printf's pieces (printf.c), to the runner: the bytes it printed. */
-uint32_t nt_device_print(const unsigned char *pieces, uint32_t bytes)
+/* A request with the payload the caller made (printf.c, support.c): a PRINT's answer. */
+uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes)
 {
-    uint32_t n;
+    uint32_t n = 0;
     nt_device_begin();
-    nt_device_put(pieces, bytes);
-    nt_device_copy(&n, nt_device_ask(NT_DEVICE_PRINT), 4);
-    return n;
+    nt_device_put(payload, bytes);
+    const unsigned char *answer = nt_device_ask(code);
+    return code == NT_DEVICE_PRINT ? (nt_device_copy(&n, answer, 4), n) : 0;
 }
 
 const nt_customop_meta *nt_customop_dst_tensor(void)

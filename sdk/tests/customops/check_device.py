@@ -394,6 +394,12 @@ def misuse_on_device(ntx, src, work):
     if p.returncode != 0 or "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
         sys.exit(f"a store past a TCM block on the device: exit {p.returncode}\n{p.stderr}")
     print("ok device-tcm-unchecked: a store past a TCM block on the device, said unchecked")
+    # An integer division by zero: the device's value is not given, the host's report is.
+    cmd[3] = str(case["DIVIDE_BY_ZERO"])
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 2 or "error[integer-divide-by-zero] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
+        sys.exit(f"an integer division by zero on the device: exit {p.returncode}\n{p.stderr}")
+    print("ok integer-divide-by-zero on the device, at the kernel's line, exit 2")
 
 
 def main():

@@ -174,6 +174,7 @@ MISUSES = [
     ("TCM_OVER_BY_1", 1, 2, "tcm-out-of-bounds"),
     ("TCM_OVER_BY_4", 1, 2, "tcm-out-of-bounds"),
     ("TCM_OVER_BY_15", 1, 2, "tcm-out-of-bounds"),
+    ("DIVIDE_BY_ZERO", 1, 2, "integer-divide-by-zero"),
 ]
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
@@ -187,6 +188,7 @@ TCM_STRAYS = {
     "TCM_OVER_BY_1": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
     "TCM_OVER_BY_4": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
     "TCM_OVER_BY_15": "14 bytes past the end of a block of 1000 bytes (pool offset 0)",
+    "DIVIDE_BY_ZERO": "by zero (undefined in C++), at misuse(at::Tensor const&, int) (",
 }
 
 

@@ -152,6 +152,11 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
             bytes[which == TCM_OVER_BY_1 ? 1000 : 1014] = 1;
         return torch::neuron::tcm_free(t), out;
     }
+    case DIVIDE_BY_ZERO: { // undefined in C++: SIGFPE on the host, a value on the device
+        volatile int zero = 0;
+        int cols = static_cast<int>(x.size(1));
+        return (void)(cols / zero), out;
+    }
     case TCM_COPY_PAST_BLOCK: { // a copy of 300 floats into a block of 250: it faults in memcpy
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(250 * sizeof(float)));
         x.tcm_accessor().tensor_to_tcm<float>(t, 0, 300);

@@ -43,6 +43,7 @@ enum misuse_case {
     TCM_OVER_BY_1 = 35,              // a byte stored 1 past a 1000-byte block's end
     TCM_OVER_BY_4 = 36,              // j <= 250 over a block of 250 floats
     TCM_OVER_BY_15 = 37,             // a byte stored 15 past a 1000-byte block's end
+    DIVIDE_BY_ZERO = 38,             // an int divided by an int that is zero
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

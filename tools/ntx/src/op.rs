@@ -161,7 +161,14 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     // The compiler's temporaries go in the build folder (removed with it), not in $TMPDIR.
     cmd.env("TMPDIR", &b.dir)
         .arg(format!("-std={}", b.std))
-        .args(["-O3", "-g", "-pipe", "-MD", "-MF"])
+        .args([
+            "-O3",
+            "-g",
+            "-pipe",
+            crate::parity::DIVIDE_CHECK,
+            "-MD",
+            "-MF",
+        ])
         .arg(obj.with_extension("d"))
         .args(cflags)
         .args(&b.cflags)

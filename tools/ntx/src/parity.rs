@@ -16,6 +16,12 @@
 /// The language the device compiles kernels as.
 pub const STD: &str = "c++14";
 
+/// The check of integer division and remainder by zero, undefined in C++, made alike on
+/// the host (which would die of SIGFPE) and the device (which gives a value): each
+/// division calls the runtime's handler first when its divisor is zero
+/// (`integer-divide-by-zero`, at its line).
+pub const DIVIDE_CHECK: &str = "-fsanitize=integer-divide-by-zero";
+
 /// The device's optimisation level.
 pub const OPT: &str = "-Os";
 

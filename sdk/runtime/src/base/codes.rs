@@ -362,6 +362,8 @@ codes! {
         Return = 19,
         /// u32 limit, u64 depth, u32 at least (1: deeper than measured).
         Stack = 20,
+        /// An integer division or remainder by zero: u32 line, u32 column, the file's name.
+        DivideByZero = 21,
     }
 }
 

@@ -7,3 +7,4 @@ pub(crate) mod error;
 pub mod ffi;
 pub(crate) mod ffi_access;
 pub(crate) mod serve;
+pub(crate) mod ubsan;

@@ -314,6 +314,14 @@ impl Runtime {
         self.stop_at(Kind::TensorNotLive, core, tensor, detail, at)
     }
 
+    /// An error of `kind` placed at the kernel's call into the runtime (a compiler's check
+    /// calling it, say): reported, and the core stops.
+    pub fn stop_at_caller(&mut self, kind: Kind, detail: String) -> ! {
+        let core = (self.job.phase == Phase::Kernel).then_some(self.job.core);
+        let at = At::Calls(crate::base::stack::callers());
+        self.stop_at(kind, core, None, detail, at)
+    }
+
     /// An error of `kind` (on `core` and `tensor`) made `at` a place the runner puts into
     /// the kernel's source: reported, and the core stops here.
     fn stop_at(

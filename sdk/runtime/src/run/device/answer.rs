@@ -125,6 +125,14 @@ pub fn answer(
             let detail = crate::base::stack::device_detail(limit, depth, at_least);
             rt.misuse(Kind::StackOverflow, None, None, detail);
         }
+        DeviceRequest::DivideByZero => {
+            let (line, column) = (r.u32()?, r.u32()?);
+            let file = String::from_utf8_lossy(r.rest).into_owned();
+            let detail = format!(
+                "an integer division or remainder by zero (undefined in C++), at {file}:{line}:{column}"
+            );
+            rt.misuse(Kind::IntegerDivideByZero, None, None, detail);
+        }
         DeviceRequest::Start => {
             return Err(RunError::Unanswered(
                 "a START past start(), which answers every START".into(),
