@@ -115,12 +115,21 @@ pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
     timeout_of_secs(secs).map_err(|_| why())
 }
 
+/// The longest file name the system takes (`NAME_MAX`).
+const NAME_MAX: usize = 255;
+
 /// The temporary file a process `pid` writes `--out`'s `path` through: `.NAME.ntx-PID.tmp`
 /// beside it (renamed to `path` when whole; ntx removes it when it ends the process
-/// mid-write).
+/// mid-write), NAME cut short where the whole would pass [`NAME_MAX`] bytes, so that any
+/// name `--out` may have has one.
 pub fn tmp_name(path: &Path, pid: u32) -> Option<PathBuf> {
-    let name = path.file_name()?;
-    Some(path.with_file_name(format!(".{}.ntx-{pid}.tmp", name.to_string_lossy())))
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let suffix = format!(".ntx-{pid}.tmp");
+    let mut keep = NAME_MAX.saturating_sub(1 + suffix.len()).min(name.len());
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    Some(path.with_file_name(format!(".{}{suffix}", &name[..keep])))
 }
 
 /// The stack a core gives a kernel on the device unless the build says `-DSTACK_SIZE=N`:
@@ -137,6 +146,19 @@ pub const STACK_MAX: u32 = 0x40_0000;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_temporary_name_fits_beside_any_name() {
+        let long = "a".repeat(251) + ".npy";
+        let t = tmp_name(Path::new(&long), 4_000_000).unwrap();
+        let name = t.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.len() <= NAME_MAX && name.ends_with(".ntx-4000000.tmp"),
+            "{name}"
+        );
+        let short = tmp_name(Path::new("dir/y.npy"), 7).unwrap();
+        assert_eq!(short, Path::new("dir/.y.npy.ntx-7.tmp"));
+    }
 
     #[test]
     fn shapes_keep_to_one_of_the_two_limits_and_the_refusal_says_both() {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import signal
 import threading
 import time
@@ -89,7 +90,7 @@ def test_tensors_past_the_simulated_hbm_are_memory_errors_the_library_survives(b
 def test_every_error_shares_one_exported_base() -> None:
     errors = [c for c in vars(nch.errors).values() if isinstance(c, type) and issubclass(c, Exception)]
     errors = [c for c in errors if not issubclass(c, Warning)]
-    assert len(errors) == 15
+    assert len(errors) == 16
     for cls in errors:
         assert issubclass(cls, NeuronCustomOpError)
         assert cls.__name__ in nch.__all__
@@ -173,3 +174,17 @@ def test_a_call_nested_from_a_signal_handler_is_refused_not_answered(built) -> N
             signal.signal(signal.SIGALRM, old)
         assert len(seen) == 1 and "a call is in progress on this library" in seen[0], seen
         np.testing.assert_array_equal(lib.passes(x), x)
+
+
+def test_keywords_name_the_kernels_parameters_and_a_library_is_not_pickled(built) -> None:
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    g = np.ones((3, 4), np.float32)
+    with built("relu") as lib:
+        np.testing.assert_array_equal(lib.ops["relu_backward"](input=x, grad=g), lib.relu_backward(g, x))
+        np.testing.assert_array_equal(lib.relu_backward(g, input=x), np.where(x > 0, g, 0))
+        for bad, said in (({"grad": g, "nope": x}, "no parameter 'nope'"), ({"input": x}, "missing argument 0")):
+            with pytest.raises(TypeError, match=said):
+                lib.relu_backward(**bad)
+        for thing in (lib, lib.relu_forward):
+            with pytest.raises(nch.NotPicklableError, match="cannot be pickled"):
+                pickle.dumps(thing)

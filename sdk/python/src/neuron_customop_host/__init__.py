@@ -30,6 +30,7 @@ from .errors import (
     NoSuchOpError,
     NotALibraryError,
     NotFoundError,
+    NotPicklableError,
     RefusedError,
     ServerGoneError,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "NoSuchOpError",
     "NotALibraryError",
     "NotFoundError",
+    "NotPicklableError",
     "RefusedError",
     "ServerGoneError",
     "TensorSpec",

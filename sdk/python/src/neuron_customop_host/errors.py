@@ -46,6 +46,11 @@ class ArgumentRangeError(NeuronCustomOpError, OverflowError):
     """A number past what the kernel's parameter holds (an int64_t, a double): nothing ran."""
 
 
+class NotPicklableError(NeuronCustomOpError, TypeError):
+    """A library (or one of its ops) was pickled: it holds a running op program and its
+    memory, which no pickle carries. Send its path; load_library it again there."""
+
+
 class NotFoundError(NeuronCustomOpError, FileNotFoundError):
     """A source file, or the SDK's own `ntx`, is not where the call says or looks."""
 

@@ -33,6 +33,7 @@ from .errors import (
     NeuronCustomOpWarning,
     NoSuchOpError,
     NotALibraryError,
+    NotPicklableError,
     RefusedError,
     ServerGoneError,
 )
@@ -82,8 +83,32 @@ class Op:
             return ", ".join(self.params)
         return ", ".join(f"{n}: {p}" for n, p in zip(self.names, self.params, strict=True))
 
-    def __call__(self, *args: Any) -> np.ndarray:
-        return self.library.call(self.name, self.params, args)
+    def __call__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        return self.library.call(self.name, self.params, self._bound(args, kwargs))
+
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """The arguments in order, keywords by the kernel's parameter names (as torch.ops
+        takes them)."""
+        if not kwargs:
+            return args
+        if self.names is None:
+            raise ArgumentTypeError(f"{self.name}: its parameters have no names (built without -g?): pass them by position")
+        unknown = sorted(set(kwargs) - set(self.names))
+        if unknown:
+            raise ArgumentTypeError(f"{self.name}() has no parameter {unknown[0]!r} (its parameters: {', '.join(self.names)})")
+        given = list(args)
+        for k, n in enumerate(self.names[len(args) :], start=len(args)):
+            if n not in kwargs:
+                raise ArgumentTypeError(f"{self.name}() is missing argument {k} ({n!r})")
+            given.append(kwargs.pop(n))
+        if kwargs:
+            raise ArgumentTypeError(f"{self.name}() got {sorted(kwargs)[0]!r} by position and by keyword")
+        return tuple(given)
+
+    def __reduce__(self) -> Any:
+        raise NotPicklableError(
+            f"op {self.name} of {self.library.path} cannot be pickled: pickle its library's path and load_library it again"
+        )
 
     def __repr__(self) -> str:
         return f"<op {self.library.name}.{self.name}({self._signature()})>"
@@ -186,6 +211,12 @@ class Library:
                 NeuronCustomOpWarning,
                 stacklevel=3,
             )
+
+    def __reduce__(self) -> Any:
+        raise NotPicklableError(
+            f"a Library ({self.path}) cannot be pickled: it holds a running op program and its memory; "
+            "pickle its path and call load_library(path) again"
+        )
 
     def __getattr__(self, name: str) -> Op:
         ops = self.__dict__.get("ops", {})

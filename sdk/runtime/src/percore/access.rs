@@ -113,10 +113,16 @@ fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
         None => {
             crate::percore::tensors::untrack(rt, h);
             rt.job.counts.slow_streams += 1;
-            let d = format!(
-                "{} open streams: this one goes element by element",
-                rt.job.fast_streams_open
-            );
+            let open = rt.job.fast_streams_open;
+            let d = if open < FAST_STREAMS {
+                format!(
+                    "the TCM pool has no {STREAM_BUFFER} bytes left for a stream's buffer \
+                     ({open} open streams; tcm_malloc blocks hold the rest): this one goes \
+                     element by element"
+                )
+            } else {
+                format!("{open} open streams: this one goes element by element")
+            };
             rt.misuse(Kind::SlowStream, Some(h), None, d);
             core::ptr::null_mut()
         }
