@@ -1,8 +1,9 @@
 // Kernels for the runner's promises that nothing of the user's is destroyed and nothing is
-// left behind (sdk/tests/tests/sdk_trust.rs): one that forks a child which outlives the
-// kernel (and writes a file when it is let live), one that sleeps in the C library until
-// its timeout, one that prints and scales.
+// left behind (sdk/tests/tests/sdk_trust.rs): ones that fork a child which outlives the
+// kernel (one that escapes its session too), one that sleeps in the C library until its
+// timeout, one that prints and scales.
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <torch/torch.h>
 
@@ -35,4 +36,28 @@ torch::Tensor chatty_scale(const torch::Tensor &x, double factor)
 {
     printf("{\"factor\": %g}\n", factor);
     return torch::mul(x, factor);
+}
+
+// A child that leaves the session and clears its death signal, then after two seconds
+// writes "escaped-PID"; the kernel writes "escaping" and never returns (the caller is
+// killed meanwhile).
+torch::Tensor escapes(const torch::Tensor &input)
+{
+    if (fork() == 0) {
+        setsid();
+        prctl(PR_SET_PDEATHSIG, 0);
+        sleep(2);
+        char name[64];
+        snprintf(name, sizeof name, "escaped-%d", (int)getpid());
+        FILE *f = fopen(name, "w");
+        if (f)
+            fclose(f);
+        _exit(0);
+    }
+    FILE *f = fopen("escaping", "w");
+    if (f)
+        fclose(f);
+    for (;;)
+        usleep(1000);
+    return input;
 }

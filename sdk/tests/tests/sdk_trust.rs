@@ -238,7 +238,7 @@ fn timeout_stack_in_json(ntx: &Path, dir: &Path) {
         .and_then(|r| r["stack"].as_array())
         .map(|s| s.iter().filter_map(|f| f.as_str()).collect())
         .unwrap_or_default();
-    let kernel = stack.iter().position(|f| f.contains("trust.cpp:29"));
+    let kernel = stack.iter().position(|f| f.contains("trust.cpp:30"));
     let libc = stack.iter().position(|f| f.contains("sleep"));
     assert!(
         matches!((libc, kernel), (Some(l), Some(k)) if l < k),
@@ -270,7 +270,7 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
     assert_eq!(o.status.code(), Some(4));
     let err = text(&o.stderr);
     assert!(err.contains("at naps(at::Tensor const&) ("), "{err}");
-    assert!(err.contains("trust.cpp:29"), "{err}");
+    assert!(err.contains("trust.cpp:30"), "{err}");
     assert!(
         !err.contains("nanosleep"),
         "the C library's frame named: {err}"
@@ -348,4 +348,30 @@ fn builds_into_one_folder_take_turns() {
         let o = r.wait_with_output().unwrap();
         assert!(o.status.success(), "{}", text(&o.stderr));
     }
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_kernels_child_that_escapes_dies_when_ntx_is_killed() {
+    let (dir, ntx, _) = setup("sdk_trust_escape");
+    let mut child = ntx_run(&ntx, &dir, &["escapes", "x.npy"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = within(Duration::from_secs(60), || dir.join("escaping").exists());
+    assert!(started, "the kernel never ran");
+    // SAFETY: a child of this test.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let escaped: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("escaped-"))
+        .collect();
+    assert!(
+        escaped.is_empty(),
+        "a kernel's child that left the session outlived ntx's SIGKILL: {escaped:?}"
+    );
 }

@@ -311,6 +311,10 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
                 .into_owned()
         })
         .collect();
+    if args.first().map(String::as_str) != Some("--describe") {
+        // SAFETY: the program's own argument vector; main has not started threads.
+        unsafe { crate::edges::contain::contain(argv) };
+    }
     match args.first().map(String::as_str) {
         Some("--describe") => {
             println!("{:#}", crate::edges::serve::describe());

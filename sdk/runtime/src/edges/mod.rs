@@ -3,6 +3,7 @@
 //! Python front end talks to ([`serve`]). Uses every folder below; nothing uses it.
 
 pub(crate) mod api;
+pub(crate) mod contain;
 pub(crate) mod error;
 pub mod ffi;
 pub(crate) mod ffi_access;
