@@ -47,34 +47,33 @@ pub unsafe fn contain(argv: *const *const libc::c_char) {
 /// process carrying the mark.
 fn watchdog(mark: String) {
     let needle = format!("{RUN_VAR}={mark}\0").into_bytes();
-    // SAFETY: one thread here; the child runs only the watchdog and exits.
+    // SAFETY: this process's own id.
     let parent = unsafe { libc::getpid() };
-    match unsafe { libc::fork() } {
-        0 => {
-            // SAFETY: plain system calls on this new process.
-            unsafe {
-                let mut set: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut set);
-                libc::sigaddset(&mut set, libc::SIGTERM);
-                libc::sigprocmask(libc::SIG_BLOCK, &set, core::ptr::null_mut());
-                libc::setsid();
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-                for fd in 0..3 {
-                    libc::dup2(null, fd);
-                }
-                libc::close_range(3, u32::MAX, 0);
-                if libc::getppid() == parent {
-                    let mut sig = 0;
-                    libc::sigwait(&set, &mut sig);
-                }
-            }
-            kill_marked(&needle);
-            // SAFETY: ends the watchdog.
-            unsafe { libc::_exit(0) }
-        }
-        _ => {}
+    // SAFETY: one thread here; the child runs only the watchdog and exits.
+    if unsafe { libc::fork() } != 0 {
+        return;
     }
+    // SAFETY: plain system calls on this new process.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigprocmask(libc::SIG_BLOCK, &set, core::ptr::null_mut());
+        libc::setsid();
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        for fd in 0..3 {
+            libc::dup2(null, fd);
+        }
+        libc::close_range(3, u32::MAX, 0);
+        if libc::getppid() == parent {
+            let mut sig = 0;
+            libc::sigwait(&set, &mut sig);
+        }
+    }
+    kill_marked(&needle);
+    // SAFETY: ends the watchdog.
+    unsafe { libc::_exit(0) }
 }
 
 /// Kills every other process whose environment holds `needle` until none is left.
