@@ -403,13 +403,7 @@ fn conclude(
 ) -> (i32, Option<serde_json::Value>) {
     if !crashes.is_empty() {
         print_output(o, &reports);
-        let all: Vec<Report> = grouped(
-            reports
-                .iter()
-                .flat_map(|r| r.reports.iter().cloned())
-                .chain(crashes)
-                .collect(),
-        );
+        let all = all_reports(&reports, crashes);
         o.output.print_reports(&all);
         let stats = o
             .stats
@@ -433,13 +427,7 @@ fn conclude(
     });
     printed_checks(o, &mut reports);
     print_output(o, &reports);
-    let all: Vec<Report> = grouped(
-        reports
-            .iter()
-            .flat_map(|r| r.reports.iter().cloned())
-            .chain(found)
-            .collect(),
-    );
+    let all = all_reports(&reports, found);
     let failed = o.output.print_reports(&all);
     let stats = o
         .stats
@@ -450,6 +438,17 @@ fn conclude(
         crate::run::profile::write(o, &reports)
     };
     (status, stats)
+}
+
+/// The cores' reports and `more`, a finding several cores made alike given once.
+fn all_reports(reports: &[CoreReport], more: Vec<Report>) -> Vec<Report> {
+    grouped(
+        reports
+            .iter()
+            .flat_map(|r| r.reports.iter().cloned())
+            .chain(more)
+            .collect(),
+    )
 }
 
 fn print_output(o: &Options, reports: &[CoreReport]) {

@@ -91,31 +91,8 @@ impl LineTable {
 }
 
 fn rows(data: &[u8]) -> gimli::Result<Vec<Row>> {
-    let Ok(file) = object::File::parse(data) else {
-        return Ok(Vec::new());
-    };
-    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
-    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let mut out = Vec::new();
-    let mut units = dwarf.units();
-    while let Some(header) = units.next()? {
-        let unit = dwarf.unit(header)?;
-        let Some(program) = unit.line_program.clone() else {
-            continue;
-        };
-        let text = |v| -> Option<String> {
-            Some(
-                dwarf
-                    .attr_string(&unit, v)
-                    .ok()?
-                    .to_string_lossy()
-                    .into_owned(),
-            )
-        };
-        let comp_dir = unit
-            .comp_dir
-            .map(|d| d.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    each_unit(data, |dwarf, unit, program| {
         let mut rows = program.rows();
         while let Some((header, row)) = rows.next_row()? {
             if row.end_sequence() {
@@ -124,19 +101,73 @@ fn rows(data: &[u8]) -> gimli::Result<Vec<Row>> {
             }
             // Line 0 is code the compiler made for no one line: kept under its file.
             let place = row.file(header).and_then(|f| {
-                let name = text(f.path_name())?;
-                let dir = f.directory(header).and_then(text).unwrap_or_default();
-                let path = Path::new(&comp_dir).join(dir).join(name);
-                Some((
-                    path.to_string_lossy().into_owned(),
-                    row.line().map_or(0, |l| l.get()),
-                ))
+                let path = path_of(dwarf, unit, header, f)?;
+                Some((path, row.line().map_or(0, |l| l.get())))
             });
             out.push((row.address(), place.or(Some(("(no line table)".into(), 0)))));
         }
-    }
+        Ok(())
+    })?;
     out.sort_by_key(|r| (r.0, r.1.is_some()));
     Ok(out)
+}
+
+/// The slices the debug information is read from.
+type Slice<'a> = EndianSlice<'a, gimli::RunTimeEndian>;
+
+/// A line program's file as a path: the unit's folder, the entry's folder, its name.
+fn path_of(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    header: &gimli::LineProgramHeader<Slice<'_>>,
+    f: &gimli::FileEntry<Slice<'_>>,
+) -> Option<String> {
+    let text = |v| {
+        Some(
+            dwarf
+                .attr_string(unit, v)
+                .ok()?
+                .to_string_lossy()
+                .into_owned(),
+        )
+    };
+    let comp_dir = unit
+        .comp_dir
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = text(f.path_name())?;
+    let dir = f.directory(header).and_then(text).unwrap_or_default();
+    Some(
+        Path::new(&comp_dir)
+            .join(dir)
+            .join(name)
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// Calls `f` with each unit of the program's debug information that has a line program.
+fn each_unit(
+    data: &[u8],
+    mut f: impl FnMut(
+        &gimli::Dwarf<Slice<'_>>,
+        &gimli::Unit<Slice<'_>>,
+        gimli::IncompleteLineProgram<Slice<'_>>,
+    ) -> gimli::Result<()>,
+) -> gimli::Result<()> {
+    let Ok(file) = object::File::parse(data) else {
+        return Ok(());
+    };
+    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
+    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+    let mut units = dwarf.units();
+    while let Some(header) = units.next()? {
+        let unit = dwarf.unit(header)?;
+        if let Some(program) = unit.line_program.clone() {
+            f(&dwarf, &unit, program)?;
+        }
+    }
+    Ok(())
 }
 
 /// A source place: file, line (0: none), and the function it is in.
@@ -168,32 +199,9 @@ impl Inlines {
 
 /// The program's inlined calls, from its debug information.
 fn inlined(data: &[u8]) -> gimli::Result<Vec<Inlined>> {
-    let Ok(file) = object::File::parse(data) else {
-        return Ok(Vec::new());
-    };
-    let (sections, endian) = crate::run::param_names::dwarf_sections(&file)?;
-    let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
     let mut out = Vec::new();
-    let mut units = dwarf.units();
-    while let Some(header) = units.next()? {
-        let unit = dwarf.unit(header)?;
-        let Some(program) = unit.line_program.clone() else {
-            continue;
-        };
+    each_unit(data, |dwarf, unit, program| {
         let header = program.header();
-        let text = |v| -> Option<String> {
-            Some(
-                dwarf
-                    .attr_string(&unit, v)
-                    .ok()?
-                    .to_string_lossy()
-                    .into_owned(),
-            )
-        };
-        let comp_dir = unit
-            .comp_dir
-            .map(|d| d.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let mut cursor = unit.entries();
         while let Some(entry) = cursor.next_dfs()? {
             if entry.tag() != gimli::DW_TAG_inlined_subroutine {
@@ -204,17 +212,7 @@ fn inlined(data: &[u8]) -> gimli::Result<Vec<Inlined>> {
                 Some(v) => v.udata_value().and_then(|i| header.file(i)),
                 None => None,
             };
-            let path = file.and_then(|f| {
-                let name = text(f.path_name())?;
-                let dir = f.directory(header).and_then(text).unwrap_or_default();
-                Some(
-                    Path::new(&comp_dir)
-                        .join(dir)
-                        .join(name)
-                        .to_string_lossy()
-                        .into_owned(),
-                )
-            });
+            let path = file.and_then(|f| path_of(dwarf, unit, header, f));
             let line = entry
                 .attr_value(gimli::DW_AT_call_line)
                 .and_then(|v| v.udata_value())
@@ -222,11 +220,12 @@ fn inlined(data: &[u8]) -> gimli::Result<Vec<Inlined>> {
             let (Some(path), depth) = (path, entry.depth()) else {
                 continue;
             };
-            let mut ranges = dwarf.die_ranges(&unit, entry)?;
+            let mut ranges = dwarf.die_ranges(unit, entry)?;
             while let Some(r) = ranges.next()? {
                 out.push((r.begin, r.end, depth.max(0) as usize, (path.clone(), line)));
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
