@@ -64,7 +64,7 @@ def test_the_same_workers_serve_every_call(built) -> None:
         lib.relu_multicore(x)
         [server] = lib.server_pids()
         workers = children(server)
-        assert len(workers) == 9  # eight cores and the shape function's worker
+        assert len(workers) == 10  # eight cores, the shape function's worker and the watchdog
         for _ in range(3):
             np.testing.assert_array_equal(lib.relu_multicore(x), np.maximum(x, 0))
         assert lib.server_pids() == [server] and children(server) == workers
@@ -84,7 +84,7 @@ def test_no_process_outlives_a_killed_caller(built, build_dir: Path) -> None:
     p = subprocess.Popen([sys.executable, "-c", script, str(build_dir / "librelu_tcm.so")], stdout=subprocess.PIPE, text=True)
     server = int(p.stdout.readline())
     family = {server} | children(server)
-    assert len(family) == 10
+    assert len(family) == 11  # the server, its nine workers and its watchdog
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     deadline = time.monotonic() + 10

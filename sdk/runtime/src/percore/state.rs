@@ -309,7 +309,7 @@ impl Runtime {
     /// A `tensor-not-live` error (on `tensor`, as labelled) placed at the kernel's call into
     /// the SDK: reported, and the core stops.
     pub fn tensor_not_live(&mut self, tensor: Option<String>, detail: String) -> ! {
-        let core = (self.job.phase == Phase::Kernel).then_some(self.job.core);
+        let core = self.kernel_core();
         let at = At::Calls(crate::base::stack::callers());
         self.stop_at(Kind::TensorNotLive, core, tensor, detail, at)
     }
@@ -317,7 +317,7 @@ impl Runtime {
     /// An error of `kind` placed at the kernel's call into the runtime (a compiler's check
     /// calling it, say): reported, and the core stops.
     pub fn stop_at_caller(&mut self, kind: Kind, detail: String) -> ! {
-        let core = (self.job.phase == Phase::Kernel).then_some(self.job.core);
+        let core = self.kernel_core();
         let at = At::Calls(crate::base::stack::callers());
         self.stop_at(kind, core, None, detail, at)
     }
@@ -425,7 +425,7 @@ impl Runtime {
     /// callers' return addresses), which the runner places in the kernel's source:
     /// reported, and the core stops here.
     pub fn placed(&mut self, kind: Kind, detail: String, stack: Vec<u64>) -> ! {
-        let core = Some(self.job.core);
+        let core = self.kernel_core();
         self.stop_at(kind, core, None, detail, At::Calls(stack))
     }
 
@@ -438,6 +438,12 @@ impl Runtime {
         }
     }
 
+    /// The core a report is made on: the kernel's; none for the shape function, which runs
+    /// once for the op, on no core.
+    fn kernel_core(&self) -> Option<u32> {
+        (self.job.phase == Phase::Kernel).then_some(self.job.core)
+    }
+
     /// Records a misuse; an error stops the core here (through `on_error`).
     pub fn misuse(
         &mut self,
@@ -447,11 +453,12 @@ impl Runtime {
         detail: String,
     ) {
         let tensor = tensor.map(|h| self.entry(h).label.clone());
+        let core = self.kernel_core();
         self.job.reports.push(Report {
             kind,
             severity: kind.severity(),
             op: self.job.op.clone(),
-            core: Some(self.job.core),
+            core,
             tensor,
             index,
             detail,

@@ -12,10 +12,13 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     let h = tensor(&mut rt, &[4], 0x1000);
     let refs = rt.entry(h).refs;
     let (mut ran, mut out) = (ProgramRun::default(), Vec::new());
-    let unknown = answer(&mut rt, 21, &[], &mut ran, &mut out);
+    let none = DeviceRequest::ALL.iter().map(|r| r.code()).max().unwrap() + 1;
+    let unknown = answer(&mut rt, none, &[], &mut ran, &mut out);
     assert_eq!(
         unknown,
-        Err(RunError::Unanswered("a request of unknown code 21".into()))
+        Err(RunError::Unanswered(format!(
+            "a request of unknown code {none}"
+        )))
     );
     let short = answer(
         &mut rt,
