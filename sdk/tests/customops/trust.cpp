@@ -1,7 +1,7 @@
-// Kernels for the runner's promises that nothing of the user's is destroyed and nothing is
-// left behind (sdk/tests/tests/sdk_trust.rs): ones that fork a child which outlives the
-// kernel (one that escapes its session too), one that sleeps in the C library until its
-// timeout, one that prints and scales.
+// Kernels for sdk/tests/tests/sdk_trust.rs (nothing of the user's destroyed, nothing left
+// behind): children that outlive the kernel (one escapes its session too), a kernel that
+// sleeps until its timeout, one that stops itself, one that prints and scales.
+#include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -59,5 +59,12 @@ torch::Tensor escapes(const torch::Tensor &input)
         fclose(f);
     for (;;)
         usleep(1000);
+    return input;
+}
+
+// Stops itself (SIGSTOP): it cannot say where it is when its timeout comes.
+torch::Tensor stops_itself(const torch::Tensor &input)
+{
+    raise(SIGSTOP);
     return input;
 }

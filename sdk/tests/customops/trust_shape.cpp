@@ -10,5 +10,6 @@ NEURON_LIBRARY(trust, m)
     m.def("leaves_a_child", &like, "leaves_a_child");
     m.def("naps", &like, "naps");
     m.def("escapes", &like, "escapes");
+    m.def("stops_itself", &like, "stops_itself");
     m.def("chatty_scale", &like_scaled, "chatty_scale");
 }

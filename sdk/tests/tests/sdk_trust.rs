@@ -220,11 +220,17 @@ fn numbers_timeouts_and_the_json_document_are_read_as_documented() {
 }
 
 /// A timeout's whole chain is in --stats=json: the C library's frames, then the kernel's
-/// line.
-fn timeout_stack_in_json(ntx: &Path, dir: &Path) {
+/// line; a kernel that stopped itself is said to have been stopped.
+fn timeouts_say_where(ntx: &Path, dir: &Path) {
+    let o = ntx_run(ntx, dir, &["stops_itself", "x.npy", "--timeout", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4));
+    let err = text(&o.stderr);
+    assert!(err.contains("it was stopped (SIGSTOP"), "{err}");
     let o = ntx_run(
-        &ntx,
-        &dir,
+        ntx,
+        dir,
         &["naps", "x.npy", "--timeout", "0.5", "--stats=json"],
     )
     .output()
@@ -275,7 +281,7 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
         !err.contains("nanosleep"),
         "the C library's frame named: {err}"
     );
-    timeout_stack_in_json(&ntx, &dir);
+    timeouts_say_where(&ntx, &dir);
     // Killed while compiling: nothing left in its TMPDIR (the build folder and the
     // compilers' temporaries go with it).
     let tmp = dir.join("tmp-compile");

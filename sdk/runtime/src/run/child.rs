@@ -36,6 +36,9 @@ pub struct Exited {
     pub printed: String,
     /// Whether it was ended for running past its deadline.
     pub timed_out: bool,
+    /// Whether it was stopped (SIGSTOP and the like) when it was ended: it could not say
+    /// where it was.
+    pub stopped: bool,
 }
 
 impl Exited {
@@ -46,6 +49,7 @@ impl Exited {
             report,
             printed,
             timed_out: false,
+            stopped: false,
         }
     }
 
@@ -76,8 +80,14 @@ impl Exited {
         core: Option<u32>,
         limit: std::time::Duration,
     ) -> Report {
+        let unknown = if self.stopped {
+            "a place not known: it was stopped (SIGSTOP or another stop signal, sent by itself \
+             or another process) and could not say where"
+        } else {
+            "where is not known"
+        };
         let (at, stack) = self.timed_out_at().map_or_else(
-            || ("where is not known".into(), Vec::new()),
+            || (unknown.into(), Vec::new()),
             |s| crate::run::place::author_place(&s),
         );
         let who = core.map_or(String::new(), |c| format!(" on core {c}"));
@@ -266,6 +276,13 @@ pub fn catch_faults() {
     on_signal(libc::SIGSEGV, on_fault);
 }
 
+/// Whether process `pid` is stopped (its state `T` in `/proc/PID/stat`).
+pub fn is_stopped(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ")
+        .is_some_and(|(_, rest)| rest.starts_with('T'))
+}
+
 /// A signal's name, as `strsignal` gives it.
 pub fn signal_name(sig: i32) -> String {
     // SAFETY: strsignal returns a string that stays valid until the next call.
@@ -369,6 +386,7 @@ pub fn wait(c: Child) -> Exited {
         report,
         printed,
         timed_out: false,
+        stopped: false,
     }
 }
 

@@ -219,8 +219,10 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
     let pool = &mut pool.workers;
     let w = pool[index].as_mut().expect("a worker with a job");
     let late = !readable(&w.sock, deadline);
+    let mut stopped = false;
     if late {
         let pid = w.child.pid();
+        stopped = child::is_stopped(pid);
         // SAFETY: signals to our own child.
         unsafe { libc::kill(pid, child::TIMEOUT_SIGNAL) };
         if !readable(&w.sock, Some(Instant::now() + Duration::from_secs(2))) {
@@ -236,6 +238,7 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
     let dead = pool[index].take().expect("checked above");
     let mut ended = child::wait(dead.child);
     ended.timed_out = late;
+    ended.stopped = stopped;
     ended
 }
 
