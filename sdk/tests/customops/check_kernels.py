@@ -216,8 +216,9 @@ def idioms(ntx, src, work):
     print("ok printf of accessor elements")
 
 
-def misuses(ntx, src, work):
-    m = Runner(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp")
+def each_misuse(m, work):
+    """Every case of MISUSES: its kind reported, once across cores where it should be, at
+    its line where it has one, the output written only when the run succeeded."""
     for case, cores, code, kind in MISUSES:
         p = m.run("misuse", "x.npy", MISUSE[case], cores=cores, code=code)
         if f"[{kind}] op misuse" not in p.stderr:
@@ -232,6 +233,11 @@ def misuses(ntx, src, work):
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")
         print(f"ok {kind} reported (exit {code})")
+
+
+def misuses(ntx, src, work):
+    m = Runner(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp")
+    each_misuse(m, work)
     # A standard accessor's elements are proxies that tell the runtime of each read and
     # write (as the device's are proxies): no --sanitize needed.
     for sanitize in (True, False):
