@@ -1,9 +1,13 @@
-//! Compiles src/hbm_scratch.c: `extended_isa::sdk::hbm_scratch` defined weak in C (Rust has no
-//! stable weak definitions), so that a program defining it itself keeps its own.
+//! Compiles the runtime's C: src/hbm_scratch.c (`extended_isa::sdk::hbm_scratch`) and
+//! src/ubsan.c (the integer division check's handlers), each defined weak in C (Rust has no
+//! stable weak definitions), so that a program or a sanitizer runtime defining them itself
+//! keeps its own.
 
 fn main() {
     println!("cargo:rerun-if-changed=src/hbm_scratch.c");
+    println!("cargo:rerun-if-changed=src/ubsan.c");
     cc::Build::new()
         .file("src/hbm_scratch.c")
+        .file("src/ubsan.c")
         .compile("nt_customop_hbm_scratch");
 }

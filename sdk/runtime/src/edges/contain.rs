@@ -14,7 +14,8 @@ const RUN_VAR: &str = "NT_CUSTOMOP_RUN";
 
 /// Contains this program's run: when not yet marked, runs itself again marked (the same
 /// process, `argv` as given); when marked, starts the watchdog. Where either cannot be
-/// done, the run goes on uncontained, as before.
+/// done (or the program runs under a tool such as valgrind), the run goes on uncontained,
+/// as before.
 ///
 /// # Safety
 /// `argv` is the program's argument vector, NULL-terminated; the process has one thread.
@@ -23,6 +24,9 @@ pub unsafe fn contain(argv: *const *const libc::c_char) {
     let mark = std::env::var(RUN_VAR).ok();
     if mark.as_deref().and_then(|m| m.split(':').next()) == Some(&pid.to_string()) {
         watchdog(mark.unwrap_or_default());
+        return;
+    }
+    if under_valgrind() {
         return;
     }
     let nanos = std::time::SystemTime::now()
@@ -41,6 +45,12 @@ pub unsafe fn contain(argv: *const *const libc::c_char) {
         libc::execv(exe.as_ptr(), argv);
         libc::unsetenv(name.as_ptr());
     }
+}
+
+/// Whether the program runs under valgrind, which runs it itself: running it again would
+/// leave the tool (valgrind does not follow an exec unless told to).
+fn under_valgrind() -> bool {
+    std::env::var("LD_PRELOAD").is_ok_and(|p| p.contains("vgpreload"))
 }
 
 /// Forks the watchdog of run `mark`: it waits for this process to end, then kills every

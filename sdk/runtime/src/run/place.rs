@@ -12,12 +12,14 @@ use crate::base::misuse::{At, Report};
 /// The SDK's own sources, as a place names them: the runtime's Rust, the headers a kernel
 /// includes (sdk/include) and the library's (include/), which a kernel's call into the
 /// SDK passes through; on the device, its C runtime (sdk/device), its C++ library's
-/// headers and the `main` ntx writes for the program.
+/// headers and the `main` ntx writes for the program; the runtime's own C (its weak
+/// handlers).
 const SDK_SOURCES: &[&str] = &[
     ".rs:",
     "neuron_translate.h",
     "neuron_customop_device/",
     "/sdk/device/",
+    "/sdk/runtime/src/",
     "ntx-op-main.cpp",
     "neuron_customop_host/",
     "torchneuron/register.h",
