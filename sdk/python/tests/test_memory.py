@@ -271,3 +271,18 @@ def test_empty_takes_a_shape_as_numpy_does(built) -> None:
                 np.empty(bad, np.float32)
             with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
                 lib.empty(bad, np.float32)
+
+
+def test_a_read_only_input_is_never_written(built) -> None:
+    """A library array the caller made read-only is passed as a copy: a kernel that writes
+    its input through a const_cast cannot change it (a writable one it can: no copy)."""
+    with built("failures") as lib:
+        kept = lib.empty((4,), np.float32)
+        kept[:] = 1
+        kept.setflags(write=False)
+        lib.scribbles(kept)
+        np.testing.assert_array_equal(kept, np.ones(4, np.float32))
+        open_ = lib.empty((4,), np.float32)
+        open_[:] = 1
+        lib.scribbles(open_)
+        assert open_[0] == 42

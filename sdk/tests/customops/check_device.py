@@ -446,6 +446,20 @@ def main():
     if "cannot build this kernel" not in p.stderr or "fopen: not in the device runtime" not in p.stderr:
         sys.exit(f"a kernel calling fopen(): {p.stderr!r}")
     print("ok a kernel the device cannot build is refused, the symbols named (exit 1)")
+    spins, spins_shape = work / "spins.cpp", work / "spins_shape.cpp"
+    spins.write_text(
+        "#include <torch/torch.h>\ntorch::Tensor spins(const torch::Tensor &x)\n"
+        "{\n    volatile unsigned n = 0;\n    for (;;)\n        n = n + 1;\n    return x;\n}\n"
+    )
+    spins_shape.write_text(
+        '#include <torch/torch.h>\n#include "torchneuron/register.h"\n'
+        "torch::Tensor like(const torch::Tensor &x) { return torch::zeros(x.sizes(), torch::kFloat); }\n"
+        'NEURON_LIBRARY(spin_ops, m) { m.def("spins", &like, "spins"); }\n'
+    )
+    p = ntx_device(ntx, src, work, "spins", spins, spins_shape, "spins", "x.npy", "--timeout", "1", code=4)
+    if "error[timeout] op spins, core 0: the kernel on core 0 still ran on the emulated Q7 after 1 s" not in p.stderr:
+        sys.exit(f"a kernel spinning on the device past --timeout: {p.stderr!r}")
+    print("ok a timeout on the device says the kernel ran on the emulated Q7, not the runner's place (exit 4)")
     missing = work / "no-such.o"
     p = ntx_device(
         ntx, src, work, "relu", "relu.cpp", "relu_shape.cpp", "--translation", missing, "relu_forward", "x.npy", code=1

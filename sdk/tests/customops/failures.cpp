@@ -29,3 +29,12 @@ torch::Tensor kernel_throws(const torch::Tensor &input)
 }
 
 torch::Tensor passes(const torch::Tensor &input) { return input; }
+
+// Writes 42 into its input's first element through a const_cast (the API passes inputs as
+// const): a read-only array must not see it.
+torch::Tensor scribbles(const torch::Tensor &input)
+{
+    torch::Tensor &writable = const_cast<torch::Tensor &>(input);
+    writable.accessor<float, 1>()[0] = 42.0f;
+    return torch::zeros(input.sizes(), torch::kFloat);
+}

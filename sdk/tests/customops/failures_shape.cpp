@@ -29,6 +29,7 @@ torch::Tensor shape_exits(const torch::Tensor &input)
 NEURON_LIBRARY(failures, m)
 {
     m.def("passes", &same_shape, "passes");
+    m.def("scribbles", &same_shape, "scribbles");
     m.def("spin", &same_shape, "spin");
     m.def("kernel_exits", &same_shape, "kernel_exits");
     m.def("kernel_throws", &same_shape, "kernel_throws");

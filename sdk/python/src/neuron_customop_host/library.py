@@ -363,10 +363,11 @@ class Library:
 
     def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> dict[str, Any]:
         """Tensor `a` as a call's argument: the tensor this library holds if `a` is exactly
-        one; a small one's bytes, sent with the call (no round trip of its own); else a new
-        tensor holding a copy."""
+        one and writable (a read-only one is passed as a copy, so that no kernel's write can
+        reach it); a small one's bytes, sent with the call (no round trip of its own); else a
+        new tensor holding a copy."""
         exact = server.holding(a, code)
-        if exact is not None:
+        if exact is not None and a.flags.writeable:
             return {Tag.TENSOR: exact.handle}
         if a.nbytes <= self.description["inline_bytes"]:
             return {Tag.BYTES: {"dtype": code, "shape": a.shape, "hex": a.tobytes().hex()}}
