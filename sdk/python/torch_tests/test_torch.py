@@ -113,3 +113,12 @@ def test_the_shape_function_is_the_fake_implementation() -> None:
         return torch.ops.relu_ops.relu_forward(t * 2) + 1
 
     assert torch.equal(f(x), torch.relu(x * 2) + 1)
+
+
+def test_an_op_on_a_tensor_that_requires_grad_has_no_formula_as_the_docs_say() -> None:
+    x = torch.linspace(-1, 1, 12).reshape(3, 4).requires_grad_()
+    y = torch.ops.relu_ops.relu_forward(x)
+    assert y.requires_grad and type(y.grad_fn).__name__ == "CppFunction"
+    with pytest.warns(UserWarning):
+        y.sum().backward()
+    assert x.grad is None

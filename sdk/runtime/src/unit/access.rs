@@ -418,3 +418,28 @@ fn a_tensor_let_go_under_an_open_accessor_or_used_after_stops_the_core() {
         rt.entry(0);
     }));
 }
+
+#[test]
+fn a_stream_that_finds_the_pool_full_says_so_and_a_shape_functions_report_has_no_core() {
+    let mut rt = runtime(1);
+    let h = tensor(&mut rt, &[64], 0x1000);
+    let all = access::tcm_malloc(&mut rt, crate::base::tcm::POOL_BYTES, 0);
+    assert!(!all.is_null());
+    assert!(access::open_checked(&mut rt, h, READ_STREAM, FLOAT, 1).is_null());
+    assert_eq!(
+        take(&mut rt),
+        ["warning[slow-stream] op t, core 0, tensor 1: the TCM pool has no 4096 bytes left for a stream's buffer (0 open streams; tcm_malloc blocks hold the rest): this one goes element by element"]
+    );
+    let stop = rt.job.on_error;
+    rt.begin_job("t", 0, 1, crate::percore::state::Phase::Shape, stop);
+    rt.misuse(
+        crate::base::misuse::Kind::IncoherentAllowed,
+        None,
+        None,
+        "in the shape function".into(),
+    );
+    assert_eq!(
+        lines(&rt),
+        ["warning[incoherent-accessors-allowed] op t: in the shape function"]
+    );
+}
