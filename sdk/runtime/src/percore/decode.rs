@@ -10,41 +10,28 @@ use crate::base::misuse::Kind;
 use crate::percore::ops::Operand;
 use crate::percore::state::Runtime;
 
+/// `found`, or `None` after an `operation-error` saying no `what` has code `c`.
+fn known<T>(rt: &mut Runtime, found: Option<T>, what: &str, c: i32) -> Option<T> {
+    if found.is_none() {
+        let detail = format!("no {what} has code {c}");
+        rt.misuse(Kind::OpFailed, None, None, detail);
+    }
+    found
+}
+
 /// Element type code `c`, or `None` after an `operation-error`.
 pub fn dtype(rt: &mut Runtime, c: i32) -> Option<DType> {
-    let d = DType::from_code(c);
-    if d.is_none() {
-        rt.misuse(
-            Kind::OpFailed,
-            None,
-            None,
-            format!("no element type has code {c}"),
-        );
-    }
-    d
+    known(rt, DType::from_code(c), "element type", c)
 }
 
 /// Fill code `c`, or `None` after an `operation-error`.
 pub fn fill(rt: &mut Runtime, c: i32) -> Option<Fill> {
-    let f = Fill::from_code(c);
-    if f.is_none() {
-        rt.misuse(Kind::OpFailed, None, None, format!("no fill has code {c}"));
-    }
-    f
+    known(rt, Fill::from_code(c), "fill", c)
 }
 
 /// Operation code `c`, or `None` after an `operation-error`.
 pub fn op(rt: &mut Runtime, c: i32) -> Option<Op> {
-    let op = Op::from_code(c);
-    if op.is_none() {
-        rt.misuse(
-            Kind::OpFailed,
-            None,
-            None,
-            format!("no operation has code {c}"),
-        );
-    }
-    op
+    known(rt, Op::from_code(c), "operation", c)
 }
 
 /// Accessor kind code `c` on tensor `h`, or `None` after an `accessor-type` error.

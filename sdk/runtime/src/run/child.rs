@@ -95,6 +95,29 @@ impl Exited {
             "the {phase}{who} still ran after {} s, at {at}",
             limit.as_secs_f64()
         );
+        self.timeout_report(op, phase, core, detail, stack)
+    }
+
+    /// The report of a kernel on the emulated Q7 that ran out of time after `limit`: its
+    /// core's process waited on the program's next request, so the stack it wrote is the
+    /// runner's, not the kernel's, and is not placed.
+    pub fn device_timeout(&self, op: &str, core: u32, limit: std::time::Duration) -> Report {
+        let detail = format!(
+            "the kernel on core {core} still ran on the emulated Q7 after {} s (where in the \
+             kernel is not known: the emulator does not say)",
+            limit.as_secs_f64()
+        );
+        self.timeout_report(op, "kernel", Some(core), detail, Vec::new())
+    }
+
+    fn timeout_report(
+        &self,
+        op: &str,
+        phase: &str,
+        core: Option<u32>,
+        detail: String,
+        stack: Vec<String>,
+    ) -> Report {
         Report {
             kind: Kind::Timeout,
             detail,

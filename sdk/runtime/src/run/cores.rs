@@ -255,18 +255,11 @@ fn run_cores(
             }
             Err(_) if ended.timed_out => {
                 let limit = o.timeout.unwrap_or_default();
-                let mut r = ended.timeout(&o.op, "kernel", Some(core), limit);
-                if o.device.is_some() {
-                    // The core's process waited on the program's next request: its stack is
-                    // the runner's, not the kernel's.
-                    r.detail = format!(
-                        "the kernel on core {core} still ran on the emulated Q7 after {} s \
-                         (where in the kernel is not known: the emulator does not say)",
-                        limit.as_secs_f64()
-                    );
-                    r.stack.clear();
-                }
-                crashes.push(r);
+                crashes.push(if o.device.is_some() {
+                    ended.device_timeout(&o.op, core, limit)
+                } else {
+                    ended.timeout(&o.op, "kernel", Some(core), limit)
+                });
             }
             Err(_) => {
                 crashes.push(ended.crash(&o.op, "kernel", Some(core)));

@@ -9,13 +9,12 @@ use std::collections::HashMap;
 
 use crate::base::misuse::{At, Report};
 
-/// The SDK's own sources, as a place names them: the runtime's Rust, the headers a kernel
-/// includes (sdk/include) and the library's (include/), which a kernel's call into the
-/// SDK passes through; on the device, its C runtime (sdk/device), its C++ library's
-/// headers and the `main` ntx writes for the program; the runtime's own C (its weak
-/// handlers).
+/// The SDK's own sources, as a place names them (besides the runtime's Rust, any `.rs`
+/// file): the headers a kernel includes (sdk/include) and the library's (include/), which
+/// a kernel's call into the SDK passes through; on the device, its C runtime (sdk/device),
+/// its C++ library's headers and the `main` ntx writes for the program; the runtime's own
+/// C (its weak handlers).
 const SDK_SOURCES: &[&str] = &[
-    ".rs:",
     "neuron_translate.h",
     "neuron_customop_device/",
     "/sdk/device/",
@@ -31,6 +30,16 @@ const SDK_SOURCES: &[&str] = &[
 /// The system's sources: the C and C++ libraries' headers and the C library's own files
 /// (its line table names them from its build folder, `./string/...`).
 const SYSTEM_SOURCES: &[&str] = &["/usr/include/", "/usr/lib/", "/usr/local/include/", "./"];
+
+/// Whether `file` is one of the author's sources: in no file of the SDK's or the system's,
+/// and a file (not `??` or `(no line table)`).
+pub fn authors_file(file: &str) -> bool {
+    let named = !file.is_empty() && file != "??" && !file.starts_with('(');
+    named
+        && !file.ends_with(".rs")
+        && !SDK_SOURCES.iter().any(|s| file.contains(s))
+        && !SYSTEM_SOURCES.iter().any(|s| file.starts_with(s))
+}
 
 /// One frame of a stack, an inlined call counting as a frame of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,14 +61,11 @@ impl Frame {
         })
     }
 
-    /// Whether it is a line of the author's sources: the program's, with a line, in no
-    /// file of the SDK's or the system's.
+    /// Whether it is a line of the author's sources: the program's, with a line, in one
+    /// of [`authors_file`]'s files.
     pub fn authors(&self) -> bool {
         let file = self.at.rsplit_once(':').map_or("", |(f, _)| f);
-        self.in_program
-            && self.known()
-            && !SDK_SOURCES.iter().any(|s| self.at.contains(s))
-            && !SYSTEM_SOURCES.iter().any(|s| file.starts_with(s))
+        self.in_program && self.known() && authors_file(file)
     }
 
     /// `function (file:line)`, or what is known of it.

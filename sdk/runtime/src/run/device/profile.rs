@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::run::device::count::Classes;
 use crate::run::device::symbols::{Functions, Inlines, LineTable, Place};
 use crate::run::error::RunError;
+use crate::run::place::authors_file;
 
 /// A source line's instructions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,7 +93,7 @@ impl Sums {
                 file: p.0.clone(),
                 line: p.1,
                 function: p.2.clone(),
-                author: authors(&p.0),
+                author: authors_file(&p.0),
                 ..Line::default()
             })
     }
@@ -124,19 +125,6 @@ impl Sums {
             stacks: self.stacks.into_iter().collect(),
         }
     }
-}
-
-/// Whether `file` is one of the author's sources (`(no line table)` is not).
-fn authors(file: &str) -> bool {
-    if file.starts_with('(') {
-        return false;
-    }
-    let f = crate::run::place::Frame {
-        function: String::new(),
-        at: format!("{file}:1"),
-        in_program: true,
-    };
-    f.authors()
 }
 
 impl Profile {
@@ -254,7 +242,7 @@ fn stack(r: &Raw, places: &Places, node: u32, leaf: u64) -> (String, Vec<String>
     all.dedup();
     let first = entries
         .iter()
-        .position(|&e| authors(&places.table.enclosing(e).0));
+        .position(|&e| authors_file(&places.table.enclosing(e).0));
     let Some(first) = first else {
         return (SDK_FRAME.into(), all);
     };
@@ -293,7 +281,7 @@ fn account(s: &mut Sums, own: &[Place], up: &[Place], n: u64) {
             s.line(p).inclusive += n;
         }
     }
-    match own.iter().chain(up).find(|p| p.1 > 0 && authors(&p.0)) {
+    match own.iter().chain(up).find(|p| p.1 > 0 && authors_file(&p.0)) {
         Some(p) => s.line(p).attributed += n,
         None => s.sdk += n,
     }
