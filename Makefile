@@ -128,7 +128,7 @@ bootstrap-host:
 	@xtensa/bootstrap.sh $(HOST_BOOTSTRAP)
 
 xtensa: $(DEVICE_OBJ)
-$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/assemble.sh xtensa/trap.s xtensa/xtensa_info.s | bootstrap-xtensa
+$(DEVICE_OBJ): $(SOURCES) $(XTENSA_SPEC) xtensa/build.sh xtensa/assemble.sh xtensa/trap.s xtensa/lookup.s xtensa/xtensa_info.s | bootstrap-xtensa
 	xtensa/build.sh
 	@echo "built $(DEVICE_OBJ), $(XTENSA_OUT)/libneuron_translate.a, $(XTENSA_OUT)/translation.lst"
 

@@ -30,6 +30,7 @@ LITERALS = ".literal._Z16neuron_translatePvy"
 # end as validate.local_symbol finds symbols.
 OUT_OF_RANGE = ".text.unlikely._R*19refill_out_of_range"
 SPAN = ".text.neuron_translate_span"
+LOOKUP = ".text._Z31neuron_translate_mapping_lookupPvyPyS0_"
 
 CTX = pypcode.Context("Xtensa:LE:32:default")
 # Xtensa's 3-byte `nop`: what a dropped instruction becomes.
@@ -110,6 +111,17 @@ def skip_first_cut(data: bytearray):
     return None
 
 
+def drop_end_decrement(data: bytearray):
+    """The lookup's end loses its `- 1`: the first `addi aN, aN, -1` becomes a nop, so the
+    low word of *out_end is ptr - mask instead of ptr + ~mask (one past the window)."""
+    for i in instructions(data):
+        if i.mnem == "addi" and i.body.endswith(", -0x1"):
+            at = i.addr.offset
+            data[at : at + 3] = NOP
+            return f"addi at {at:#x} ({i.body}) is now a nop"
+    return None
+
+
 # (name, section, mutation, the function whose proof must fail, whether an emulator that
 # shows final memory can see the difference: the order of two stores to different words
 # and a missing barrier leave the same memory behind, which is why they need a proof)
@@ -119,6 +131,7 @@ MUTANTS = [
     ("modulo-3", OUT_OF_RANGE, drop_modulo, "neuron_translate", True),
     ("memw", TRANSLATE, drop_memw, "neuron_translate", False),
     ("span-forgets-record-0", SPAN, skip_first_cut, "neuron_translate_span", True),
+    ("lookup-end-past-window", LOOKUP, drop_end_decrement, "neuron_translate_mapping_lookup", True),
 ]
 
 

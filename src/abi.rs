@@ -15,7 +15,7 @@
 //! *contents* are fine: there is no content for which this code reads or writes outside
 //! the table and the victim's register block.
 
-use core::ffi::{c_int, c_void};
+use core::ffi::c_void;
 use core::ptr::{addr_of, addr_of_mut};
 
 use crate::init::{initial_table, sbuf_window, InitInputs};
@@ -291,15 +291,20 @@ pub extern "C" fn neuron_translate_ctx() -> *mut TranslationCtx {
 /// unsigned long long* out_start, unsigned long long* out_end)`:
 #[doc = sym_doc!(mapping_lookup)]
 ///
+/// The device object's lookup is `xtensa/lookup.s`, written by hand (the compiler's code
+/// for this function takes three more instructions on a hit); this is the host's, and the
+/// behaviour both are held to (docs/contract.md §3, §4).
+///
 /// # Safety
 /// See the module documentation.
+#[cfg(not(target_arch = "xtensa"))]
 #[export_name = sym!(mapping_lookup)]
 pub unsafe extern "C" fn neuron_translate_mapping_lookup(
     ctx: *mut c_void,
     addr: u64,
     out_start: *mut u64,
     out_end: *mut u64,
-) -> c_int {
+) -> core::ffi::c_int {
     // SAFETY: NULL or valid and aligned by the caller's contract.
     let Some(table) = (unsafe { ctx.cast::<TranslationCtx>().as_ref() }) else {
         return -1;

@@ -5,8 +5,8 @@
 #   1. rustc (a toolchain with the Xtensa backend and core's sources) compiles the crate for
 #      xtensa/xtensa-ncore2gp-none-elf.json to *assembly*: the integrated assembler path
 #      misplaces l32r literal pools (docs/toolchain.md, fact 2).
-#   2. The assembly, xtensa/trap.s and xtensa/xtensa_info.s are assembled together into one
-#      object by xtensa/assemble.sh (llvm-mc, then 4-byte alignment for literal sections).
+#   2. The assembly, xtensa/trap.s, xtensa/lookup.s (the lookup, written by hand) and
+#      xtensa/xtensa_info.s are assembled together into one object by xtensa/assemble.sh (llvm-mc, then 4-byte alignment for literal sections).
 #      Rust-mangled symbols (`_R...`) are made local: no C or C++ consumer can name them,
 #      and rustc exports a helper that generic code reaches (cut_before_member) as global.
 #   3. The object is archived (with a symbol index) and disassembled.
@@ -41,7 +41,7 @@ RUSTC_BOOTSTRAP=1 RUSTC="$XTENSA_RUSTC" "$XTENSA_CARGO" rustc \
 done_step 1
 
 step 2 "assembling translation.o (llvm-mc, literal sections aligned)"
-cat "$work/translation.rs.s" "$here/trap.s" "$here/xtensa_info.s" > "$work/translation.s"
+cat "$work/translation.rs.s" "$here/trap.s" "$here/lookup.s" "$here/xtensa_info.s" > "$work/translation.s"
 "$here/assemble.sh" "$work/translation.s" "$work/translation.o"
 "$LLVM_OBJCOPY" --wildcard --localize-symbol='_R*' "$work/translation.o" "$XTENSA_OUT/translation.o"
 done_step 2

@@ -304,3 +304,44 @@ fn the_librarys_symbol_table_matches_the_seed_manifest() {
     let have_imports: BTreeSet<&str> = imports().map(|s| s.elf_name).collect();
     assert_eq!(have_imports, want_imports);
 }
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn the_hand_written_lookup_uses_the_layouts_offsets_and_leaves_no_local_symbol() {
+    use neuron_translate::layout::offsets;
+    // xtensa/lookup.s names the record's offsets in `.set` lines; they must be layout.rs's.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../xtensa/lookup.s");
+    let source = std::fs::read_to_string(path).unwrap();
+    let set: Vec<(&str, usize)> = source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(".set"))
+        .map(|l| {
+            let (name, value) = l.split_once(',').expect(".set NAME, VALUE");
+            (name.trim(), value.trim().parse().expect("a decimal value"))
+        })
+        .collect();
+    let want = [
+        (".LNT_RECORD_SIZE", offsets::RECORD_SIZE),
+        (".LNT_PTR", offsets::PTR),
+        (".LNT_MASK", offsets::MASK),
+    ];
+    assert_eq!(set, want, "xtensa/lookup.s's record offsets");
+    // Its constants and labels are assembler-local: the object gains no symbol from them.
+    let data = device_obj();
+    let f = object::File::parse(&*data).unwrap();
+    let absolute: Vec<String> = f
+        .symbols()
+        .filter(|s| s.section() == SymbolSection::Absolute)
+        .map(|s| s.name().unwrap_or("?").to_string())
+        .collect();
+    assert!(absolute.is_empty(), "absolute symbols: {absolute:?}");
+    let lookup = f
+        .symbol_by_name("_Z31neuron_translate_mapping_lookupPvyPyS0_")
+        .expect("the lookup");
+    let section = f.section_by_index(lookup.section_index().unwrap()).unwrap();
+    assert_eq!(
+        section.name().unwrap(),
+        ".text._Z31neuron_translate_mapping_lookupPvyPyS0_",
+        "a section of its own, as the compiler would have given it"
+    );
+}

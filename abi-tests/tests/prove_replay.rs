@@ -189,7 +189,11 @@ fn every_counterexample_of_a_mutant_replays_under_qemu() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
-    assert_eq!(vectors.len(), 5, "one vector per mutant");
+    assert_eq!(
+        vectors.len(),
+        6,
+        "one vector per mutant of prove/mutants.py"
+    );
     let work = scratch("prove_replay");
     for path in vectors {
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
