@@ -12,7 +12,7 @@
 #
 # Why by hand: the compiler keeps ctx in a copy so that it can set the miss's -1 up front,
 # and builds ~mask from a -1 constant; both cost instructions on every hit
-# (docs/performance.md has the counts). Here:
+# (bench/README.md has the counts). Here:
 #   - the NULL ctx test branches to the miss's own `movi a2, -1`;
 #   - end = ptr | ~mask is computed as ptr - mask - 1, word by word. On a hit
 #     ptr == addr & mask, so ptr has no bit outside mask and per word
