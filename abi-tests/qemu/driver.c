@@ -50,6 +50,23 @@ static int fail(int which, unsigned v, unsigned i, const char *what, unsigned lo
     return 1;
 }
 
+/* The device object's lookup again with each output NULL (skipped, the other one written
+ * as before: contract §4) and with a NULL table (-1); the lookup only reads, so calling it
+ * again changes nothing the vector checks next. */
+static int lookup_null_outputs(unsigned v, unsigned i, _translation_ctx_t *t,
+                               unsigned long long addr, int rc, unsigned long long w,
+                               unsigned long long l)
+{
+    unsigned long long start = 0xAAAAu, end = 0xBBBBu;
+    if (neuron_translate_mapping_lookup(t, addr, 0, &end) != rc || end != l)
+        return fail(0, v, i, "lookup with out_start NULL: out_end", end, l);
+    if (neuron_translate_mapping_lookup(t, addr, &start, 0) != rc || start != w)
+        return fail(0, v, i, "lookup with out_end NULL: out_start", start, w);
+    if (neuron_translate_mapping_lookup(0, addr, &start, &end) != -1)
+        return fail(0, v, i, "lookup with a NULL table", 0, (unsigned long long)-1);
+    return 0;
+}
+
 static int run_op(int which, unsigned v, unsigned i, const struct nt_op *op)
 {
     uint32_t before[2 * NT_RECORDS];
@@ -72,6 +89,8 @@ static int run_op(int which, unsigned v, unsigned i, const struct nt_op *op)
             return fail(which, v, i, "lookup end", l, op->end);
         if (rc != 0 && (w != 0xAAAAu || l != 0xBBBBu))
             return fail(which, v, i, "lookup miss wrote its outputs", w, 0xAAAAu);
+        if (which == 0 && lookup_null_outputs(v, i, t, op->addr, rc, w, l))
+            return 1;
     }
     if (t->next_alloc != op->next_alloc)
         return fail(which, v, i, "next_alloc", t->next_alloc, op->next_alloc);
