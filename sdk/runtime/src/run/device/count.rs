@@ -56,11 +56,15 @@ fn copy_function(name: &str) -> bool {
 
 /// The program's text symbols: (name, address, size).
 pub fn text_symbols(path: &Path) -> Vec<(String, u64, u64)> {
+    std::fs::read(path)
+        .map(|data| text_symbols_in(&data))
+        .unwrap_or_default()
+}
+
+/// [`text_symbols`] of an ELF file already read.
+pub fn text_symbols_in(data: &[u8]) -> Vec<(String, u64, u64)> {
     use object::{Object, ObjectSymbol};
-    let Ok(data) = std::fs::read(path) else {
-        return Vec::new();
-    };
-    let Ok(f) = object::File::parse(&*data) else {
+    let Ok(f) = object::File::parse(data) else {
         return Vec::new();
     };
     f.symbols()

@@ -298,10 +298,13 @@ pub fn of(
     let r = raw(lines).ok_or_else(|| {
         RunError::Profile("the counting plugin's profile lines do not read".into())
     })?;
+    // One read of the program for its symbols, line table and inlined calls (an unreadable
+    // one leaves them empty: its places read `(no symbol)` and `(no line table)`).
+    let data = std::fs::read(program).unwrap_or_default();
     let mut places = Places {
-        functions: Functions::of(program),
-        table: LineTable::of(program),
-        inlines: Inlines::of(program),
+        functions: Functions::of(&data),
+        table: LineTable::of(&data),
+        inlines: Inlines::of(&data),
         chains: HashMap::new(),
     };
     let mut s = Sums::default();

@@ -8,14 +8,16 @@ use std::path::Path;
 
 use gimli::EndianSlice;
 
-use crate::run::device::count::text_symbols;
+use crate::run::device::count::text_symbols_in;
 
 /// The program's functions by address, demangled: (start, end, name), sorted.
 pub(crate) struct Functions(Vec<(u64, u64, String)>);
 
 impl Functions {
-    pub(crate) fn of(program: &Path) -> Functions {
-        let mut v: Vec<(u64, u64, String)> = text_symbols(program)
+    /// The functions of a program's ELF file (read once by the caller, with the tables
+    /// below).
+    pub(crate) fn of(program: &[u8]) -> Functions {
+        let mut v: Vec<(u64, u64, String)> = text_symbols_in(program)
             .into_iter()
             .filter(|s| !s.0.is_empty())
             .map(|(name, at, size)| {
@@ -64,12 +66,8 @@ pub(crate) struct LineTable(Vec<Row>);
 type Row = (u64, Option<(String, u64)>);
 
 impl LineTable {
-    pub(crate) fn of(program: &Path) -> LineTable {
-        let rows = std::fs::read(program)
-            .ok()
-            .and_then(|data| rows(&data).ok())
-            .unwrap_or_default();
-        LineTable(rows)
+    pub(crate) fn of(program: &[u8]) -> LineTable {
+        LineTable(rows(program).unwrap_or_default())
     }
 
     /// `pc`'s file and line; code the compiler gave no line (line 0) takes the line before
@@ -181,12 +179,8 @@ type Inlined = (u64, u64, usize, (String, u64));
 pub(crate) struct Inlines(Vec<Inlined>);
 
 impl Inlines {
-    pub(crate) fn of(program: &Path) -> Inlines {
-        let found = std::fs::read(program)
-            .ok()
-            .and_then(|data| inlined(&data).ok())
-            .unwrap_or_default();
-        Inlines(found)
+    pub(crate) fn of(program: &[u8]) -> Inlines {
+        Inlines(inlined(program).unwrap_or_default())
     }
 
     /// The sites of the calls inlined at `pc`, innermost first.
