@@ -380,19 +380,3 @@ codes! {
         String = 3,
     }
 }
-
-/// Every enum the generator writes, in the order it writes them.
-pub const LISTINGS: [Listing; 12] = [
-    ArgKind::LISTING,
-    AccessorKind::LISTING,
-    Policy::LISTING,
-    Fill::LISTING,
-    Op::LISTING,
-    Param::LISTING,
-    Stats::LISTING,
-    ExitStatus::LISTING,
-    DType::LISTING,
-    DeviceFd::LISTING,
-    DeviceRequest::LISTING,
-    PrintPiece::LISTING,
-];
