@@ -7,19 +7,34 @@
 #include <unistd.h>
 #include <torch/torch.h>
 
-// A child that sleeps two seconds, then writes "stray-PID" in the working folder.
+// Creates the file `name` in the working folder.
+static void touch(const char *name)
+{
+    FILE *f = fopen(name, "w");
+    if (f)
+        fclose(f);
+}
+
+// Forks a child that leaves the session (with `escape`, it clears its death signal too),
+// sleeps two seconds, then writes "PREFIX-PID" in the working folder.
+static void child_writes_later(const char *prefix, bool escape)
+{
+    if (fork() != 0)
+        return;
+    setsid();
+    if (escape)
+        prctl(PR_SET_PDEATHSIG, 0);
+    sleep(2);
+    char name[64];
+    snprintf(name, sizeof name, "%s-%d", prefix, (int)getpid());
+    touch(name);
+    _exit(0);
+}
+
+// A child that writes "stray-PID" two seconds later.
 torch::Tensor leaves_a_child(const torch::Tensor &input)
 {
-    if (fork() == 0) {
-        setsid();
-        sleep(2);
-        char name[64];
-        snprintf(name, sizeof name, "stray-%d", (int)getpid());
-        FILE *f = fopen(name, "w");
-        if (f)
-            fclose(f);
-        _exit(0);
-    }
+    child_writes_later("stray", false);
     return torch::mul(input, 1.0);
 }
 
@@ -38,25 +53,13 @@ torch::Tensor chatty_scale(const torch::Tensor &x, double factor)
     return torch::mul(x, factor);
 }
 
-// A child that leaves the session and clears its death signal, then after two seconds
-// writes "escaped-PID"; the kernel writes "escaping" and never returns (the caller is
-// killed meanwhile).
+// A child that leaves the session and clears its death signal, then writes "escaped-PID"
+// two seconds later; the kernel writes "escaping" and never returns (the caller is killed
+// meanwhile).
 torch::Tensor escapes(const torch::Tensor &input)
 {
-    if (fork() == 0) {
-        setsid();
-        prctl(PR_SET_PDEATHSIG, 0);
-        sleep(2);
-        char name[64];
-        snprintf(name, sizeof name, "escaped-%d", (int)getpid());
-        FILE *f = fopen(name, "w");
-        if (f)
-            fclose(f);
-        _exit(0);
-    }
-    FILE *f = fopen("escaping", "w");
-    if (f)
-        fclose(f);
+    child_writes_later("escaped", true);
+    touch("escaping");
     for (;;)
         usleep(1000);
     return input;

@@ -41,6 +41,19 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     (dir, ntx, program)
 }
 
+/// `trust.cpp:N`, N the line of `naps`'s sleep: where a timeout finds the kernel.
+fn naps_sleep() -> String {
+    let source = std::fs::read_to_string(nt_sdk_tests::kernels().join("trust.cpp")).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let naps = lines.iter().position(|l| l.contains("naps(")).unwrap();
+    let sleep = naps
+        + lines[naps..]
+            .iter()
+            .position(|l| l.contains("usleep"))
+            .unwrap();
+    format!("trust.cpp:{}", sleep + 1)
+}
+
 /// trust.cpp and its shape file, built with `--no-device-parity`: it sleeps with usleep,
 /// which the device's headers lack, and takes a double.
 fn sources() -> Vec<String> {
@@ -244,12 +257,23 @@ fn timeouts_say_where(ntx: &Path, dir: &Path) {
         .and_then(|r| r["stack"].as_array())
         .map(|s| s.iter().filter_map(|f| f.as_str()).collect())
         .unwrap_or_default();
-    let kernel = stack.iter().position(|f| f.contains("trust.cpp:30"));
+    let kernel = stack.iter().position(|f| f.contains(&naps_sleep()));
     let libc = stack.iter().position(|f| f.contains("sleep"));
     assert!(
         matches!((libc, kernel), (Some(l), Some(k)) if l < k),
         "{stack:#?}"
     );
+}
+
+/// The files named `prefix*` in `dir` three seconds from now: what a kernel's child that
+/// outlived its run wrote (trust.cpp's children write theirs after two seconds).
+fn written_later(dir: &Path, prefix: &str) -> Vec<std::fs::DirEntry> {
+    std::thread::sleep(Duration::from_secs(3));
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .collect()
 }
 
 #[test]
@@ -260,12 +284,7 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
-    std::thread::sleep(Duration::from_secs(3));
-    let strays: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("stray-"))
-        .collect();
+    let strays = written_later(&dir, "stray-");
     assert!(
         strays.is_empty(),
         "a kernel's child outlived ntx: {strays:?}"
@@ -276,7 +295,7 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
     assert_eq!(o.status.code(), Some(4));
     let err = text(&o.stderr);
     assert!(err.contains("at naps(at::Tensor const&) ("), "{err}");
-    assert!(err.contains("trust.cpp:30"), "{err}");
+    assert!(err.contains(&naps_sleep()), "{err}");
     assert!(
         !err.contains("nanosleep"),
         "the C library's frame named: {err}"
@@ -370,12 +389,7 @@ fn a_kernels_child_that_escapes_dies_when_ntx_is_killed() {
     // SAFETY: a child of this test.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().unwrap();
-    std::thread::sleep(Duration::from_secs(3));
-    let escaped: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("escaped-"))
-        .collect();
+    let escaped = written_later(&dir, "escaped-");
     assert!(
         escaped.is_empty(),
         "a kernel's child that left the session outlived ntx's SIGKILL: {escaped:?}"
