@@ -17,14 +17,7 @@ fn ranges(r: &CoreReport, tensor: u64, write: bool) -> Vec<(u64, u64)> {
         .map(|a| (a.first, a.first + a.count))
         .collect();
     v.sort_unstable();
-    let mut merged: Vec<(u64, u64)> = Vec::new();
-    for (s, e) in v {
-        match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
-        }
-    }
-    merged
+    merged(v)
 }
 
 /// The stretches both `a` and `b` (sorted, merged) hold, in order.
