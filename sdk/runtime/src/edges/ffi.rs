@@ -61,10 +61,7 @@ pub unsafe extern "C" fn nt_customop_tensor_new(
     let (sizes, value) = unsafe { (std::slice::from_raw_parts(sizes, ndim), &*value) };
     state::with(|rt| {
         let value = operand(rt, value);
-        let h = match (decode::dtype(rt, dtype), decode::fill(rt, fill)) {
-            (Some(d), Some(fill)) => ops::factory(rt, d, sizes, fill, value),
-            _ => 0,
-        };
+        let h = decode::factory(rt, dtype, sizes, fill, value);
         meta_of(rt, h)
     })
 }
@@ -126,10 +123,7 @@ pub unsafe extern "C" fn nt_customop_apply(
             operand(rt, &args[1]),
             operand(rt, &args[2]),
         ];
-        let h = match decode::op(rt, op) {
-            Some(op) => ops::apply(rt, ops::Call { op, args: operands }, out),
-            None => 0,
-        };
+        let h = decode::apply(rt, op, operands, out);
         meta_of(rt, h)
     })
 }
@@ -143,10 +137,7 @@ pub unsafe extern "C" fn nt_customop_apply(
 pub unsafe extern "C" fn nt_customop_policy(m: *const Meta, set: c_int) -> c_int {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| {
-        let set = decode::policy(rt, h, set).flatten();
-        tensors::policy(rt, h, set).code()
-    })
+    state::with(|rt| decode::set_policy(rt, h, set))
 }
 
 /// Registers op `name` of library `lib` with its shape function and kernel name

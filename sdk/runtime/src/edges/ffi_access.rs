@@ -22,10 +22,7 @@ pub unsafe extern "C" fn nt_customop_open(
 ) -> *mut u8 {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| match decode::accessor(rt, h, kind) {
-        Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
-        None => core::ptr::null_mut(),
-    })
+    state::with(|rt| decode::open(rt, h, kind, dtype, ndim))
 }
 
 /// Closes what [`nt_customop_open`] opened (a stream returns its buffer).
@@ -36,11 +33,7 @@ pub unsafe extern "C" fn nt_customop_open(
 pub unsafe extern "C" fn nt_customop_close(m: *const Meta, kind: c_int, buffer: *mut u8) {
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
-    state::with(|rt| {
-        if let Some(kind) = decode::accessor(rt, h, kind) {
-            access::close(rt, h, kind, buffer);
-        }
-    })
+    state::with(|rt| decode::close(rt, h, kind, buffer))
 }
 
 /// Reports an accessor index outside its dimension (and stops the core).

@@ -168,10 +168,7 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
                 .map(|_| r.i64())
                 .collect::<Result<Vec<i64>, _>>()?;
             let value = r.operand(rt)?;
-            let h = match (decode::dtype(rt, dtype), decode::fill(rt, fill)) {
-                (Some(d), Some(fill)) => ops::factory(rt, d, &sizes, fill, value),
-                _ => 0,
-            };
+            let h = decode::factory(rt, dtype, &sizes, fill, value);
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Retain => tensors::retain(rt, r.u32()?),
@@ -184,20 +181,12 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         DeviceRequest::Apply => {
             let (op, to) = (r.i32()?, r.u32()?);
             let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
-            let h = match decode::op(rt, op) {
-                Some(op) => ops::apply(
-                    rt,
-                    ops::Call { op, args: operands },
-                    (to != 0).then_some(to),
-                ),
-                None => 0,
-            };
+            let h = decode::apply(rt, op, operands, (to != 0).then_some(to));
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Policy => {
             let (h, set) = (r.u32()?, r.i32()?);
-            let set = decode::policy(rt, h, set).flatten();
-            out.extend(tensors::policy(rt, h, set).code().to_le_bytes());
+            out.extend(decode::set_policy(rt, h, set).to_le_bytes());
         }
         DeviceRequest::Dst => {
             let h = tensors::dst_tensor(rt);
@@ -214,19 +203,14 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
     match r.request {
         DeviceRequest::Open => {
             let (h, kind, dtype, ndim) = (r.u32()?, r.i32()?, r.i32()?, r.i32()?);
-            let b = match decode::accessor(rt, h, kind) {
-                Some(kind) => access::open_checked(rt, h, kind, dtype, ndim),
-                None => core::ptr::null_mut(),
-            };
+            let b = decode::open(rt, h, kind, dtype, ndim);
             out.extend(offset_of(rt, b).to_le_bytes());
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Close => {
             let (h, kind, at) = (r.u32()?, r.i32()?, r.i64()?);
             let b = rt.job.pool.block_at(at).unwrap_or(core::ptr::null_mut());
-            if let Some(kind) = decode::accessor(rt, h, kind) {
-                access::close(rt, h, kind, b);
-            }
+            decode::close(rt, h, kind, b);
         }
         DeviceRequest::BadIndex => {
             let (h, dim, index, size) = (r.u32()?, r.i32()?, r.i64()?, r.i64()?);
