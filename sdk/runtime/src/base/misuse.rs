@@ -167,6 +167,26 @@ pub enum At {
 }
 
 impl Report {
+    /// A report of `kind` (its severity the kind's) on op `op` (`core`: on that core's run
+    /// of it), in `detail`'s words, of no tensor: the one place every field is written;
+    /// callers add a tensor, an index, a crash or a place with `..Report::of_run(...)`.
+    pub fn of_run(op: &str, kind: Kind, core: Option<u32>, detail: String) -> Report {
+        Report {
+            kind,
+            severity: kind.severity(),
+            op: op.into(),
+            core,
+            tensor: None,
+            index: None,
+            detail,
+            crash: None,
+            at: None,
+            stack: Vec::new(),
+            cores: Vec::new(),
+            instances: Vec::new(),
+        }
+    }
+
     /// One line for stderr: `error[kind] op relu, core 1, tensor input 0, index 7: ...`.
     pub fn line(&self) -> String {
         let sev = match self.severity {

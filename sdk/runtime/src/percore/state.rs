@@ -333,18 +333,10 @@ impl Runtime {
         at: At,
     ) -> ! {
         self.job.reports.push(Report {
-            kind,
             severity: Severity::Error,
-            op: self.job.op.clone(),
-            core,
             tensor,
-            index: None,
-            detail,
-            crash: None,
             at: Some(at),
-            stack: Vec::new(),
-            cores: Vec::new(),
-            instances: Vec::new(),
+            ..Report::of_run(&self.job.op, kind, core, detail)
         });
         (self.job.on_error)(self)
     }
@@ -381,24 +373,16 @@ impl Runtime {
             Some(w) => format!("the {phase} threw a C++ exception: {w}"),
             None => format!("the {phase} threw a C++ exception that is no std::exception"),
         };
+        let core = (self.job.phase == Phase::Kernel).then_some(self.job.core);
         self.job.reports.push(Report {
-            kind: Kind::Crashed,
             severity: Severity::Error,
-            op: self.job.op.clone(),
-            core: (self.job.phase == Phase::Kernel).then_some(self.job.core),
-            tensor: None,
-            index: None,
-            detail,
             crash: Some(crate::base::misuse::Crash {
                 phase: phase.into(),
                 signal: None,
                 exit_code: None,
                 exception: what,
             }),
-            at: None,
-            stack: Vec::new(),
-            cores: Vec::new(),
-            instances: Vec::new(),
+            ..Report::of_run(&self.job.op, Kind::Crashed, core, detail)
         });
         (self.job.on_error)(self)
     }
@@ -455,18 +439,9 @@ impl Runtime {
         let tensor = tensor.map(|h| self.entry(h).label.clone());
         let core = self.kernel_core();
         self.job.reports.push(Report {
-            kind,
-            severity: kind.severity(),
-            op: self.job.op.clone(),
-            core,
             tensor,
             index,
-            detail,
-            crash: None,
-            at: None,
-            stack: Vec::new(),
-            cores: Vec::new(),
-            instances: Vec::new(),
+            ..Report::of_run(&self.job.op, kind, core, detail)
         });
         if kind.severity() == Severity::Error {
             (self.job.on_error)(self)

@@ -136,23 +136,13 @@ impl Exited {
             _ => format!("the {phase} ended with wait status {:#x}", self.status),
         };
         Report {
-            kind: Kind::Crashed,
-            severity: Kind::Crashed.severity(),
-            op: op.into(),
-            core,
-            tensor: None,
-            index: None,
-            detail,
             crash: Some(Crash {
                 phase: phase.into(),
                 signal: self.signal(),
                 exit_code: self.exit_code(),
                 exception: None,
             }),
-            at: None,
-            stack: Vec::new(),
-            cores: Vec::new(),
-            instances: Vec::new(),
+            ..Report::of_run(op, Kind::Crashed, core, detail)
         }
     }
 }

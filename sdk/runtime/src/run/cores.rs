@@ -14,7 +14,7 @@ use crate::run::checks::{across_cores, take_result};
 use crate::run::child;
 use crate::run::group::grouped;
 use crate::run::options::Options;
-use crate::run::report::{cross_core, of_run, CoreReport, Returned};
+use crate::run::report::{cross_core, CoreReport, Returned};
 use crate::run::worker::{self, Assignment, Pool, WorkerArg};
 
 /// What a core reports of the job it ran.
@@ -171,23 +171,13 @@ fn device_ended(
 ) -> *const crate::base::cabi::Meta {
     if let Some(why) = &ran.ended {
         rt.job.reports.push(Report {
-            kind: Kind::Crashed,
-            severity: Kind::Crashed.severity(),
-            op: rt.job.op.clone(),
-            core: Some(rt.job.core),
-            tensor: None,
-            index: None,
-            detail: why.clone(),
             crash: Some(crate::base::misuse::Crash {
                 phase: "kernel".into(),
                 signal: None,
                 exit_code: None,
                 exception: None,
             }),
-            at: None,
-            stack: Vec::new(),
-            cores: Vec::new(),
-            instances: Vec::new(),
+            ..Report::of_run(&rt.job.op, Kind::Crashed, Some(rt.job.core), why.clone())
         });
         (rt.job.on_error)(rt)
     }
@@ -345,7 +335,7 @@ fn device_lacks(o: &Options) -> Option<Report> {
             "the kernels call {}, which the device runtime does not have: it runs here, not on the device",
             lacks.join(", ")
         );
-        of_run(&o.op, Kind::DeviceLacks, None, d)
+        Report::of_run(&o.op, Kind::DeviceLacks, None, d)
     })
 }
 
@@ -358,7 +348,7 @@ fn device_cores(o: &Options) -> Option<Report> {
             o.cores,
             crate::base::limits::DEVICE_CPU_COUNT
         );
-        of_run(&o.op, Kind::DeviceCores, None, d)
+        Report::of_run(&o.op, Kind::DeviceCores, None, d)
     })
 }
 
@@ -369,7 +359,7 @@ fn parity_off(o: &Options) -> Option<Report> {
             "built with --no-device-parity: the device's own compile (-std=c++14 -Wall -Werror) \
                  was not run, and may refuse this kernel"
                 .to_string();
-        of_run(&o.op, Kind::DeviceParityOff, None, d)
+        Report::of_run(&o.op, Kind::DeviceParityOff, None, d)
     })
 }
 
@@ -392,7 +382,7 @@ fn printed_checks(o: &Options, reports: &mut [CoreReport]) {
             })
         };
         if let Some((kind, d)) = d {
-            r.reports.push(of_run(&o.op, kind, Some(r.core), d));
+            r.reports.push(Report::of_run(&o.op, kind, Some(r.core), d));
         }
     }
 }

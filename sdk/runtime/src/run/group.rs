@@ -35,13 +35,13 @@ pub fn grouped(reports: Vec<Report>) -> Vec<Report> {
 #[cfg(test)]
 mod tests {
     use super::grouped;
-    use crate::base::misuse::Kind;
-    use crate::run::report::of_run;
+    use crate::base::misuse::{Kind, Report};
 
     #[test]
     fn a_finding_every_core_made_is_one_line_naming_the_cores() {
-        let on =
-            |core, detail: &str| of_run("op", Kind::AccessorMulticore, Some(core), detail.into());
+        let on = |core, detail: &str| {
+            Report::of_run("op", Kind::AccessorMulticore, Some(core), detail.into())
+        };
         let same = "a standard accessor under 8 cores";
         let mut all: Vec<_> = (0..8).map(|c| on(c, same)).collect();
         all.push(on(3, "another finding"));

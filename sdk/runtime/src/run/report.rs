@@ -157,28 +157,9 @@ fn refuse_as(reason: String, hbm_full: bool) -> Stop {
 /// A report found after the run, across cores (no one core made it).
 pub fn cross_core(op: &str, kind: Kind, tensor: &str, index: String, detail: String) -> Report {
     Report {
-        kind,
-        severity: kind.severity(),
-        op: op.into(),
-        core: None,
         tensor: Some(tensor.into()),
         index: Some(index),
-        detail,
-        crash: None,
-        at: None,
-        stack: Vec::new(),
-        cores: Vec::new(),
-        instances: Vec::new(),
-    }
-}
-
-/// A report on the op's run as a whole (`core`: on that core's run of it), of no tensor.
-pub fn of_run(op: &str, kind: Kind, core: Option<u32>, detail: String) -> Report {
-    Report {
-        core,
-        tensor: None,
-        index: None,
-        ..cross_core(op, kind, "", String::new(), detail)
+        ..Report::of_run(op, kind, None, detail)
     }
 }
 
