@@ -117,7 +117,7 @@ pub struct OpRun {
     out: Option<PathBuf>,
     /// Seconds the kernels (and the shape function) may run before every core is ended
     /// and the run fails with exit status 4 (0: no limit).
-    #[arg(long, default_value = "60", value_parser = timeout_arg, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = nt_sdk_common::DEFAULT_TIMEOUT.as_secs().to_string(), value_parser = timeout_arg, allow_hyphen_values = true)]
     timeout: String,
     /// Add the one check that costs a fault per TCM page: loads and copies of tcm_malloc
     /// bytes nothing wrote. Every other check (TCM bounds to the byte, unwritten and
