@@ -59,6 +59,58 @@ def test_a_changed_header_builds_again_and_verbose_says_which(tmp_path: Path, ca
     assert not list(tmp_path.glob("*.deps")), "the dependency list is not left behind"
 
 
+def _factor_kernel(include: str) -> str:
+    """A relu_forward whose first element is FACTOR, taken from `include` (C++ lines)."""
+    return (
+        f"#include <torch/torch.h>\n{include}\n"
+        "torch::Tensor relu_forward(const torch::Tensor &input) {\n"
+        "    torch::Tensor out = torch::zeros(input.sizes(), torch::kFloat);\n"
+        "    out.accessor<float, 2>()[0][0] = FACTOR;\n    return out;\n}\n"
+        "torch::Tensor relu_backward(const torch::Tensor &g, const torch::Tensor &input) { return relu_forward(g); }\n"
+    )
+
+
+def _first(name: str, src: Path, build: Path, flags: list[str]) -> float:
+    with custom_op.load(name, [src], [KERNELS / "relu_shape.cpp"], build, extra_cflags=flags) as lib:
+        return float(lib.relu_forward(np.array([[-1.0, 3.0]], np.float32))[0, 0])
+
+
+def test_a_header_found_through_a_relative_include_folder_rebuilds(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "helper.h").write_text("#define FACTOR 2.0\n")
+    src = tmp_path / "k.cpp"
+    src.write_text(_factor_kernel('#include "helper.h"'))
+    assert _first("rel", src, tmp_path / "b", ["-Iinc"]) == 2.0
+    (tmp_path / "inc" / "helper.h").write_text("#define FACTOR 7.0\n")
+    assert _first("rel", src, tmp_path / "b", ["-Iinc"]) == 7.0, "the changed header is seen"
+
+
+def test_a_new_header_that_shadows_the_one_read_rebuilds(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    (second / "helper.h").write_text("#define FACTOR 2.0\n")
+    src = tmp_path / "src" / "k.cpp"
+    src.parent.mkdir()
+    src.write_text(_factor_kernel('#include "helper.h"'))
+    flags = [f"-I{first}", f"-I{second}"]
+    assert _first("shadow", src, tmp_path / "b", flags) == 2.0
+    (first / "helper.h").write_text("#define FACTOR 3.0\n")
+    assert _first("shadow", src, tmp_path / "b", flags) == 3.0, "the header earlier in the search is seen"
+    (src.parent / "helper.h").write_text("#define FACTOR 4.0\n")
+    assert _first("shadow", src, tmp_path / "b", flags) == 4.0, "the source's own folder comes first"
+
+
+def test_a_header_that_appears_where_has_include_looked_rebuilds(tmp_path: Path) -> None:
+    inc = tmp_path / "inc"
+    (inc / "cfg").mkdir(parents=True)
+    src = tmp_path / "k.cpp"
+    src.write_text(_factor_kernel('#if __has_include("cfg/cfg.h")\n#include "cfg/cfg.h"\n#else\n#define FACTOR 1.0\n#endif'))
+    assert _first("probe", src, tmp_path / "b", [f"-I{inc}"]) == 1.0
+    (inc / "cfg" / "cfg.h").write_text("#define FACTOR 6.0\n")
+    assert _first("probe", src, tmp_path / "b", [f"-I{inc}"]) == 6.0, "the header that appeared is read"
+
+
 def test_load_library_loads_what_load_built(built, build_dir: Path) -> None:
     built("relu").close()
     lib = custom_op.load_library(str(build_dir / "librelu.so"))

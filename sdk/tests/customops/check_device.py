@@ -402,6 +402,22 @@ def misuse_on_device(ntx, src, work):
     print("ok integer-divide-by-zero on the device, at the kernel's line, exit 2")
 
 
+def overloads(ntx, src, work):
+    """A helper named like its kernel and a kernel overloaded on its scalar: the host run
+    and the device call the overload the schema declares (scale's float one), the same
+    bytes; the source's Latin-1 bytes pass through the device's build."""
+    x = (np.arange(12, dtype=np.float32) * 40 - 220).reshape(3, 4)
+    np.save(work / "wide.npy", x)
+    built = Built(ntx, src, work, "overloads", "overloads.cpp", "overloads_shape.cpp", "relu", "wide.npy")
+    want = {"relu": np.where(x > 100, x, np.where(x < -100, -1, np.maximum(x, 0))), "scale": x * np.float32(2.5)}
+    for op, args in (("relu", ["wide.npy"]), ("scale", ["wide.npy", "2.5"])):
+        host, _ = built.run(op, *args, device=False)
+        got, _ = built.run(op, *args)
+        if host.tobytes() != want[op].astype(np.float32).tobytes() or got.tobytes() != host.tobytes():
+            sys.exit(f"overloads {op}: host {host.ravel()}, device {got.ravel()}, want {want[op].ravel()}")
+    print("ok overloaded kernel names: the schema's overload on the host and the device, the same bytes")
+
+
 def main():
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -435,6 +451,7 @@ def main():
     refusals(ntx, src, work)
     stack(ntx, src, work)
     misuse_on_device(ntx, src, work)
+    overloads(ntx, src, work)
     soft_float(ntx, src, work)
     ops_on_device(ntx, src, work)
     lacks = work / "lacks.cpp"

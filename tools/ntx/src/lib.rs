@@ -10,6 +10,7 @@ pub mod guard;
 pub mod manifest;
 pub mod model;
 pub mod op;
+pub mod op_deps;
 pub mod op_device;
 pub mod parity;
 pub mod report;

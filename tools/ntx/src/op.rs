@@ -63,6 +63,45 @@ fn declared(kind: &str) -> Option<&'static str> {
     })
 }
 
+/// The schema's declaration of each op's kernel in the program `described` (its
+/// `--describe`): kernel name and parameters, as the demangler spells them.
+fn declarations(described: &serde_json::Value) -> Vec<(String, Vec<String>)> {
+    let ops = described["ops"].as_array().into_iter().flatten();
+    ops.filter_map(|op| {
+        let params = op["params"].as_array()?.iter();
+        let want: Option<Vec<String>> = params
+            .map(|k| k.as_str().and_then(declared).map(str::to_string))
+            .collect();
+        Some((op["kernel"].as_str()?.to_string(), want?))
+    })
+    .collect()
+}
+
+/// `kernels` with each overloaded name narrowed to the overload the op's schema declares
+/// (what the device's build declares and so calls), by the host program `exe`'s
+/// description; a name no op declares, or none of whose overloads is declared, is kept
+/// whole (the host program refused or reports it).
+pub fn as_declared(
+    exe: &Path,
+    kernels: Vec<(String, Vec<String>)>,
+) -> Result<Vec<(String, Vec<String>)>, String> {
+    let declared = declarations(&describe(exe)?);
+    let overloaded = |n: &str| kernels.iter().filter(|k| k.0 == n).count() > 1;
+    let keep: Vec<bool> = kernels
+        .iter()
+        .map(|k| {
+            !overloaded(&k.0)
+                || declared.contains(k)
+                || !kernels.iter().any(|o| o.0 == k.0 && declared.contains(o))
+        })
+        .collect();
+    Ok(kernels
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(k, keep)| keep.then_some(k))
+        .collect())
+}
+
 /// The C++ spelling of a declaration `at::Tensor name(params)`, `const` written first.
 fn spelled(name: &str, params: &[String]) -> String {
     let params: Vec<String> = params
@@ -95,6 +134,15 @@ pub fn refuse_undeclared(
         let Some(want) = want else { continue };
         let defined: Vec<&(String, Vec<String>)> =
             kernels.iter().filter(|k| k.0 == kernel).collect();
+        if defined.len() > 1 && !defined.iter().any(|k| k.1 == want) {
+            let all: Vec<String> = defined.iter().map(|k| spelled(kernel, &k.1)).collect();
+            return Err(format!(
+                "kernel {kernel} of op '{name}' is overloaded ({}) and none is the declaration the device's \
+                 build makes from the op's schema, {}: on the device it would not link",
+                all.join("; "),
+                spelled(kernel, &want)
+            ));
+        }
         if let [(_, params)] = defined.as_slice() {
             if *params != want {
                 return Err(format!(
@@ -151,6 +199,11 @@ pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
     Ok((query("--cflags")?, query("--libs")?))
 }
 
+/// The host's C++ compiler: `$CXX`, else `c++`.
+pub fn host_compiler() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "c++".into())
+}
+
 fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
     let mut cmd = Command::new(cxx);
     // -O3: the host's own speed at the flags the samples build with (no extra_cflags), the
@@ -183,54 +236,6 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
         return Err(format!("{} does not compile:\n{text}{hint}", src.display()));
     }
     Ok(())
-}
-
-/// The files a make-style dependency file (`-MD`'s) names after its target.
-pub fn depfile_paths(text: &str) -> Vec<PathBuf> {
-    let joined = text.replace("\\\n", " ");
-    let Some((_, deps)) = joined.split_once(": ") else {
-        return Vec::new();
-    };
-    let mut paths = Vec::new();
-    let mut current = String::new();
-    let mut chars = deps.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek().is_some_and(|n| *n == ' ' || *n == '#') => {
-                current.extend(chars.next());
-            }
-            '$' if chars.peek() == Some(&'$') => {
-                current.push('$');
-                chars.next();
-            }
-            c if c.is_whitespace() => {
-                if !current.is_empty() {
-                    paths.push(PathBuf::from(std::mem::take(&mut current)));
-                }
-            }
-            c => current.push(c),
-        }
-    }
-    if !current.is_empty() {
-        paths.push(PathBuf::from(current));
-    }
-    paths
-}
-
-/// Every file the build of `b` read (the sources and each header the compiler opened),
-/// absolute and sorted, from the dependency files the compiles wrote beside the objects.
-pub fn dependencies(b: &Build) -> Result<Vec<PathBuf>, String> {
-    let mut all = std::collections::BTreeSet::new();
-    for k in 0..b.compute.len() + b.shape.len() {
-        let d = b.dir.join(format!("{k}.d"));
-        let text =
-            std::fs::read_to_string(&d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
-        for p in depfile_paths(&text) {
-            let p = if p.is_absolute() { p } else { b.dir.join(p) };
-            all.insert(std::fs::canonicalize(&p).unwrap_or(p));
-        }
-    }
-    Ok(all.into_iter().collect())
 }
 
 /// The plain C functions (no C++ mangling, no leading underscore) `data` (an object)
@@ -354,8 +359,15 @@ pub fn glue(
         let _ = writeln!(s, "at::Tensor {name}({});", params.join(", "));
     }
     s += "\nint main(int argc, char **argv)\n{\n";
-    for (name, _) in kernels {
-        let _ = writeln!(s, "    NT_CUSTOMOP_BIND({name});");
+    // Each by its own type, so that an overloaded name (a helper of the kernel's name,
+    // overloaded kernels) binds every overload; the runtime picks the one the schema
+    // declares, as the device's build does.
+    for (name, params) in kernels {
+        let _ = writeln!(
+            s,
+            "    ::nt_customop::bind(\"{name}\", static_cast<at::Tensor (*)({})>(&{name}));",
+            params.join(", ")
+        );
     }
     s += "    nt_customop_stack_size(NT_CUSTOMOP_STACK_SIZE);\n";
     if parity_off {
@@ -403,7 +415,7 @@ pub fn lock_dir(dir: &Path) -> Result<std::fs::File, String> {
 /// runs it first.
 pub fn build(b: &Build) -> Result<PathBuf, String> {
     let (cflags, libs) = sdk_flags()?;
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let cxx = host_compiler();
     let mut objects = Vec::new();
     let mut kernels = Vec::new();
     let mut calls = Vec::new();
@@ -499,7 +511,30 @@ mod tests {
         assert!(g.contains("static const char *const lacks[] = {\"fopen\"};"));
         assert!(g.contains("nt_customop_device_lacks(lacks, 1);"));
         assert!(g.contains("at::Tensor relu_backward(at::Tensor const&, at::Tensor const&);"));
-        assert!(g.contains("NT_CUSTOMOP_BIND(relu_backward);"));
+        assert!(g.contains(
+            "::nt_customop::bind(\"relu_backward\", static_cast<at::Tensor (*)(at::Tensor const&, at::Tensor const&)>(&relu_backward));"
+        ));
+    }
+
+    #[test]
+    fn an_overloaded_kernel_is_held_to_the_overload_its_schema_declares() {
+        let described = serde_json::json!({"ops": [
+            {"name": "relu", "kernel": "relu", "params": ["tensor"]}
+        ]});
+        let tensor = vec!["at::Tensor const&".to_string()];
+        let helper = ("relu".to_string(), vec!["float".to_string()]);
+        let kernel = ("relu".to_string(), tensor.clone());
+        assert_eq!(declarations(&described), std::slice::from_ref(&kernel));
+        assert_eq!(
+            refuse_undeclared(&described, &[helper.clone(), kernel.clone()]),
+            Ok(())
+        );
+        let by_value = ("relu".to_string(), vec!["at::Tensor".to_string()]);
+        let e = refuse_undeclared(&described, &[helper, by_value]).unwrap_err();
+        assert!(
+            e.starts_with("kernel relu of op 'relu' is overloaded (at::Tensor relu(float); at::Tensor relu(at::Tensor)) and none is the declaration the device's build makes from the op's schema, at::Tensor relu(const at::Tensor&)"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -523,13 +558,5 @@ mod tests {
         assert!(e.starts_with("kernel at::Tensor scale(long, at::Tensor, double, c10::Scalar) of op 'scale' does not match the declaration the device's build makes from the op's schema, at::Tensor scale(int, const at::Tensor&, float, const c10::Scalar&): on the device it would not link"), "{e}");
         // A kernel the sources do not define is the runner's to report.
         assert_eq!(refuse_undeclared(&described, &[]), Ok(()));
-    }
-
-    #[test]
-    fn dependency_files_give_every_path() {
-        let text = "/t/0.o: /s/relu.cpp /usr/include/a\\ b.h \\\n /i/torch.h\n  /x/$$y.h\n";
-        let want = ["/s/relu.cpp", "/usr/include/a b.h", "/i/torch.h", "/x/$y.h"];
-        assert_eq!(depfile_paths(text), want.map(PathBuf::from));
-        assert!(depfile_paths("no colon here").is_empty());
     }
 }

@@ -90,8 +90,9 @@ pub struct OpBuild {
     /// The program to write (replaced whole once it is built).
     #[arg(long, required = true)]
     out: PathBuf,
-    /// Also write, one a line, every file the build read (the sources and each header the
-    /// compiler opened): what a cache of the build must watch.
+    /// Also write, one a line, what a cache of the build must watch: every file the build
+    /// read (the sources, each header the compiler opened, the compiler), then every folder
+    /// it searched for headers, each ending in '/' (a new header there may shadow another).
     #[arg(long)]
     deps: Option<PathBuf>,
 }
@@ -233,12 +234,19 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
         let Some(deps) = &b.deps else {
             return Ok(());
         };
+        // A file a line; a folder (watched by its listing) a line ending in '/'.
+        let (files, dirs) = ntx::op_deps::dependencies(&build)?;
         let mut text = String::new();
-        for p in ntx::op::dependencies(&build)? {
+        for (p, tail) in files
+            .iter()
+            .map(|p| (p, ""))
+            .chain(dirs.iter().map(|p| (p, "/")))
+        {
             let line = p.to_str().filter(|l| !l.contains('\n')).ok_or_else(|| {
                 format!("{}: a path the dependency list cannot hold", p.display())
             })?;
-            text += line;
+            text += line.trim_end_matches('/');
+            text += tail;
             text.push('\n');
         }
         std::fs::write(deps, text).map_err(|e| format!("cannot write {}: {e}", deps.display()))

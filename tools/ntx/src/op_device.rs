@@ -138,7 +138,9 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
         ],
     )?;
     run(&mut cmd, &sdk.clang).map_err(|e| crate::parity::refusal(src, &e))?;
-    let text = std::fs::read_to_string(&ir).map_err(|e| format!("{}: {e}", ir.display()))?;
+    // The IR and the assembly are bytes: clang writes a source's bytes into them as they
+    // are (comments, strings), which need not be UTF-8. Both edits touch ASCII lines only.
+    let text = std::fs::read(&ir).map_err(|e| format!("{}: {e}", ir.display()))?;
     std::fs::write(&ir, split_fp_constant_selects(&text))
         .map_err(|e| format!("{}: {e}", ir.display()))?;
     let mut cmd = Command::new(&sdk.clang);
@@ -150,14 +152,21 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
     run(&mut cmd, &sdk.clang)
         .map_err(|e| format!("{} does not compile for the device:\n{e}", src.display()))?;
     // clang writes call-frame directives its own assembler rejects for Xtensa.
-    let text = std::fs::read_to_string(&asm).map_err(|e| format!("{}: {e}", asm.display()))?;
-    let kept: String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with(".cfi_"))
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    std::fs::write(&asm, kept).map_err(|e| format!("{}: {e}", asm.display()))?;
+    let text = std::fs::read(&asm).map_err(|e| format!("{}: {e}", asm.display()))?;
+    std::fs::write(&asm, without_cfi(&text)).map_err(|e| format!("{}: {e}", asm.display()))?;
     assemble(sdk, &asm, obj)
+}
+
+/// Assembly `text` without its call-frame directives (`.cfi_*` lines), its other bytes as
+/// they are.
+pub fn without_cfi(text: &[u8]) -> Vec<u8> {
+    let mut kept = Vec::with_capacity(text.len());
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        if !line.trim_ascii_start().starts_with(b".cfi_") {
+            kept.extend_from_slice(line);
+        }
+    }
+    kept
 }
 
 /// The target and code generation flags of both of a compile's steps; the compiler's
@@ -178,14 +187,19 @@ fn codegen_flags(cmd: &mut Command, sdk: &DeviceSdk, dir: &Path) {
 /// constant-pool load the DAG combiner makes of the former ("Cannot select ...
 /// TargetConstantPool"), so `o[i] = w > h ? 1.0f : 0.0f` would refuse the whole file. The
 /// same value, bit for bit.
-pub fn split_fp_constant_selects(ir: &str) -> String {
-    let mut out = String::with_capacity(ir.len() + 64);
-    for line in ir.lines() {
-        match fp_constant_select(line) {
-            Some(split) => out += &split,
-            None => out += line,
+pub fn split_fp_constant_selects(ir: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ir.len() + 64);
+    for line in ir.split_inclusive(|b| *b == b'\n') {
+        match std::str::from_utf8(line)
+            .ok()
+            .and_then(|l| fp_constant_select(l.trim_end_matches('\n')))
+        {
+            Some(split) => {
+                out.extend_from_slice(split.as_bytes());
+                out.push(b'\n');
+            }
+            None => out.extend_from_slice(line),
         }
-        out.push('\n');
     }
     out
 }
@@ -339,6 +353,9 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
         kernels.extend(kernels_in(&data)?);
         objects.push(obj);
     }
+    // The device's build declares each kernel from its op's schema: of an overloaded name,
+    // that overload is the one bound (the host program, built first, describes the ops).
+    let kernels = crate::op::as_declared(&b.dir.join("op"), kernels)?;
     let main = dir.join("ntx-op-main.cpp");
     std::fs::write(&main, glue(&kernels, &[], false))
         .map_err(|e| format!("{}: {e}", main.display()))?;
@@ -402,7 +419,7 @@ mod tests {
     #[test]
     fn selects_of_two_fp_constants_become_selects_of_their_bits() {
         let ir = "  %14 = select i1 %13, float 1.000000e+00, float 0.000000e+00, !dbg !7\n  %x = select i1 %c, double -2.500000e+00, double 0x7FF0000000000000\n  %y = select i1 %c, float %a, float 0.000000e+00\n";
-        let out = split_fp_constant_selects(ir);
+        let out = String::from_utf8(split_fp_constant_selects(ir.as_bytes())).unwrap();
         assert!(out.contains("  %ntsel.14 = select i1 %13, i32 1065353216, i32 0, !dbg !7\n  %14 = bitcast i32 %ntsel.14 to float, !dbg !7\n"), "{out}");
         assert!(
             out.contains(
@@ -419,5 +436,22 @@ mod tests {
             Some(0.1f32.to_bits() as i32)
         );
         assert_eq!(fp_bits("0xH3C00"), None);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_pass_through_both_edits() {
+        let asm =
+            b"\t.cfi_startproc\n# comment \xff\xfe raw\n\tentry a1, 32\n  .cfi_def_cfa_offset 32\n";
+        assert_eq!(
+            without_cfi(asm),
+            b"# comment \xff\xfe raw\n\tentry a1, 32\n".to_vec()
+        );
+        let ir = b"; \xe9t\xe9\n  %1 = select i1 %c, float 1.000000e+00, float 0.000000e+00\n";
+        let out = split_fp_constant_selects(ir);
+        assert!(
+            out.starts_with(b"; \xe9t\xe9\n  %ntsel.1 = select"),
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
     }
 }

@@ -20,14 +20,17 @@ from ._abi import DEFAULT_TIMEOUT
 from .errors import ArgumentTypeError, ArgumentValueError, BuildError, NotFoundError
 from .library import Library
 
-STAMP_VERSION = 2
+STAMP_VERSION = 3
 
 
 def _fingerprint(tool: str, name: str, std: str, options: list[str]) -> str:
     """What a build depends on besides its files: the name, `ntx op build`'s options (the
-    flags, the device's compile or not), the ntx and SDK."""
+    flags, the device's compile or not), the ntx and SDK, the working folder and `$CXX`."""
     h = hashlib.sha256()
+    # The working folder: the author's flags (-Iinc) and the compiler ($CXX) are read there.
+    compiler = os.environ.get("CXX", "")
     parts = [str(STAMP_VERSION), name, std, json.dumps(options), _sdk.version(tool), str(Path(tool).resolve())]
+    parts += [os.getcwd(), compiler]
     for p in parts:
         h.update(p.encode() + b"\0")
     sdk = Path(tool).resolve().parent.parent / "lib" / "libneuron_customop_host.a"
@@ -37,17 +40,31 @@ def _fingerprint(tool: str, name: str, std: str, options: list[str]) -> str:
     return h.hexdigest()
 
 
-def _digest(path: Path) -> str | None:
+def _built_here(name: str) -> bool:
+    """Whether `name` is what `load` writes into a build folder (a library, its stamp, its
+    dependency list, ntx's temporary copy): left out of a folder's listing, so that building
+    one library beside its sources, or another library, does not make it out of date."""
+    bare = name[1:] if name.startswith(".") else name
+    return bare.startswith("lib") and (name.endswith((".so", ".so.stamp", ".so.deps")) or ".so.ntx-" in name)
+
+
+def _digest(path: str) -> str | None:
+    """A file's hash; a folder's (a path ending in '/') is its sorted listing's, less what
+    `load` writes there. None: absent."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        if path.endswith("/"):
+            names = sorted(n for n in os.listdir(path) if not _built_here(n))
+            return hashlib.sha256("\0".join(names).encode(errors="surrogateescape")).hexdigest()
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
 
 
 def _stale(stamp: Path, fingerprint: str, sources: list[Path]) -> list[str]:
     """Why the library the stamp describes is out of date (empty: it is up to date): the
-    stamp records the fingerprint and a hash of every file the compiler read (`ntx op
-    build --deps`: the sources and every header they include)."""
+    stamp records the fingerprint, a hash of every file the compiler read and of the
+    compiler, and the listing of every folder it searched for headers (`ntx op build
+    --deps`), so that a header that changes, appears or shadows another rebuilds."""
     try:
         recorded = json.loads(stamp.read_text())
         files: dict[str, str] = recorded["files"]
@@ -56,7 +73,7 @@ def _stale(stamp: Path, fingerprint: str, sources: list[Path]) -> list[str]:
     except (OSError, ValueError, KeyError, TypeError):
         return ["no stamp of its build"]
     missing = [str(s) for s in sources if str(s) not in files]
-    changed = [f for f, digest in sorted(files.items()) if _digest(Path(f)) != digest]
+    changed = [f for f, digest in sorted(files.items()) if _digest(f) != digest]
     return missing + changed
 
 
@@ -131,9 +148,9 @@ def _build(
 def _depended_on(lib: Path, sources: list[Path]) -> dict[str, str | None]:
     """Every file the build of `lib` read, with its hash (the list `_build` wrote, taken)."""
     deps = lib.with_name(lib.name + ".deps")
-    read = [Path(line) for line in deps.read_text().splitlines() if line]
+    read = [line for line in deps.read_text().splitlines() if line]
     deps.unlink()
-    return {str(f): _digest(f) for f in sorted(set(read) | set(sources))}
+    return {f: _digest(f) for f in sorted(set(read) | {str(s) for s in sources})}
 
 
 def _record_cores(stamp: Path, cores: int | None) -> None:

@@ -138,8 +138,8 @@ pub fn describe() -> Value {
             .ops
             .iter()
             .map(|o| {
-                let k = r.kernels.iter().find(|k| k.0 == o.kernel);
-                k.map_or((0, 0), |k| (k.1.function as usize, k.1.params.len()))
+                let k = r.kernels_of(o).first().copied();
+                k.map_or((0, 0), |k| (k.function as usize, k.params.len()))
             })
             .collect();
         let params: Vec<Vec<Param>> = r.ops.iter().map(|o| o.shape.params.clone()).collect();

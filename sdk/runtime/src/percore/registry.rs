@@ -19,6 +19,16 @@ impl Param {
         }
     }
 
+    /// The kernel's parameter the device's build declares for this schema kind: a shape
+    /// function's `int64_t` and `double` are the kernel's `int` and `float`.
+    pub fn declared(self) -> Param {
+        match self {
+            Param::Int => Param::Int32,
+            Param::Double => Param::Float32,
+            p => p,
+        }
+    }
+
     /// Its C++ spelling.
     pub fn name(self) -> &'static str {
         match self {
@@ -107,6 +117,26 @@ pub fn bind(name: String, f: Function) {
     with(|r| r.kernels.push((name, f)));
 }
 
+impl Registry {
+    /// The functions bound under op `def`'s kernel name, narrowed where the name is
+    /// overloaded (a helper of the kernel's name, or overloaded kernels) to those whose
+    /// parameters are the declaration the device's build makes from the op's schema: the
+    /// overload the device's kernel call picks.
+    pub fn kernels_of(&self, def: &OpDef) -> Vec<&Function> {
+        let named: Vec<&Function> = self
+            .kernels
+            .iter()
+            .filter(|k| k.0 == def.kernel)
+            .map(|k| &k.1)
+            .collect();
+        if named.len() < 2 {
+            return named;
+        }
+        let want: Vec<Param> = def.shape.params.iter().map(|p| p.declared()).collect();
+        named.into_iter().filter(|f| f.params == want).collect()
+    }
+}
+
 /// Op `op`'s shape function and kernel, as registered (the runner checked them).
 pub fn kernel_name(op: &str) -> Option<String> {
     with(|r| Some(r.ops.iter().find(|o| o.name == op)?.kernel.clone()))
@@ -116,7 +146,7 @@ pub fn kernel_name(op: &str) -> Option<String> {
 pub fn lookup(op: &str) -> Option<(Function, Function)> {
     with(|r| {
         let def = r.ops.iter().find(|o| o.name == op)?;
-        let kernel = r.kernels.iter().find(|k| k.0 == def.kernel)?;
-        Some((def.shape.clone(), kernel.1.clone()))
+        let kernel = *r.kernels_of(def).first()?;
+        Some((def.shape.clone(), kernel.clone()))
     })
 }

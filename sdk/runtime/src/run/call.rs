@@ -74,12 +74,11 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
                 known.join(", ")
             ))
         })?;
-        let kernels: Vec<&(String, Function)> =
-            r.kernels.iter().filter(|k| k.0 == op.kernel).collect();
-        let kernel = match kernels.as_slice() {
-            [k] => k.1.clone(),
+        let kernel = match r.kernels_of(op).as_slice() {
+            [k] => (*k).clone(),
+            [] if r.kernels.iter().any(|k| k.0 == op.kernel) => return Err(RunError::Usage(format!("op '{name}' names kernel '{}', which is overloaded, and no overload is the declaration the device's build makes from the op's schema (const torch::Tensor& for a Tensor, int, float, const torch::Scalar&)", op.kernel))),
             [] => return Err(RunError::Usage(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel))),
-            _ => return Err(RunError::Usage(format!("kernel '{}' is overloaded: the registration cannot name one", op.kernel))),
+            _ => return Err(RunError::Usage(format!("kernel '{}' is overloaded with the same parameter kinds twice: the registration cannot name one", op.kernel))),
         };
         let schema = |p: &[Param]| p.iter().map(|p| p.schema()).collect::<Vec<_>>();
         if schema(&kernel.params) != schema(&op.shape.params) {
