@@ -252,13 +252,22 @@ MUTANTS_TESTS := $(LIBRARY_TESTS)
 mutants: mutants-library mutants-sdk
 mutants-tool:
 	@command -v cargo-mutants >/dev/null 2>&1 || $(CARGO) install --locked --quiet cargo-mutants --version $(MUTANTS_VERSION)
+# cargo-mutants exits 3 when mutants only timed out (a mutant that makes a loop endless is
+# caught by its timeout): MUTANTS_VERDICT passes that and fails only on a missed mutant
+# (its missed.txt, printed) or any other failure, with the summary line.
+MUTANTS_VERDICT = out=$(1)/mutants.out; \
+	if [ -s $$out/missed.txt ]; then echo "mutants: missed, each a check no test holds:"; cat $$out/missed.txt; exit 2; fi; \
+	if [ $$status -ne 0 ] && [ $$status -ne 3 ]; then echo "mutants: cargo-mutants failed ($$status)"; exit $$status; fi; \
+	echo "mutants: none missed ($$(wc -l < $$out/caught.txt) caught, $$(wc -l < $$out/timeout.txt) by the timeout, $$(wc -l < $$out/unviable.txt) unviable)"
 mutants-library: mutants-tool
 	$(CARGO) test --locked -q -p library-tests --all-features $(MUTANTS_TESTS)
-	$(CARGO) mutants --jobs $(MUTANTS_JOBS) --test-package library-tests --baseline skip \
-	  --timeout 120 --build-timeout 600 -- $(MUTANTS_TESTS)
+	status=0; $(CARGO) mutants --jobs $(MUTANTS_JOBS) --test-package library-tests --baseline skip \
+	  --timeout 120 --build-timeout 600 -- $(MUTANTS_TESTS) || status=$$?; \
+	  $(call MUTANTS_VERDICT,target)
 mutants-sdk: mutants-tool
-	$(CARGO) mutants --config .cargo/mutants-sdk.toml --jobs $(MUTANTS_JOBS) \
-	  --package neuron-customop-host --timeout 120 --build-timeout 600 -- --lib
+	status=0; $(CARGO) mutants --config .cargo/mutants-sdk.toml --jobs $(MUTANTS_JOBS) \
+	  --package neuron-customop-host --timeout 120 --build-timeout 600 -- --lib || status=$$?; \
+	  $(call MUTANTS_VERDICT,target/mutants-sdk)
 
 # Installation (GNU conventions): DESTDIR stages, PREFIX and the *DIR variables place.
 PREFIX ?= /usr/local

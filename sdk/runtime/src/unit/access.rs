@@ -291,6 +291,72 @@ fn a_tcm_copy_past_the_end_stops_the_core_and_each_copy_is_counted() {
     );
 }
 
+/// The kinds of the reports so far, emptied.
+fn kinds(rt: &mut crate::percore::state::Runtime) -> Vec<&'static str> {
+    rt.job.reports.drain(..).map(|r| r.kind.name()).collect()
+}
+
+#[test]
+fn a_tcm_copys_local_buffer_in_static_data_stops_the_core() {
+    static DATA: [u8; 64] = [7; 64];
+    let mut rt = runtime(1);
+    let p = std::hint::black_box(&DATA).as_ptr() as usize;
+    assert!(stops(&mut rt, |rt| access::tcm_local(rt, p, 64, 9)));
+    assert_eq!(kinds(&mut rt), ["tcm-copy-not-dataram"]);
+    // Memory of its own (tcm_malloc's, the heap's) is dataram on the device: nothing said.
+    let heap = Box::new([0u8; 64]);
+    access::tcm_local(&mut rt, heap.as_ptr() as usize, 64, 9);
+    assert!(kinds(&mut rt).is_empty());
+}
+
+#[test]
+fn a_stack_buffer_is_said_once_and_only_past_the_default_stack() {
+    use crate::base::limits::STACK_DEFAULT;
+    use crate::base::stack::Watch;
+    let local = [0u8; 64];
+    let p = std::hint::black_box(&local).as_ptr() as usize;
+    // The kernel was called above the buffer: it is in the kernel's frames.
+    let top = p + 64 + 4096;
+    for limit in [STACK_DEFAULT - 1, STACK_DEFAULT] {
+        let mut rt = runtime(1);
+        rt.stack = Watch::start(limit, top);
+        access::tcm_local(&mut rt, p, 64, 1);
+        assert!(
+            kinds(&mut rt).is_empty(),
+            "the default stack ({limit} bytes) is never switched"
+        );
+    }
+    let mut rt = runtime(1);
+    rt.stack = Watch::start(STACK_DEFAULT + 1, top);
+    access::tcm_local(&mut rt, p, 64, 1);
+    access::tcm_local(&mut rt, p, 64, 1);
+    assert_eq!(
+        kinds(&mut rt),
+        ["tcm-copy-stack-switched"],
+        "said once a run"
+    );
+    let heap = Box::new([0u8; 64]);
+    access::tcm_local(&mut rt, heap.as_ptr() as usize, 64, 1);
+    assert!(
+        kinds(&mut rt).is_empty(),
+        "a buffer off the stack is not the stack's"
+    );
+    // Another report first does not hide the stack's.
+    let mut rt = runtime(1);
+    rt.stack = Watch::start(STACK_DEFAULT + 1, top);
+    rt.misuse(
+        crate::base::misuse::Kind::StackOverflowHost,
+        None,
+        None,
+        "deep".into(),
+    );
+    access::tcm_local(&mut rt, p, 64, 1);
+    assert_eq!(
+        kinds(&mut rt),
+        ["stack-overflow-host", "tcm-copy-stack-switched"]
+    );
+}
+
 #[test]
 fn consecutive_copies_of_a_tensor_merge_into_one_access() {
     let mut rt = runtime(2);

@@ -173,3 +173,51 @@ fn covered_counts_each_element_once_and_gaps_are_found_between_and_after() {
     assert_eq!(covered(&[], 5), 0);
     assert_eq!(covered(&[(0, 5)], 5), 5);
 }
+
+/// The grouped `cores-write-same-element` line of cores writing `writes` (core, first,
+/// count) of the output.
+fn shared_writes(writes: &[(u32, u64, u64)]) -> String {
+    let reports: Vec<CoreReport> = (0..8)
+        .map(|c| {
+            let mine: Vec<(u64, u64, u64, bool)> = writes
+                .iter()
+                .filter(|w| w.0 == c)
+                .map(|w| (OUT, w.1, w.2, true))
+                .collect();
+            core(c, &mine)
+        })
+        .collect();
+    let all = lines(&options(8), &reports, 64);
+    let found: Vec<&String> = all
+        .iter()
+        .filter(|l| l.starts_with("error[cores-write-same-element]"))
+        .collect();
+    assert_eq!(found.len(), 1, "{all:?}");
+    found[0].clone()
+}
+
+#[test]
+fn the_grouped_report_elides_past_four_pairs_and_three_ranges_exactly() {
+    // Four pairs (0-1, 0-2, 1-2, 3-4) over three ranges: each named, nothing elided.
+    let four = [
+        (0, 0, 1),
+        (0, 10, 1),
+        (1, 0, 1),
+        (1, 10, 1),
+        (2, 10, 1),
+        (3, 20, 1),
+        (4, 20, 1),
+    ];
+    assert_eq!(
+        shared_writes(&four),
+        "error[cores-write-same-element] op t, cores 0 to 4, output, index 0..1: 4 pairs of cores (0-1, 0-2, 1-2, 3-4) \
+         both wrote 3 elements in 3 ranges (0..1, 10..11, 20..21); --stats=json lists each pair"
+    );
+    // A fifth pair (5-6) over a fourth range: both lists elided after their limit.
+    let five = [&four[..], &[(5, 30, 1), (6, 30, 1)]].concat();
+    assert_eq!(
+        shared_writes(&five),
+        "error[cores-write-same-element] op t, cores 0 to 6, output, index 0..1: 5 pairs of cores (0-1, 0-2, 1-2, 3-4, ...) \
+         both wrote 4 elements in 4 ranges (0..1, 10..11, 20..21, ...); --stats=json lists each pair"
+    );
+}
