@@ -323,7 +323,7 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) 
 	      -e "s|@NATIVE_STATIC_LIBS@|$$native|g" -e "s|@NATIVE_LIBS@|$$(echo $$native | tr ' ' ';')|g" \
 	      -e "s|@SDK_INCLUDEDIR@|$(SDK_INCLUDEDIR)|g" -e "s|@SDK_NATIVE_STATIC_LIBS@|$$sdk_native|g" \
 	      -e "s|@DEVICE_INCLUDEDIR@|$(DEVICE_INCLUDEDIR)|g" -e "s|@DEVICE_KERNEL_MATTR@|$(DEVICE_KERNEL_MATTR)|g" \
-	      -e "s|@XTENSA_CLANG@|$(XTENSA_CLANG)|g" -e "s|@LLVM_MC@|$(LLVM_MC)|g" -e "s|@LLVM_OBJCOPY@|$(LLVM_OBJCOPY)|g" \
+	      -e "s|@XTENSA_CLANG@|$(XTENSA_CLANG)|g" -e "s|@HOST_CLANGXX@|$(HOST_CLANGXX)|g" -e "s|@LLVM_MC@|$(LLVM_MC)|g" -e "s|@LLVM_OBJCOPY@|$(LLVM_OBJCOPY)|g" \
 	      -e "s|@XTENSA_LD@|$(XTENSA_LD)|g" -e "s|@QEMU_XTENSA@|$(QEMU_XTENSA)|g" \
 	      -e "s|@SDK_NATIVE_LIBS@|$$(echo $$sdk_native | tr ' ' ';')|g" \
 	      $${t%%:*} > $$out || exit 1; \

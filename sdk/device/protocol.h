@@ -71,6 +71,11 @@ enum {
     NT_DEVICE_STACK = 20,
     /* An integer division or remainder by zero: u32 line, u32 column, the file's name. */
     NT_DEVICE_DIVIDE_BY_ZERO = 21,
+    /*
+     * Another operation undefined in C++: u32 what (an [`Undefined`]), u32 line, u32 column,
+     * the file's name.
+     */
+    NT_DEVICE_UNDEFINED = 22,
 };
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */
@@ -83,6 +88,26 @@ enum {
     NT_DEVICE_DOUBLE = 2,
     /* A string: u32 bytes, then the bytes. */
     NT_DEVICE_STRING = 3,
+};
+
+/*
+ * An operation undefined in C++ that the kernels' checks catch (`-fsanitize=`
+ * `signed-integer-overflow`, `shift-exponent`, `float-cast-overflow`), on the host as on the
+ * device: each is `undefined-arithmetic`, at the kernel's line.
+ */
+enum {
+    /*
+     * A signed integer operation whose result its type cannot hold (the most negative value
+     * divided by -1 too).
+     */
+    NT_DEVICE_UB_SIGNED_OVERFLOW = 1,
+    /* A shift by a negative amount or by the operand's width or more. */
+    NT_DEVICE_UB_SHIFT = 2,
+    /*
+     * A floating-point value converted to an integer type that cannot hold it (NaN, infinite
+     * or out of range).
+     */
+    NT_DEVICE_UB_FLOAT_TO_INTEGER = 3,
 };
 
 #endif /* NT_DEVICE_PROTOCOL_H */

@@ -13,31 +13,75 @@
 
 uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes);
 
-/* -fsanitize=integer-divide-by-zero's check (ntx builds kernels with it, here as on the
- * host; the ABI's source location comes first in its data): the runner reports the
- * division's line and stops the core. */
+/* The kernels' checks of operations undefined in C++ (ntx builds kernels with -fsanitize=
+ * integer-divide-by-zero,shift-exponent,float-cast-overflow, here as on the host; the ABI's source
+ * location comes first in a check's data, then the operand's type): the runner reports the
+ * operation's line and stops the core. */
+struct nt_type {
+    uint16_t kind, info;
+};
 struct nt_source {
     const char *file;
     uint32_t line, column;
+    const struct nt_type *type;
 };
-static void nt_divide_by_zero(const struct nt_source *at)
+/* `request` with u32 `what` first when not 0, then the line, the column and the file. */
+static void nt_undefined(uint32_t request, uint32_t what, const struct nt_source *at)
 {
-    unsigned char p[8 + 256];
-    uint32_t n = 0;
-    for (int k = 0; k < 4; ++k)
-        p[k] = (unsigned char)(at->line >> (8 * k)), p[4 + k] = (unsigned char)(at->column >> (8 * k));
+    unsigned char p[12 + 256];
+    uint32_t n = 0, head = what ? 4 : 0;
+    for (int k = 0; k < 4; ++k) {
+        p[k] = (unsigned char)(what >> (8 * k));
+        p[head + k] = (unsigned char)(at->line >> (8 * k));
+        p[head + 4 + k] = (unsigned char)(at->column >> (8 * k));
+    }
     while (at->file && at->file[n] && n < 256)
-        p[8 + n] = (unsigned char)at->file[n], n++;
-    nt_device_send(NT_DEVICE_DIVIDE_BY_ZERO, p, 8 + n);
+        p[head + 8 + n] = (unsigned char)at->file[n], n++;
+    nt_device_send(request, p, head + 8 + n);
+}
+/* Whether the value `v` of an integer type is zero: one wider than a pointer is passed by
+ * its address. */
+static int nt_is_zero(const struct nt_type *type, uintptr_t v)
+{
+    unsigned bits = 1u << (type->info >> 1);
+    if (bits <= 8 * sizeof(uintptr_t))
+        return v == 0;
+    const unsigned char *p = (const unsigned char *)v;
+    for (unsigned k = 0; k < bits / 8; ++k)
+        if (p[k])
+            return 0;
+    return 1;
 }
 void __ubsan_handle_divrem_overflow(const void *data, uintptr_t lhs, uintptr_t rhs)
 {
-    (void)lhs, (void)rhs;
-    nt_divide_by_zero(data);
+    const struct nt_source *at = data;
+    (void)lhs;
+    if (at->type->kind == 0 && !nt_is_zero(at->type, rhs))
+        nt_undefined(NT_DEVICE_UNDEFINED, NT_DEVICE_UB_SIGNED_OVERFLOW, at);
+    else
+        nt_undefined(NT_DEVICE_DIVIDE_BY_ZERO, 0, at);
 }
 void __ubsan_handle_divrem_overflow_abort(const void *data, uintptr_t lhs, uintptr_t rhs)
 {
     __ubsan_handle_divrem_overflow(data, lhs, rhs);
+}
+void __ubsan_handle_shift_out_of_bounds(const void *data, uintptr_t lhs, uintptr_t rhs)
+{
+    (void)lhs, (void)rhs;
+    nt_undefined(NT_DEVICE_UNDEFINED, NT_DEVICE_UB_SHIFT, data);
+}
+void __ubsan_handle_shift_out_of_bounds_abort(const void *data, uintptr_t lhs, uintptr_t rhs)
+{
+    __ubsan_handle_shift_out_of_bounds(data, lhs, rhs);
+}
+void __ubsan_handle_float_cast_overflow(const void *data, uintptr_t from)
+{
+    (void)from;
+    nt_undefined(NT_DEVICE_UNDEFINED, NT_DEVICE_UB_FLOAT_TO_INTEGER, data);
+}
+void __ubsan_handle_float_cast_overflow_abort(const void *data, uintptr_t from)
+{
+    __ubsan_handle_float_cast_overflow(data, from);
 }
 
 /* Quotient of n / d (d != 0), remainder in *r: shift and subtract. */

@@ -1,5 +1,5 @@
 //! Compiles the runtime's C: src/hbm_scratch.c (`extended_isa::sdk::hbm_scratch`) and
-//! src/ubsan.c (the integer division check's handlers), each defined weak in C (Rust has no
+//! src/ubsan.c (the handlers of the kernels' checks of operations undefined in C++), each defined weak in C (Rust has no
 //! stable weak definitions), so that a program or a sanitizer runtime defining them itself
 //! keeps its own.
 

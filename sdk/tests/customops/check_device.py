@@ -400,6 +400,13 @@ def misuse_on_device(ntx, src, work):
     if p.returncode != 2 or "error[integer-divide-by-zero] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
         sys.exit(f"an integer division by zero on the device: exit {p.returncode}\n{p.stderr}")
     print("ok integer-divide-by-zero on the device, at the kernel's line, exit 2")
+    # A shift past the width and a float the integer cannot hold: reported as on the host.
+    for name in ("SHIFT_PAST_WIDTH", "FLOAT_TO_INT_OVERFLOW"):
+        cmd[3] = str(case[name])
+        p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+        if p.returncode != 2 or "error[undefined-arithmetic] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
+            sys.exit(f"{name} on the device: exit {p.returncode}\n{p.stderr}")
+    print("ok undefined-arithmetic on the device (a shift, a float to int), at the kernel's line, exit 2")
 
 
 def overloads(ntx, src, work):
@@ -416,6 +423,21 @@ def overloads(ntx, src, work):
         if host.tobytes() != want[op].astype(np.float32).tobytes() or got.tobytes() != host.tobytes():
             sys.exit(f"overloads {op}: host {host.ravel()}, device {got.ravel()}, want {want[op].ravel()}")
     print("ok overloaded kernel names: the schema's overload on the host and the device, the same bytes")
+
+
+def device_model(ntx, src, work):
+    """device_model.cpp: a call's arguments in the device's order, the device's unsigned
+    char, and code clang accepts (a designated array initializer, __builtin_assume, a
+    vector type, an in-class explicit specialization): the device's values on the host run
+    and on --device alike."""
+    np.save(work / "model.npy", np.array([10, 1, 200, 3, 4], np.float32))
+    built = Built(ntx, src, work, "device_model", "device_model.cpp", "device_model_shape.cpp", "device_model", "model.npy")
+    want = np.array([9, 200, 5, 8, 10, 2], np.float32)
+    host, _ = built.run("device_model", "model.npy", device=False)
+    got, _ = built.run("device_model", "model.npy")
+    if host.tobytes() != want.tobytes() or got.tobytes() != want.tobytes():
+        sys.exit(f"device_model: host {host}, device {got}, the device's values {want}")
+    print("ok the device's argument order, char and front end on the host run and --device")
 
 
 def main():
@@ -452,6 +474,7 @@ def main():
     stack(ntx, src, work)
     misuse_on_device(ntx, src, work)
     overloads(ntx, src, work)
+    device_model(ntx, src, work)
     soft_float(ntx, src, work)
     ops_on_device(ntx, src, work)
     lacks = work / "lacks.cpp"

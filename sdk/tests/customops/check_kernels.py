@@ -175,6 +175,10 @@ MISUSES = [
     ("TCM_OVER_BY_4", 1, 2, "tcm-out-of-bounds"),
     ("TCM_OVER_BY_15", 1, 2, "tcm-out-of-bounds"),
     ("DIVIDE_BY_ZERO", 1, 2, "integer-divide-by-zero"),
+    ("SIGNED_OVERFLOW", 1, 2, "undefined-arithmetic"),
+    ("SHIFT_PAST_WIDTH", 1, 2, "undefined-arithmetic"),
+    ("FLOAT_TO_INT_OVERFLOW", 1, 2, "undefined-arithmetic"),
+    ("MIN_DIVIDED_BY_MINUS_ONE", 1, 2, "undefined-arithmetic"),
 ]
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
@@ -189,6 +193,10 @@ TCM_STRAYS = {
     "TCM_OVER_BY_4": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
     "TCM_OVER_BY_15": "14 bytes past the end of a block of 1000 bytes (pool offset 0)",
     "DIVIDE_BY_ZERO": "by zero (undefined in C++), at misuse(at::Tensor const&, int) (",
+    "SIGNED_OVERFLOW": "a signed integer overflow (undefined in C++",
+    "SHIFT_PAST_WIDTH": "a shift by a negative amount or past its operand's width (undefined in C++",
+    "FLOAT_TO_INT_OVERFLOW": "a floating-point value converted to an integer type that cannot hold it",
+    "MIN_DIVIDED_BY_MINUS_ONE": "a signed integer overflow (undefined in C++",
 }
 
 

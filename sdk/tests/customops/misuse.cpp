@@ -157,6 +157,26 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
         int cols = static_cast<int>(x.size(1));
         return (void)(cols / zero), out;
     }
+    case SIGNED_OVERFLOW: { // undefined in C++: the host and the device may give different values
+        volatile int big = 100000;
+        int square = big * big;
+        return (void)square, out;
+    }
+    case SHIFT_PAST_WIDTH: {
+        volatile int by = 32;
+        int shifted = 1 << by;
+        return (void)shifted, out;
+    }
+    case FLOAT_TO_INT_OVERFLOW: {
+        volatile float huge = 3e9f;
+        int truncated = static_cast<int>(huge);
+        return (void)truncated, out;
+    }
+    case MIN_DIVIDED_BY_MINUS_ONE: {
+        volatile int least = -2147483647 - 1, minus_one = -1;
+        int quotient = least / minus_one;
+        return (void)quotient, out;
+    }
     case TCM_COPY_PAST_BLOCK: { // a copy of 300 floats into a block of 250: it faults in memcpy
         float *t = static_cast<float *>(torch::neuron::tcm_malloc(250 * sizeof(float)));
         x.tcm_accessor().tensor_to_tcm<float>(t, 0, 300);

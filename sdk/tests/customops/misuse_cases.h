@@ -44,6 +44,10 @@ enum misuse_case {
     TCM_OVER_BY_4 = 36,              // j <= 250 over a block of 250 floats
     TCM_OVER_BY_15 = 37,             // a byte stored 15 past a 1000-byte block's end
     DIVIDE_BY_ZERO = 38,             // an int divided by an int that is zero
+    SIGNED_OVERFLOW = 39,            // an int product past INT_MAX (the host only: --device does not check)
+    SHIFT_PAST_WIDTH = 40,           // an int shifted by 32
+    FLOAT_TO_INT_OVERFLOW = 41,      // (int)3e9f: x86's INT_MIN, the Q7's INT_MAX
+    MIN_DIVIDED_BY_MINUS_ONE = 42,   // INT_MIN / -1 (the host only, as SIGNED_OVERFLOW)
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

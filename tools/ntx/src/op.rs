@@ -2,8 +2,8 @@
 //! (pkg-config `neuron_customop_host`) and one op run on NumPy inputs, as
 //! `custom_op.load` builds and PyTorch calls it on the device (docs/customop-host.md).
 //!
-//! The sources compile with the system C++ compiler (`$CXX`, else `c++`), C++14 unless
-//! told otherwise, `-O3 -g` before the author's flags; the compute sources have passed the
+//! The sources compile with the SDK's clang (the device's front end, [`host_compiler`]),
+//! C++14 unless told otherwise, `-O3 -g` and the device's `char` before the author's flags; the compute sources have passed the
 //! device's own compile first (`crate::op_device::build_held`, `crate::parity`). The
 //! kernels need no glue from the author: the compute objects' symbols
 //! name every function that could be a kernel (global, taking tensors, integers, floating
@@ -199,9 +199,16 @@ pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
     Ok((query("--cflags")?, query("--libs")?))
 }
 
-/// The host's C++ compiler: `$CXX`, else `c++`.
-pub fn host_compiler() -> String {
-    std::env::var("CXX").unwrap_or_else(|_| "c++".into())
+/// The host's C++ compiler: the SDK's clang (pkg-config `neuron_customop_host`'s `cxx`),
+/// the device's front end, whatever `$CXX` says.
+pub fn host_compiler() -> Result<String, String> {
+    let cxx = pkg_config(&["--variable", "cxx"], "neuron_customop_host")?.join(" ");
+    if cxx.is_empty() {
+        return Err(
+            "the SDK's pkg-config file names no C++ compiler (cxx): reinstall the SDK".into(),
+        );
+    }
+    Ok(cxx)
 }
 
 fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
@@ -218,7 +225,9 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
             "-O3",
             "-g",
             "-pipe",
-            crate::parity::DIVIDE_CHECK,
+            crate::parity::HOST_CHECKS,
+            crate::parity::HOST_MODEL[0],
+            crate::parity::HOST_MODEL[1],
             "-MD",
             "-MF",
         ])
@@ -415,7 +424,7 @@ pub fn lock_dir(dir: &Path) -> Result<std::fs::File, String> {
 /// runs it first.
 pub fn build(b: &Build) -> Result<PathBuf, String> {
     let (cflags, libs) = sdk_flags()?;
-    let cxx = host_compiler();
+    let cxx = host_compiler()?;
     let mut objects = Vec::new();
     let mut kernels = Vec::new();
     let mut calls = Vec::new();

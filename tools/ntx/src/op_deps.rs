@@ -120,7 +120,7 @@ fn nearest_existing(p: &Path, top: &Path) -> PathBuf {
 /// wrote beside the objects and the compiler's search list.
 pub fn dependencies(b: &Build) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
     let cwd = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
-    let cxx = crate::op::host_compiler();
+    let cxx = crate::op::host_compiler()?;
     let mut files = BTreeSet::new();
     for k in 0..b.compute.len() + b.shape.len() {
         let d = b.dir.join(format!("{k}.d"));

@@ -71,7 +71,7 @@ fn front_end(
     let mut cmd = Command::new(&sdk.clang);
     codegen_flags(&mut cmd, sdk, dir);
     cmd.args(["-g", "-nostdinc", "-fno-exceptions", "-fno-rtti"])
-        .arg(crate::parity::DIVIDE_CHECK)
+        .arg(crate::parity::DEVICE_CHECKS)
         .arg(format!("-std={}", b.std))
         .args(crate::parity::warning_flags(b.parity))
         .args(&sdk.cflags)

@@ -16,11 +16,32 @@
 /// The language the device compiles kernels as.
 pub const STD: &str = "c++14";
 
-/// The check of integer division and remainder by zero, undefined in C++, made alike on
-/// the host (which would die of SIGFPE) and the device (which gives a value): each
-/// division calls the runtime's handler first when its divisor is zero
-/// (`integer-divide-by-zero`, at its line).
-pub const DIVIDE_CHECK: &str = "-fsanitize=integer-divide-by-zero";
+/// The checks of operations undefined in C++ whose value the host and the device give
+/// differently, on the device (`--device`): an integer division or remainder by zero (the
+/// host would die of SIGFPE, the device gives a value: `integer-divide-by-zero`), a shift
+/// by a negative amount or past its operand's width (x86 takes the amount modulo the width)
+/// and a float converted to an integer that cannot hold it (x86's integer indefinite
+/// against the Q7's saturation: `undefined-arithmetic`). A left shift of a negative value,
+/// undefined in C++14 too, is not checked: both machines give the same bits. Each calls the
+/// runtime's handler first, which reports it at the kernel's line and stops the core. Each
+/// costs instructions only where such an operation is.
+pub const DEVICE_CHECKS: &str =
+    "-fsanitize=integer-divide-by-zero,shift-exponent,float-cast-overflow";
+
+/// The same on the host, and signed integer overflow (`undefined-arithmetic`), which the
+/// device's run does not check: its check is on every signed addition and product, and the
+/// device's instruction counts must be the kernel's own.
+pub const HOST_CHECKS: &str =
+    "-fsanitize=integer-divide-by-zero,shift-exponent,float-cast-overflow,signed-integer-overflow";
+
+/// What the host build of a kernel takes from the device besides its front end (the host
+/// compiles with the SDK's clang, so a call's arguments are evaluated in the device's
+/// order and the same code is accepted): `char` unsigned, as on the Q7, and no fused
+/// multiply-add (the device's clang computes `a * b + c` as two roundings; an author's
+/// `-march` could otherwise fuse them here). What still differs (`long`, `size_t` and
+/// pointers are 8 bytes here, `long double` is x87's, NaN's sign) is in
+/// docs/customop-api.md, "Device parity".
+pub const HOST_MODEL: [&str; 2] = ["-funsigned-char", "-ffp-contract=off"];
 
 /// The device's optimisation level.
 pub const OPT: &str = "-Os";

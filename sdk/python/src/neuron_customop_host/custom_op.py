@@ -25,12 +25,11 @@ STAMP_VERSION = 3
 
 def _fingerprint(tool: str, name: str, std: str, options: list[str]) -> str:
     """What a build depends on besides its files: the name, `ntx op build`'s options (the
-    flags, the device's compile or not), the ntx and SDK, the working folder and `$CXX`."""
+    flags, the device's compile or not), the ntx and SDK, the working folder."""
     h = hashlib.sha256()
-    # The working folder: the author's flags (-Iinc) and the compiler ($CXX) are read there.
-    compiler = os.environ.get("CXX", "")
+    # The working folder: the author's relative flags (-Iinc) are read there.
     parts = [str(STAMP_VERSION), name, std, json.dumps(options), _sdk.version(tool), str(Path(tool).resolve())]
-    parts += [os.getcwd(), compiler]
+    parts.append(os.getcwd())
     for p in parts:
         h.update(p.encode() + b"\0")
     sdk = Path(tool).resolve().parent.parent / "lib" / "libneuron_customop_host.a"

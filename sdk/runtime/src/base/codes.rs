@@ -364,6 +364,44 @@ codes! {
         Stack = 20,
         /// An integer division or remainder by zero: u32 line, u32 column, the file's name.
         DivideByZero = 21,
+        /// Another operation undefined in C++: u32 what (an [`Undefined`]), u32 line, u32
+        /// column, the file's name.
+        Undefined = 22,
+    }
+}
+
+codes! {
+    /// An operation undefined in C++ that the kernels' checks catch (`-fsanitize=`
+    /// `signed-integer-overflow`, `shift-exponent`, `float-cast-overflow`), on the host as on the
+    /// device: each is `undefined-arithmetic`, at the kernel's line.
+    pub enum Undefined: u32 {
+        /// A signed integer operation whose result its type cannot hold (the most negative
+        /// value divided by -1 too).
+        SignedOverflow = 1,
+        /// A shift by a negative amount or by the operand's width or more.
+        Shift = 2,
+        /// A floating-point value converted to an integer type that cannot hold it (NaN,
+        /// infinite or out of range).
+        FloatToInteger = 3,
+    }
+}
+
+impl Undefined {
+    /// What it was, in a report's words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Undefined::SignedOverflow => {
+                "a signed integer overflow (undefined in C++: the host and the device may give different values)"
+            }
+            Undefined::Shift => {
+                "a shift by a negative amount or past its operand's width (undefined in C++: x86 \
+                 takes the amount modulo the width)"
+            }
+            Undefined::FloatToInteger => {
+                "a floating-point value converted to an integer type that cannot hold it (NaN, infinite \
+                 or out of range: undefined in C++; the host gives the integer indefinite, the device saturates)"
+            }
+        }
     }
 }
 

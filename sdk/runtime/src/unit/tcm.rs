@@ -3,7 +3,7 @@
 //! blocks get once the arena is used up.
 
 use crate::base::tcm::tests::accessible;
-use crate::base::tcm::{Pool, GUARD_PAGES};
+use crate::base::tcm::{Pool, Touch, GUARD_PAGES, POOL_BYTES};
 
 const PAGE: usize = 4096;
 
@@ -110,4 +110,45 @@ fn past_the_arena_a_block_has_a_mapping_of_its_own_with_a_guard_page() {
     assert_eq!(p.describe(own.wrapping_add(1 << 40)), None);
     assert!(p.free(own as *const u8));
     assert!(!accessible(own));
+}
+
+#[test]
+fn a_block_past_the_pool_is_refused_whatever_its_size_is_modulo_32_bits() {
+    let mut p = Pool::default();
+    assert_eq!(p.alloc(0), None);
+    assert_eq!(p.alloc(POOL_BYTES + 1), None);
+    // 2^32 + 64 bytes would be 64 to the device's heap's 32-bit sizes.
+    assert_eq!(p.alloc_watched((1usize << 32) + 64, true), None);
+    assert_eq!(p.alloc((1usize << 32) + 64), None);
+    assert!(p.alloc(POOL_BYTES).is_some(), "the whole pool fits");
+}
+
+#[test]
+fn a_read_that_ends_before_a_closed_page_finds_nothing_unwritten() {
+    let mut p = Pool::default();
+    let a = p.alloc_watched(2 * 4096, true).unwrap() as usize;
+    assert_eq!(p.touch(a, true), Touch::Opened);
+    let found = |p: &Pool, at, len| p.unwritten(at, len).map(|u| (u.0, u.1));
+    for (at, len) in [
+        (a, 4096),
+        (a + 1, 4095),
+        (a + 4095, 1),
+        (a + 8192, 100),
+        (a - 100, 50),
+    ] {
+        assert_eq!(found(&p, at, len), None, "{:#x} {len}", at - a);
+    }
+    assert_eq!(found(&p, a + 4095, 2), Some((4096, 1)));
+    assert_eq!(found(&p, a + 8191, 1), Some((8191, 1)));
+    assert_eq!(
+        found(&p, usize::MAX - 4, 8),
+        None,
+        "an end past the address space"
+    );
+    assert_eq!(p.touch(a + 4096, true), Touch::Opened);
+    assert_eq!(
+        found(&p, a + 8000, 5000),
+        None,
+        "the guard page is not the block's"
+    );
 }

@@ -4,7 +4,7 @@
 //! the reason, never an answer made up from missing bytes.
 
 use crate::base::cabi::{Arg, Meta, ARG_TENSOR};
-use crate::base::codes::MAX_DIMS;
+use crate::base::codes::{Undefined, MAX_DIMS};
 use crate::base::misuse::Kind;
 use crate::percore::ops::{self, Operand};
 use crate::percore::state::Runtime;
@@ -132,6 +132,14 @@ pub fn answer(
                 "an integer division or remainder by zero (undefined in C++), at {file}:{line}:{column}"
             );
             rt.misuse(Kind::IntegerDivideByZero, None, None, detail);
+        }
+        DeviceRequest::Undefined => {
+            let (what, line, column) = (r.u32()?, r.u32()?, r.u32()?);
+            let file = String::from_utf8_lossy(r.rest).into_owned();
+            let words =
+                Undefined::from_code(what).map_or("an operation undefined in C++", |u| u.words());
+            let detail = format!("{words}, at {file}:{line}:{column}");
+            rt.misuse(Kind::UndefinedArithmetic, None, None, detail);
         }
         DeviceRequest::Start => {
             return Err(RunError::Unanswered(
