@@ -20,9 +20,11 @@ class Scalar {
     Scalar(T v) : integral_(true), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v))
     {
     }
-    /// From float or double: a floating scalar.
+    /// From float or double: a floating scalar (converted to an integer only when asked:
+    /// a NaN, an infinity or a value past int64_t has no integer, and converting it is
+    /// undefined, which the kernels' checks report at the line that asks).
     template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
-    Scalar(T v) : integral_(false), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v))
+    Scalar(T v) : integral_(false), i_(0), d_(static_cast<double>(v))
     {
     }
     Scalar(Half v) : Scalar(static_cast<float>(v)) {}
@@ -30,8 +32,8 @@ class Scalar {
 
     bool isIntegral(bool include_bool = true) const { return (void)include_bool, integral_; }
     bool isFloatingPoint() const { return !integral_; }
-    int64_t toLong() const { return i_; }
-    int toInt() const { return static_cast<int>(i_); }
+    int64_t toLong() const { return integral_ ? i_ : static_cast<int64_t>(d_); }
+    int toInt() const { return integral_ ? static_cast<int>(i_) : static_cast<int>(d_); }
     double toDouble() const { return d_; }
     float toFloat() const { return static_cast<float>(d_); }
 

@@ -412,7 +412,7 @@ def misuse_on_device(ntx, src, work):
 def overloads(ntx, src, work):
     """A helper named like its kernel and a kernel overloaded on its scalar: the host run
     and the device call the overload the schema declares (scale's float one), the same
-    bytes; the source's Latin-1 bytes pass through the device's build."""
+    bytes; the assembly's raw debug bytes (not UTF-8) pass through the device's build."""
     x = (np.arange(12, dtype=np.float32) * 40 - 220).reshape(3, 4)
     np.save(work / "wide.npy", x)
     built = Built(ntx, src, work, "overloads", "overloads.cpp", "overloads_shape.cpp", "relu", "wide.npy")

@@ -1,7 +1,6 @@
 // Overloads as authors write them: a helper named like its kernel, and a kernel overloaded
 // on its scalar parameter. The device's build declares each kernel from its op's schema
 // (overloads_shape.cpp), and so calls that overload; so do the host run and --device.
-// Café is Latin-1 here, not UTF-8: a source's bytes need not be text.
 #include <torch/torch.h>
 
 float relu(float v) { return v > 0 ? v : 0; }
@@ -14,7 +13,8 @@ torch::Tensor relu(const torch::Tensor &t)
     for (int i = 0; i < t.size(0); ++i)
         for (int j = 0; j < t.size(1); ++j) {
             float v = in[i][j];
-            // A branchy loop: the kind whose assembly first showed non-UTF-8 bytes.
+            // A branchy loop: the device's assembly describes the -1's bits in its debug
+            // information's comments as raw bytes (0x80 0xbf), which are not UTF-8.
             if (v > 100)
                 o[i][j] = relu(v - 100) + 100;
             else if (v < -100)

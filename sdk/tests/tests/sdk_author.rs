@@ -73,6 +73,8 @@ fn every_kernel_source_compiles_warning_free_as_cpp14_and_cpp17_with_gcc_and_cla
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
         .filter(|p| !p.ends_with("half_types.cpp") && !p.ends_with("core_types.cpp"))
+        // What the device's clang accepts and g++ or -pedantic refuses, on purpose.
+        .filter(|p| !p.ends_with("device_model.cpp"))
         .collect();
     sources.sort();
     assert!(sources.len() >= 12, "{sources:?}");

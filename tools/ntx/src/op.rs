@@ -219,11 +219,12 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     // kernel's source line. The author's flags come after (and so win). The device's build
     // keeps its own flags (op_device.rs).
     // The compiler's temporaries go in the build folder (removed with it), not in $TMPDIR.
+    // DWARF 4: clang's default 5 is more than Debian 12's valgrind (3.19) reads.
     cmd.env("TMPDIR", &b.dir)
         .arg(format!("-std={}", b.std))
         .args([
             "-O3",
-            "-g",
+            "-gdwarf-4",
             "-pipe",
             crate::parity::HOST_CHECKS,
             crate::parity::HOST_MODEL[0],
