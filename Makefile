@@ -335,6 +335,17 @@ uninstall:
 	rm -rf $(DESTDIR)$(DEVICE_INCLUDEDIR)
 	-rmdir $(DESTDIR)$(DEVICE_LIBDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(CMAKEDIR))) 2>/dev/null ; find $(DESTDIR)$(SDK_INCLUDEDIR) -depth -type d -empty -delete 2>/dev/null || true
 
+# A Python virtual environment at $(1), made afresh only where this build made it (its
+# mark, VENV_MARK): a folder a user named (TORCH_VENV=<an environment of theirs>) is used as
+# it is and the requirements go into it; nothing of it is removed.
+VENV_MARK := .made-by-neuron-translate
+define fresh_venv
+	if [ -e $(1) ] && [ ! -e $(1)/$(VENV_MARK) ]; then \
+	  test -x $(1)/bin/python || { echo "$(1): not a virtual environment this build made, and no bin/python: left as it is" >&2; exit 1; }; \
+	  echo "$(1): an environment this build did not make: the requirements go into it, nothing is removed"; \
+	else rm -rf $(1) && $(PYTHON) -m venv $(1) && touch $(1)/$(VENV_MARK); fi
+endef
+
 # Translation validation of the device object (prove/, docs/prove.md): every path of the
 # machine code of each exported function against the contract, through Ghidra's SLEIGH
 # semantics (pypcode) and z3, then the mutants that must be refuted. The packages are pinned
@@ -363,8 +374,7 @@ PYTHONHASHSEED ?= 0
 export PROVE_PY PROVE_JOBS PROVE_SEED PYTHONHASHSEED
 $(PROVE_STAMP): prove/requirements.txt
 	@echo "prove: installing pypcode, z3-solver and pyelftools into $(PROVE_VENV)"
-	rm -rf $(PROVE_VENV)
-	$(PYTHON) -m venv $(PROVE_VENV)
+	@$(call fresh_venv,$(PROVE_VENV))
 	$(PROVE_VENV)/bin/pip install -q --disable-pip-version-check -r prove/requirements.txt
 	touch $@
 # The environment alone (make test installs it beside the builds).
@@ -413,8 +423,7 @@ samples-check: $(SDK_STAMP)
 	$(SDK_VENV)/bin/python sdk/tests/customops/samples_check.py $(abspath $(SAMPLES_PREFIX))/bin/ntx \
 	  "$(abspath $(SAMPLES))" target/samples-work
 $(SDK_STAMP): sdk/requirements.txt
-	rm -rf $(SDK_VENV)
-	$(PYTHON) -m venv $(SDK_VENV)
+	@$(call fresh_venv,$(SDK_VENV))
 	$(SDK_VENV)/bin/pip install --quiet --disable-pip-version-check -r sdk/requirements.txt
 	touch $@
 
@@ -449,8 +458,7 @@ TORCH_STAMP := $(TORCH_VENV)/installed-python-$(PYTHON_VERSION)
 TORCH_PREFIX := target/torch-prefix
 .PHONY: torch-check
 $(TORCH_STAMP): sdk/python/torch-requirements.txt sdk/requirements.txt
-	rm -rf $(TORCH_VENV)
-	$(PYTHON) -m venv $(TORCH_VENV)
+	@$(call fresh_venv,$(TORCH_VENV))
 	$(TORCH_VENV)/bin/pip install --quiet --disable-pip-version-check -r sdk/requirements.txt \
 	  -r sdk/python/torch-requirements.txt
 	touch $@

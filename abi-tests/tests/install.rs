@@ -424,3 +424,53 @@ fn ntx_installs_alone_with_cargo_install() {
         format!("ntx {}", version())
     );
 }
+
+/// The Makefile's environments (`TORCH_VENV=<yours>`, the validator's, the SDK checks') are
+/// made afresh only where the build made them: a folder of the user's is used as it is or
+/// refused, never removed (its mark, `fresh_venv`).
+#[test]
+fn a_users_environment_is_never_removed() {
+    let dir = scratch("fresh_venv");
+    let probe = dir.join("probe.mk");
+    let makefile = nt_support::root().join("Makefile");
+    std::fs::write(
+        &probe,
+        format!(
+            "include {}\nvenv-probe:\n\t@$(call fresh_venv,$(V))\n",
+            makefile.display()
+        ),
+    )
+    .unwrap();
+    let run = |v: &Path| {
+        Command::new("make")
+            .args(["-s", "-C"])
+            .arg(nt_support::root())
+            .arg("-f")
+            .arg(&probe)
+            .arg("venv-probe")
+            .arg(format!("V={}", v.display()))
+            .output()
+            .unwrap()
+    };
+    // A folder that is no environment: refused, its file kept.
+    let theirs = dir.join("theirs");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(theirs.join("precious"), "x").unwrap();
+    let o = run(&theirs);
+    assert!(!o.status.success(), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("left as it is"),
+        "{o:?}"
+    );
+    assert!(theirs.join("precious").exists());
+    // An environment of theirs: used as it is.
+    std::fs::create_dir_all(theirs.join("bin")).unwrap();
+    std::os::unix::fs::symlink("/bin/true", theirs.join("bin/python")).unwrap();
+    let o = run(&theirs);
+    assert!(o.status.success(), "{o:?}");
+    assert!(theirs.join("precious").exists(), "nothing removed");
+    // A new folder: made, with the mark that lets a later build make it afresh.
+    let ours = dir.join("ours");
+    assert!(run(&ours).status.success());
+    assert!(ours.join(".made-by-neuron-translate").exists() && ours.join("bin/python").exists());
+}
