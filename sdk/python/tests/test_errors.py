@@ -137,9 +137,11 @@ def test_timeouts_past_the_limit_are_refused(built) -> None:
 
 def test_int64_tensors_warn_that_the_guide_dropped_them(built) -> None:
     a = np.arange(6, dtype=np.int64).reshape(2, 3)
-    with built("ops") as lib, pytest.warns(nch.NeuronCustomOpWarning, match="int64-tensor: .*torch::kLong"):
+    with built("ops") as lib, pytest.warns(nch.NeuronCustomOpWarning, match="int64-tensor: .*torch::kLong") as w:
         out = lib.elementwise(a, np.ones_like(a), 0, 0, 19, 0, 4)
     np.testing.assert_array_equal(out, a)
+    line = test_int64_tensors_warn_that_the_guide_dropped_them.__code__.co_firstlineno + 3
+    assert (w[0].filename, w[0].lineno) == (__file__, line), "the warning is at the caller's line"
 
 
 def test_the_shape_function_alone_gives_the_output_spec(built) -> None:

@@ -8,6 +8,7 @@ import gc
 import os
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,6 +211,7 @@ def test_a_fork_while_another_thread_calls_does_not_hang_the_child(built) -> Non
 def test_ops_named_like_library_attributes_warn_and_stay_reachable(built) -> None:
     with pytest.warns(NeuronCustomOpWarning) as caught:
         lib = built("shadowed")
+    assert {w.filename for w in caught} == {str(Path(__file__).parent / "conftest.py")}, "at the caller's line"
     messages = sorted(str(w.message) for w in caught)
     assert any("'close'" in m and "lib.ops['close']" in m for m in messages), messages
     assert any("'empty'" in m and "lib.ops['empty']" in m for m in messages), messages

@@ -319,8 +319,9 @@ def schema(ntx, src, work):
     args = ["--compute", src / "relu.cpp", "--shape", src / "relu_shape.cpp"]
     built = work / "librelu_schema.so"
     subprocess.run([ntx, "op", "build", *args, "--out", built], check=True, capture_output=True)
-    for how in (args, ["--library", built]):
-        p = subprocess.run([ntx, "op", "schema", *how], capture_output=True, text=True, check=False)
+    # A bare name is the program in the working folder, not one on PATH.
+    for how in (args, ["--library", built], ["--library", built.name]):
+        p = subprocess.run([ntx, "op", "schema", *how], cwd=work, capture_output=True, text=True, check=False)
         if p.returncode != 0 or p.stdout != want:
             sys.exit(f"ntx op schema {how}: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
     print("ok ntx op schema: the relu ops' schemas, from the sources and from the program")

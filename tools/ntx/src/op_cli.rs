@@ -283,6 +283,8 @@ pub fn op_schema(s: OpSchema) -> Result<u8, Failure> {
         Ok(lines.join("\n"))
     };
     let text = match (&s.library, &s.sources) {
+        // A bare name is the file in this folder, not a program on PATH.
+        (Some(lib), _) if lib.components().count() == 1 => describe(&Path::new(".").join(lib)),
         (Some(lib), _) => describe(lib),
         (None, Some(sources)) => {
             let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));

@@ -6,13 +6,12 @@ replaced) and keeps the others on the library that defined them."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import torch
 
-from .errors import ArgumentTypeError, NeuronCustomOpWarning
+from .errors import ArgumentTypeError, warn
 from .library import BFLOAT16, Library, TensorSpec
 
 # Per library name: its torch.library.Library (kept alive) and, per op, the Library that
@@ -115,18 +114,14 @@ def register(library: Library) -> None:
             replaced.append(name)
         routes[name] = library
     if replaced:
-        warnings.warn(
+        warn(
             f"torch.ops.{library.name}: {', '.join(replaced)} now run {library.path}; "
-            f"the ops it does not define keep their library",
-            NeuronCustomOpWarning,
-            stacklevel=3,
+            f"the ops it does not define keep their library"
         )
     if kept:
-        warnings.warn(
+        warn(
             f"torch.ops.{library.name}: {', '.join(kept)} keep their earlier library: {library.path} "
-            f"defines them with other parameters (call them as lib.ops[...])",
-            NeuronCustomOpWarning,
-            stacklevel=3,
+            f"defines them with other parameters (call them as lib.ops[...])"
         )
 
 

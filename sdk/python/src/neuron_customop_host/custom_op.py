@@ -115,8 +115,10 @@ def load(
         if verbose:
             print(f"neuron_customop_host: {lib} is up to date", file=sys.stderr)
     else:
-        if verbose:
+        if verbose and lib.exists():
             print(f"neuron_customop_host: {lib} is out of date: {', '.join(stale)}", file=sys.stderr)
+        elif verbose:
+            print(f"neuron_customop_host: {lib} is not built yet", file=sys.stderr)
         _build(tool, name, std, options, compute, shape, lib, verbose)
         files = _depended_on(lib, compute + shape)
         record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}

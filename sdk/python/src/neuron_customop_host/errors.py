@@ -6,6 +6,9 @@ ones from a run carry the runner's JSON reports."""
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
 
 Report = dict[str, Any]
@@ -25,6 +28,21 @@ def describe(reports: list[Report]) -> str:
 
 class NeuronCustomOpWarning(UserWarning):
     """A misuse the device allows but leaves to chance (docs/customop-host.md's warnings)."""
+
+
+def warn(message: str) -> None:
+    """Warns `message` (a NeuronCustomOpWarning) at the caller's line: the first frame
+    outside this package and PyTorch's dispatch, however deep the call came through them."""
+    skipped = [os.path.dirname(__file__)]
+    torch_file = getattr(sys.modules.get("torch"), "__file__", None)
+    if isinstance(torch_file, str):
+        skipped.append(os.path.dirname(torch_file))
+    level, frame = 1, sys._getframe(1)
+    while any(frame.f_code.co_filename.startswith(d + os.sep) for d in skipped):
+        if frame.f_back is None:
+            break
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, NeuronCustomOpWarning, stacklevel=level + 1)
 
 
 class NeuronCustomOpError(Exception):

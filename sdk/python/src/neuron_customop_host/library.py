@@ -12,7 +12,6 @@ import os
 import struct
 import subprocess
 import threading
-import warnings
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,12 +29,12 @@ from .errors import (
     KernelCrashError,
     KernelTimeoutError,
     MisuseError,
-    NeuronCustomOpWarning,
     NoSuchOpError,
     NotALibraryError,
     NotPicklableError,
     RefusedError,
     ServerGoneError,
+    warn,
 )
 
 try:  # bfloat16 as NumPy knows it, when ml_dtypes is installed.
@@ -206,11 +205,7 @@ class Library:
         _LIBRARIES.add(self)
         shadowed = [name for name in self.ops if hasattr(Library, name) or name in self.__dict__]
         for name in shadowed:
-            warnings.warn(
-                f"library {self.name}: op {name!r} has the name of a Library attribute: call it as lib.ops[{name!r}]",
-                NeuronCustomOpWarning,
-                stacklevel=3,
-            )
+            warn(f"library {self.name}: op {name!r} has the name of a Library attribute: call it as lib.ops[{name!r}]")
 
     def __reduce__(self) -> Any:
         raise NotPicklableError(
@@ -400,7 +395,7 @@ class Library:
         reports = (self.last_stats or {}).get("reports", [])
         for r in reports:
             if r["severity"] == "warning":
-                warnings.warn(f"op {op}: {r['kind']}: {r['detail']}", NeuronCustomOpWarning, stacklevel=4)
+                warn(f"op {op}: {r['kind']}: {r['detail']}")
         status = answer.get("status")
         if status == ExitStatus.RAN and result is not None:
             return result
