@@ -41,8 +41,19 @@ pub const MAX_OPS: usize = 10;
 /// The longest op name the device's codegen takes: it refuses a name of 32 characters or more.
 pub const MAX_OP_NAME: usize = 31;
 
-/// Why op `name` is refused, if it is: its length (docs/customop-api.md, "Device parity").
+/// Why op `name` is refused, if it is: not an identifier (PyTorch's schema takes a name of
+/// ASCII letters, digits and `_`, not starting with a digit; a `.` would make the rest an
+/// overload's name, `::` a namespace), or its length (docs/customop-api.md, "Device
+/// parity").
 pub fn op_name_refused(name: &str) -> Option<String> {
+    let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !identifier {
+        return Some(format!(
+            "op {name:?} is not a name an op schema takes: ASCII letters, digits and '_', not \
+             starting with a digit (PyTorch reads '.' as an overload, '::' as a namespace)"
+        ));
+    }
     (name.len() > MAX_OP_NAME).then(|| {
         format!(
             "op '{name}' has a name of {} characters: the device's build refuses op names of {} or more",
@@ -176,6 +187,11 @@ mod tests {
     #[test]
     fn op_names_of_32_characters_or_more_are_refused() {
         assert_eq!(op_name_refused(&"a".repeat(31)), None);
+        assert_eq!(op_name_refused("_relu2"), None);
+        for bad in ["", "a b", "1abc", "a-b", "a::b", "a.b", "r\u{e9}lu"] {
+            let why = op_name_refused(bad).unwrap_or_default();
+            assert!(why.contains("is not a name an op schema takes"), "{bad:?}: {why}");
+        }
         assert_eq!(
             op_name_refused(&"a".repeat(32)),
             Some(format!("op '{}' has a name of 32 characters: the device's build refuses op names of 32 or more", "a".repeat(32)))

@@ -122,6 +122,19 @@ def op_names(ntx, src, work):
         if p.returncode != code or (code == 1) != (said in p.stderr):
             sys.exit(f"an op name of {length} characters: exit {p.returncode}\n{p.stderr}")
     print("ok an op name of 32 characters refused, of 31 built")
+    # Names a schema does not take: one clear refusal when the library is built.
+    for name in ("a b", "1abc", "a-b", "a.b", "a::b", "r\u00e9lu", ""):
+        shape = work / "badly_named.cpp"
+        shape.write_text(
+            '#include <torch/torch.h>\n#include "torchneuron/register.h"\n'
+            "torch::Tensor shape(torch::Tensor x) { return torch::zeros({x.size(0)}, torch::kFloat); }\n"
+            f'NEURON_LIBRARY(named, m) {{ m.def("{name}", &shape, "parity"); }}\n'
+        )
+        cmd = [ntx, "op", "build", "--compute", src / "parity.cpp", "--shape", shape, "--out", work / "badly-named"]
+        p = subprocess.run([*cmd, "--cflag=-DCASE=BUILT_PROXY_IDIOMS"], capture_output=True, text=True, check=False)
+        if p.returncode != 1 or "is not a name an op schema takes" not in p.stderr:
+            sys.exit(f"op name {name!r}: exit {p.returncode}\n{p.stderr}")
+    print("ok op names a schema does not take refused when the library is built")
 
 
 SCALED_SHAPE = """#include <torch/torch.h>

@@ -1,8 +1,11 @@
 // Kernels for sdk/tests/tests/sdk_trust.rs (nothing of the user's destroyed, nothing left
 // behind): children that outlive the kernel (one escapes its session too), a kernel that
-// sleeps until its timeout, one that stops itself, one that prints and scales.
+// sleeps until its timeout, one that stops itself, one that prints and scales, one that
+// aborts (which must leave no core file) and one that reads its core file limit.
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include <torch/torch.h>
@@ -70,4 +73,24 @@ torch::Tensor stops_itself(const torch::Tensor &input)
 {
     raise(SIGSTOP);
     return input;
+}
+
+// Dies of SIGABRT: by default a core file in the working folder, which the run prevents.
+torch::Tensor aborts(const torch::Tensor &input)
+{
+    abort();
+    return input;
+}
+
+// Each element 1 when the kernel's process may write no core file, else 0.
+torch::Tensor core_limit(const torch::Tensor &input)
+{
+    struct rlimit limit;
+    float none = getrlimit(RLIMIT_CORE, &limit) == 0 && limit.rlim_cur == 0 ? 1.0f : 0.0f;
+    torch::Tensor out = torch::zeros(input.sizes(), torch::kFloat);
+    auto o = out.accessor<float, 2>();
+    for (int64_t i = 0; i < input.size(0); ++i)
+        for (int64_t j = 0; j < input.size(1); ++j)
+            o[i][j] = none;
+    return out;
 }

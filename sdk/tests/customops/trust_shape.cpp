@@ -12,4 +12,6 @@ NEURON_LIBRARY(trust, m)
     m.def("escapes", &like, "escapes");
     m.def("stops_itself", &like, "stops_itself");
     m.def("chatty_scale", &like_scaled, "chatty_scale");
+    m.def("aborts", &like, "aborts");
+    m.def("core_limit", &like, "core_limit");
 }

@@ -155,6 +155,41 @@ fn the_runner_destroys_nothing_and_reads_no_more_than_promised() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
+/// A folder or a FIFO named as a source is refused before the compiler runs (a FIFO would
+/// block it), saying what it is.
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_source_that_is_no_regular_file_is_refused_at_once() {
+    let (dir, ntx, _) = setup("sdk_trust_sources");
+    let fifo = dir.join("kernel.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let shape = nt_sdk_tests::kernels().join("trust_shape.cpp");
+    for source in [dir.clone(), fifo] {
+        let started = Instant::now();
+        let o = Command::new(&ntx)
+            .current_dir(&dir)
+            .args(["op", "run", "--compute"])
+            .arg(&source)
+            .arg("--shape")
+            .arg(&shape)
+            .args(["naps", "x.npy"])
+            .env_remove("PKG_CONFIG_PATH")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("not a regular file"),
+            "{}",
+            text(&o.stderr)
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}
+
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn numbers_timeouts_and_the_json_document_are_read_as_documented() {
@@ -393,5 +428,44 @@ fn a_kernels_child_that_escapes_dies_when_ntx_is_killed() {
     assert!(
         escaped.is_empty(),
         "a kernel's child that left the session outlived ntx's SIGKILL: {escaped:?}"
+    );
+}
+
+/// A kernel that crashes leaves no core file in the caller's folder, however the caller's
+/// shell set its limit (`ulimit -c unlimited`): the op's program sets its own to 0, which
+/// its cores and qemu inherit.
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn a_crash_leaves_no_core_file() {
+    let (dir, _ntx, program) = setup("sdk_trust_core");
+    let unlimited = |args: &str| {
+        Command::new("sh")
+            .current_dir(&dir)
+            .arg("-c")
+            .arg(format!("ulimit -c unlimited && exec \"$0\" {args}"))
+            .arg(&program)
+            .output()
+            .unwrap()
+    };
+    let o = unlimited("aborts x.npy");
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("error[kernel-crashed] op aborts"),
+        "{}",
+        text(&o.stderr)
+    );
+    let cores: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("core"))
+        .collect();
+    assert!(cores.is_empty(), "{cores:?}");
+    let o = unlimited("core_limit x.npy --out limit.npy");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let written = std::fs::read(dir.join("limit.npy")).unwrap();
+    assert_eq!(
+        &written[written.len() - 8..],
+        &[0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3f],
+        "both 1.0"
     );
 }

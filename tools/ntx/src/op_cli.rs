@@ -72,6 +72,22 @@ impl Sources {
                 "a library may not be named `builtin`".into(),
             ));
         }
+        // A source is a regular file (a link to one): a folder is no source, and a FIFO or
+        // a device would block the compiler or feed it without end.
+        for (flag, src) in (self.compute.iter().map(|s| ("--compute", s)))
+            .chain(self.shape.iter().map(|s| ("--shape", s)))
+        {
+            match std::fs::metadata(src) {
+                Ok(m) if m.is_file() => {}
+                Ok(_) => {
+                    return Err(Failure::Refused(format!(
+                        "{flag} {}: not a regular file (a source file is read by the compiler)",
+                        src.display()
+                    )))
+                }
+                Err(e) => return Err(Failure::Refused(format!("{flag} {}: {e}", src.display()))),
+            }
+        }
         Ok(ntx::op::Build {
             compute: self.compute.clone(),
             shape: self.shape.clone(),

@@ -302,6 +302,14 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
                 .into_owned()
         })
         .collect();
+    // A kernel that crashes leaves no core file in the caller's folder (nor does qemu,
+    // which inherits the limit): the crash is reported instead. Lowering it cannot fail.
+    let no_core = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a plain setrlimit of this process with a valid struct.
+    unsafe { libc::setrlimit(libc::RLIMIT_CORE, &no_core) };
     if args.first().map(String::as_str) != Some("--describe") {
         // SAFETY: the program's own argument vector; main has not started threads.
         unsafe { crate::edges::contain::contain(argv) };
