@@ -76,7 +76,7 @@ SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
 SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
 SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
 COMMON_SOURCES := $(wildcard sdk/common/src/*.rs) sdk/common/Cargo.toml
-SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/runtime/Cargo.toml sdk/runtime/build.rs $(COMMON_SOURCES)
+SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/device/ubsan_abi.h sdk/runtime/Cargo.toml sdk/runtime/build.rs $(COMMON_SOURCES)
 
 export CARGO XTENSA_RUSTC XTENSA_CARGO XTENSA_MATTR LLVM_MC LLVM_OBJCOPY LLVM_OBJDUMP LLVM_AR \
 	XTENSA_CLANG XTENSA_LD XTENSA_AS XTENSA_OBJCOPY XTENSA_NM QEMU_XTENSA QEMU_CPU XTENSA_TARGET_DIR XTENSA_OUT HOST_CC HOST_CXX \

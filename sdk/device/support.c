@@ -10,23 +10,16 @@
 #include <stdint.h>
 
 #include "protocol.h"
+#include "ubsan_abi.h"
 
 uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes);
 
 /* The kernels' checks of operations undefined in C++ (ntx builds kernels with -fsanitize=
- * integer-divide-by-zero,shift-exponent,float-cast-overflow, here as on the host; the ABI's source
- * location comes first in a check's data, then the operand's type): the runner reports the
- * operation's line and stops the core. */
-struct nt_type {
-    uint16_t kind, info;
-};
-struct nt_source {
-    const char *file;
-    uint32_t line, column;
-    const struct nt_type *type;
-};
-/* `request` with u32 `what` first when not 0, then the line, the column and the file. */
-static void nt_undefined(uint32_t request, uint32_t what, const struct nt_source *at)
+ * integer-divide-by-zero,shift-exponent,float-cast-overflow, here as on the host; their
+ * data: ubsan_abi.h): the runner reports the operation's line and stops the core.
+ * nt_undefined sends `request` with u32 `what` first when not 0, then the line, the
+ * column and the file. */
+static void nt_undefined(uint32_t request, uint32_t what, const struct nt_ubsan_data *at)
 {
     unsigned char p[12 + 256];
     uint32_t n = 0, head = what ? 4 : 0;
@@ -39,27 +32,13 @@ static void nt_undefined(uint32_t request, uint32_t what, const struct nt_source
         p[head + 8 + n] = (unsigned char)at->file[n], n++;
     nt_device_send(request, p, head + 8 + n);
 }
-/* Whether the value `v` of an integer type is zero: one wider than a pointer is passed by
- * its address. */
-static int nt_is_zero(const struct nt_type *type, uintptr_t v)
-{
-    unsigned bits = 1u << (type->info >> 1);
-    if (bits <= 8 * sizeof(uintptr_t))
-        return v == 0;
-    const unsigned char *p = (const unsigned char *)v;
-    for (unsigned k = 0; k < bits / 8; ++k)
-        if (p[k])
-            return 0;
-    return 1;
-}
 void __ubsan_handle_divrem_overflow(const void *data, uintptr_t lhs, uintptr_t rhs)
 {
-    const struct nt_source *at = data;
     (void)lhs;
-    if (at->type->kind == 0 && !nt_is_zero(at->type, rhs))
-        nt_undefined(NT_DEVICE_UNDEFINED, NT_DEVICE_UB_SIGNED_OVERFLOW, at);
+    if (nt_ubsan_by_zero(data, rhs))
+        nt_undefined(NT_DEVICE_DIVIDE_BY_ZERO, 0, data);
     else
-        nt_undefined(NT_DEVICE_DIVIDE_BY_ZERO, 0, at);
+        nt_undefined(NT_DEVICE_UNDEFINED, NT_DEVICE_UB_SIGNED_OVERFLOW, data);
 }
 void __ubsan_handle_divrem_overflow_abort(const void *data, uintptr_t lhs, uintptr_t rhs)
 {

@@ -6,7 +6,9 @@
 fn main() {
     println!("cargo:rerun-if-changed=src/hbm_scratch.c");
     println!("cargo:rerun-if-changed=src/ubsan.c");
+    println!("cargo:rerun-if-changed=../device/ubsan_abi.h");
     cc::Build::new()
+        .include("../device")
         .file("src/hbm_scratch.c")
         .file("src/ubsan.c")
         .compile("nt_customop_hbm_scratch");

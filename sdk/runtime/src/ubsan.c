@@ -6,45 +6,21 @@
  */
 #include <stdint.h>
 
+#include "ubsan_abi.h"
+
 void nt_integer_divide_by_zero(void);
 void nt_signed_overflow(void);
 void nt_shift_out_of_bounds(void);
 void nt_float_cast_overflow(void);
 
-/* The checks' data begins with the source location, then the operand's type (clang's and
- * gcc's ABI): a type is u16 kind (0: integer), u16 info (log2 of its bits << 1 | signed). */
-struct nt_type {
-    uint16_t kind, info;
-};
-struct nt_operation {
-    const char *file;
-    uint32_t line, column;
-    const struct nt_type *type;
-};
-
-/* Whether the value `v` of an integer `type` is zero: a value wider than a pointer is
- * passed by its address. */
-static int nt_is_zero(const struct nt_type *type, uintptr_t v)
-{
-    unsigned bits = 1u << (type->info >> 1);
-    if (bits <= 8 * sizeof(uintptr_t))
-        return v == 0;
-    const unsigned char *p = (const unsigned char *)v;
-    for (unsigned k = 0; k < bits / 8; ++k)
-        if (p[k])
-            return 0;
-    return 1;
-}
-
 /* A division or remainder: by zero, or the most negative value by -1 (an overflow). */
 __attribute__((weak)) void __ubsan_handle_divrem_overflow(void *data, uintptr_t lhs, uintptr_t rhs)
 {
-    const struct nt_operation *op = data;
     (void)lhs;
-    if (op->type->kind == 0 && !nt_is_zero(op->type, rhs))
-        nt_signed_overflow();
-    else
+    if (nt_ubsan_by_zero(data, rhs))
         nt_integer_divide_by_zero();
+    else
+        nt_signed_overflow();
 }
 
 __attribute__((weak)) void __ubsan_handle_divrem_overflow_abort(void *data, uintptr_t lhs, uintptr_t rhs)
