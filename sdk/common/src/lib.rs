@@ -190,7 +190,10 @@ mod tests {
         assert_eq!(op_name_refused("_relu2"), None);
         for bad in ["", "a b", "1abc", "a-b", "a::b", "a.b", "r\u{e9}lu"] {
             let why = op_name_refused(bad).unwrap_or_default();
-            assert!(why.contains("is not a name an op schema takes"), "{bad:?}: {why}");
+            assert!(
+                why.contains("is not a name an op schema takes"),
+                "{bad:?}: {why}"
+            );
         }
         assert_eq!(
             op_name_refused(&"a".repeat(32)),
