@@ -63,16 +63,28 @@ fn declared(kind: &str) -> Option<&'static str> {
     })
 }
 
-/// The schema's declaration of each op's kernel in the program `described` (its
-/// `--describe`): kernel name and parameters, as the demangler spells them.
-fn declarations(described: &serde_json::Value) -> Vec<(String, Vec<String>)> {
+/// One op's kernel as the device's build declares it from the schema: the op's name, the
+/// kernel's name and its parameters, as the demangler spells them.
+struct Declaration {
+    op: String,
+    kernel: String,
+    params: Vec<String>,
+}
+
+/// The declaration of each op's kernel in the program `described` (its `--describe`); an
+/// op with a parameter kind the device's build does not declare is left out.
+fn declarations(described: &serde_json::Value) -> Vec<Declaration> {
     let ops = described["ops"].as_array().into_iter().flatten();
     ops.filter_map(|op| {
-        let params = op["params"].as_array()?.iter();
-        let want: Option<Vec<String>> = params
+        let params = op["params"].as_array().into_iter().flatten();
+        let params: Option<Vec<String>> = params
             .map(|k| k.as_str().and_then(declared).map(str::to_string))
             .collect();
-        Some((op["kernel"].as_str()?.to_string(), want?))
+        Some(Declaration {
+            op: op["name"].as_str()?.to_string(),
+            kernel: op["kernel"].as_str()?.to_string(),
+            params: params?,
+        })
     })
     .collect()
 }
@@ -86,13 +98,15 @@ pub fn as_declared(
     kernels: Vec<(String, Vec<String>)>,
 ) -> Result<Vec<(String, Vec<String>)>, String> {
     let declared = declarations(&describe(exe)?);
+    let is_declared =
+        |k: &(String, Vec<String>)| declared.iter().any(|d| d.kernel == k.0 && d.params == k.1);
     let overloaded = |n: &str| kernels.iter().filter(|k| k.0 == n).count() > 1;
     let keep: Vec<bool> = kernels
         .iter()
         .map(|k| {
             !overloaded(&k.0)
-                || declared.contains(k)
-                || !kernels.iter().any(|o| o.0 == k.0 && declared.contains(o))
+                || is_declared(k)
+                || !kernels.iter().any(|o| o.0 == k.0 && is_declared(o))
         })
         .collect();
     Ok(kernels
@@ -121,17 +135,8 @@ pub fn refuse_undeclared(
     described: &serde_json::Value,
     kernels: &[(String, Vec<String>)],
 ) -> Result<(), String> {
-    for op in described["ops"].as_array().into_iter().flatten() {
-        let (Some(name), Some(kernel)) = (op["name"].as_str(), op["kernel"].as_str()) else {
-            continue;
-        };
-        let want: Option<Vec<String>> = op["params"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|k| k.as_str().and_then(declared).map(str::to_string))
-            .collect();
-        let Some(want) = want else { continue };
+    for d in declarations(described) {
+        let (name, kernel, want) = (d.op.as_str(), d.kernel.as_str(), d.params);
         let defined: Vec<&(String, Vec<String>)> =
             kernels.iter().filter(|k| k.0 == kernel).collect();
         if defined.len() > 1 && !defined.iter().any(|k| k.1 == want) {
@@ -222,16 +227,9 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     // DWARF 4: clang's default 5 is more than Debian 12's valgrind (3.19) reads.
     cmd.env("TMPDIR", &b.dir)
         .arg(format!("-std={}", b.std))
-        .args([
-            "-O3",
-            "-gdwarf-4",
-            "-pipe",
-            crate::parity::HOST_CHECKS,
-            crate::parity::HOST_MODEL[0],
-            crate::parity::HOST_MODEL[1],
-            "-MD",
-            "-MF",
-        ])
+        .args(["-O3", "-gdwarf-4", "-pipe", crate::parity::HOST_CHECKS])
+        .args(crate::parity::HOST_MODEL)
+        .args(["-MD", "-MF"])
         .arg(obj.with_extension("d"))
         .args(cflags)
         .args(&b.cflags)
@@ -534,7 +532,9 @@ mod tests {
         let tensor = vec!["at::Tensor const&".to_string()];
         let helper = ("relu".to_string(), vec!["float".to_string()]);
         let kernel = ("relu".to_string(), tensor.clone());
-        assert_eq!(declarations(&described), std::slice::from_ref(&kernel));
+        let d = declarations(&described);
+        assert_eq!((d.len(), d[0].op.as_str()), (1, "relu"));
+        assert_eq!((&d[0].kernel, &d[0].params), (&kernel.0, &kernel.1));
         assert_eq!(
             refuse_undeclared(&described, &[helper.clone(), kernel.clone()]),
             Ok(())

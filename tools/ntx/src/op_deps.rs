@@ -131,22 +131,21 @@ pub fn dependencies(b: &Build) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
     files.extend(resolved(&cxx));
     let (cflags, _) = crate::op::sdk_flags()?;
     let search = searched(b, &cxx, &cflags, &cwd)?;
-    let mut dirs: BTreeSet<PathBuf> = files
+    // The folders the files were read from, each once.
+    let parents: BTreeSet<PathBuf> = files
         .iter()
         .filter_map(|f| f.parent().map(Path::to_path_buf))
         .collect();
+    let mut dirs = parents.clone();
     for s in &search {
         dirs.insert(s.clone());
         if let Ok(entries) = std::fs::read_dir(s) {
             dirs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
         }
         // A header read from under this search folder, looked for first under the others.
-        for f in files
-            .iter()
-            .filter_map(|f| f.parent()?.strip_prefix(s).ok())
-        {
+        for rel in parents.iter().filter_map(|p| p.strip_prefix(s).ok()) {
             for other in &search {
-                dirs.insert(nearest_existing(&other.join(f), other));
+                dirs.insert(nearest_existing(&other.join(rel), other));
             }
         }
     }

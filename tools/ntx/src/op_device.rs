@@ -138,8 +138,9 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
         ],
     )?;
     run(&mut cmd, &sdk.clang).map_err(|e| crate::parity::refusal(src, &e))?;
-    // The IR and the assembly are bytes: clang writes a source's bytes into them as they
-    // are (comments, strings), which need not be UTF-8. Both edits touch ASCII lines only.
+    // The IR and the assembly are bytes: the assembly's comments print the debug
+    // information's constants raw (a float's DW_OP_implicit_value: -1.0f is 0x80 0xbf),
+    // which need not be UTF-8. Both edits touch ASCII lines only.
     let text = std::fs::read(&ir).map_err(|e| format!("{}: {e}", ir.display()))?;
     std::fs::write(&ir, split_fp_constant_selects(&text))
         .map_err(|e| format!("{}: {e}", ir.display()))?;

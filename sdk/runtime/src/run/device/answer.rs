@@ -54,6 +54,13 @@ impl Reader<'_> {
     fn u32(&mut self) -> Result<u32, RunError> {
         self.take().map(u32::from_le_bytes)
     }
+    /// A check's place, the rest of the request: u32 line, u32 column, the file's name, as
+    /// `file:line:column`.
+    fn place(&mut self) -> Result<String, RunError> {
+        let (line, column) = (self.u32()?, self.u32()?);
+        let file = String::from_utf8_lossy(self.rest);
+        Ok(format!("{file}:{line}:{column}"))
+    }
     fn i32(&mut self) -> Result<i32, RunError> {
         self.take().map(i32::from_le_bytes)
     }
@@ -126,19 +133,16 @@ pub fn answer(
             rt.misuse(Kind::StackOverflow, None, None, detail);
         }
         DeviceRequest::DivideByZero => {
-            let (line, column) = (r.u32()?, r.u32()?);
-            let file = String::from_utf8_lossy(r.rest).into_owned();
             let detail = format!(
-                "an integer division or remainder by zero (undefined in C++), at {file}:{line}:{column}"
+                "an integer division or remainder by zero (undefined in C++), at {}",
+                r.place()?
             );
             rt.misuse(Kind::IntegerDivideByZero, None, None, detail);
         }
         DeviceRequest::Undefined => {
-            let (what, line, column) = (r.u32()?, r.u32()?, r.u32()?);
-            let file = String::from_utf8_lossy(r.rest).into_owned();
-            let words =
-                Undefined::from_code(what).map_or("an operation undefined in C++", |u| u.words());
-            let detail = format!("{words}, at {file}:{line}:{column}");
+            let what = Undefined::from_code(r.u32()?);
+            let words = what.map_or("an operation undefined in C++", |u| u.words());
+            let detail = format!("{words}, at {}", r.place()?);
             rt.misuse(Kind::UndefinedArithmetic, None, None, detail);
         }
         DeviceRequest::Start => {
