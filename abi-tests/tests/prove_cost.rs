@@ -108,8 +108,11 @@ fn environment_steps(target: &str) -> Vec<String> {
 
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
-fn a_refill_of_translate_costs_the_same_under_load() {
-    same_figures("neuron_translate", "");
+fn the_init_unit_costs_the_same_under_load() {
+    // The smallest unit (a second alone): the property is the solver's, not the unit's, and
+    // a larger one here (neuron_translate's, 12 s alone) cost make test its time twice over,
+    // the busy loop's included.
+    same_figures("_init_translate_ctx", "");
 }
 
 #[test]

@@ -32,30 +32,25 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
     let ntx = install(&dir);
     let src = nt_sdk_tests::kernels();
     let work = dir.join("work");
-    let text = check(
-        "check_kernels.py",
-        &[ntx.as_os_str(), src.as_os_str(), work.as_os_str()],
-    );
+    // The three scripts side by side (each mostly waits on the compilers it starts): the
+    // kernels on the host run; the relu kernels on the emulated Q7 (ntx op run --device),
+    // from the same tree; and the build held to the device's own compile (parity.cpp's
+    // cases).
+    let script = |name: &'static str, out: std::path::PathBuf| {
+        let (ntx, src) = (ntx.clone(), src.clone());
+        move || check(name, &[ntx.as_os_str(), src.as_os_str(), out.as_os_str()])
+    };
+    let (text, device, parity) = std::thread::scope(|s| {
+        let kernels = s.spawn(script("check_kernels.py", work.clone()));
+        let device = s.spawn(script("check_device.py", dir.join("device")));
+        let parity = s.spawn(script("check_parity.py", dir.join("parity")));
+        let joined = |h: std::thread::ScopedJoinHandle<'_, String>| {
+            h.join().expect("a check script's thread")
+        };
+        (joined(kernels), joined(device), joined(parity))
+    });
     assert!(text.ends_with("all kernels right\n"), "{text}");
-    // The relu kernels on the emulated Q7 (ntx op run --device), from the same tree.
-    let device = check(
-        "check_device.py",
-        &[
-            ntx.as_os_str(),
-            src.as_os_str(),
-            dir.join("device").as_os_str(),
-        ],
-    );
     assert!(device.ends_with("device runs right\n"), "{device}");
-    // Built exactly when the device's own compile builds it (parity.cpp's cases).
-    let parity = check(
-        "check_parity.py",
-        &[
-            ntx.as_os_str(),
-            src.as_os_str(),
-            dir.join("parity").as_os_str(),
-        ],
-    );
     assert!(parity.ends_with("parity right\n"), "{parity}");
     // The README shows this run's stats.
     let stats = text
