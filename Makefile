@@ -563,6 +563,10 @@ test-host-checks:
 STEP = t=$$(date +%s); $(MAKE) --no-print-directory
 STEP_DONE = && echo "make test: step $(1) took $$(( $$(date +%s) - t )) s"
 TEST_T0 := target/make-test-started
+# A fresh clone's build gains nothing from incremental compilation's caches and pays for
+# writing them: without them the workspace's test build took 192 s of the cores instead of
+# 225 (2026-12-07, 2 cores), and clippy's check of the workspace likewise.
+test: export CARGO_INCREMENTAL := 0
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
