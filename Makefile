@@ -33,7 +33,9 @@ XTENSA_AS ?= xtensa-lx106-elf-as
 XTENSA_OBJCOPY ?= xtensa-lx106-elf-objcopy
 XTENSA_NM ?= xtensa-lx106-elf-nm
 QEMU_XTENSA ?= qemu-xtensa
-QEMU_CPU ?= dc233c
+# The qemu core model of every emulated run (the device object's tests and benchmarks, and
+# ntx op run --device): the SDK runtime's, read from its source (the one place it is set).
+QEMU_CPU := $(shell sed -n 's/^const QEMU_CPU: &str = "\(.*\)";/\1/p' sdk/runtime/src/run/device/mod.rs)
 
 XTENSA_SPEC := xtensa/xtensa-ncore2gp-none-elf.json
 # The ISA options come from the target specification, the one place they are listed.

@@ -24,8 +24,8 @@ static inline void put_str(const char *s)
     sys_write(1, s, n);
 }
 
-/* Decimal without division: the core has no divider (no div32), and a libgcc is not
- * linked in. */
+/* Decimal without division: the device object's options (xtensa/TARGET-OPTIONS.md) have
+ * no div32, and a libgcc is not linked in. */
 static inline void put_dec(unsigned long v)
 {
     static const unsigned long pow10[] = {1000000000ul, 100000000ul, 10000000ul, 1000000ul,

@@ -12,9 +12,13 @@ DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot
 DEVICE_SYSROOT_STAMP := $(DEVICE_SYSROOT)/unpacked
 DEVICE_DEBS := libnewlib-dev libstdc++-arm-none-eabi-dev
-# The ISA options kernels are built with: the device object's, and the single-precision
-# FP option with its boolean registers (the Q7 has an FPU; qemu's de233_fpu core runs it).
-DEVICE_KERNEL_MATTR := $(XTENSA_MATTR),+fp,+bool
+# The ISA options kernels and the device runtime are built with: the device object's, and
+# those of the Q7's scalar options (docs/q7-isa.md, the one list with their evidence) that
+# LLVM's Xtensa backend has and qemu's de233_fpu core executes: single-precision FP with
+# its boolean registers, the 32-bit divider, MIN/MAX, SEXT, NSA, CLAMPS and the
+# zero-overhead loops. (MUL32_HIGH is the Q7's too; no qemu core executes its MULSH/MULUH.)
+DEVICE_Q7_OPTIONS := +fp,+bool,+div32,+minmax,+sext,+nsa,+clamps,+loop
+DEVICE_KERNEL_MATTR := $(XTENSA_MATTR),$(DEVICE_Q7_OPTIONS)
 comma := ,
 DEVICE_FEATURES = $(foreach f,$(subst $(comma), ,$(1)),-Xclang -target-feature -Xclang $(f))
 
@@ -35,10 +39,10 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	@mkdir -p $(DEVICE_RT_DIR) $(dir $@)
 	for f in runtime support printf span; do \
 	  $(XTENSA_CLANG) --target=xtensa -O2 -g -std=c11 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
-	    -ffunction-sections -fdata-sections -fno-jump-tables $(call DEVICE_FEATURES,$(XTENSA_MATTR)) \
+	    -ffunction-sections -fdata-sections -fno-jump-tables $(call DEVICE_FEATURES,$(DEVICE_KERNEL_MATTR)) \
 	    -Isdk/include -Iinclude -Isdk/device -S sdk/device/$$f.c -o $(DEVICE_RT_DIR)/$$f.s && \
 	  sed -i '/^\s*\.cfi_/d' $(DEVICE_RT_DIR)/$$f.s && \
-	  xtensa/assemble.sh $(DEVICE_RT_DIR)/$$f.s $(DEVICE_RT_DIR)/$$f.o || exit 1; \
+	  XTENSA_MATTR=$(DEVICE_KERNEL_MATTR) xtensa/assemble.sh $(DEVICE_RT_DIR)/$$f.s $(DEVICE_RT_DIR)/$$f.o || exit 1; \
 	done
 	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/start.S \
 	  -o $(DEVICE_RT_DIR)/start.o

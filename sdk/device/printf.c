@@ -114,7 +114,7 @@ static void nt_device_text(const char *s, uint32_t n)
 static int nt_device_is_flag(char c) { return c == '-' || c == '+' || c == ' ' || c == '#' || c == '0'; }
 static int nt_device_is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Appends the decimal digits of v to s at *n (no divider on the core). */
+/* Appends the decimal digits of v to s at *n. */
 static void nt_device_put_int(char *s, uint32_t *n, int32_t v)
 {
     char d[12];
@@ -123,11 +123,8 @@ static void nt_device_put_int(char *s, uint32_t *n, int32_t v)
     if (v < 0)
         s[(*n)++] = '-';
     do {
-        uint32_t q = 0, r = u;
-        while (r >= 10)
-            r -= 10, ++q;
-        d[k++] = (char)('0' + r);
-        u = q;
+        d[k++] = (char)('0' + u % 10); /* QUOU and REMU: the core's divider */
+        u /= 10;
     } while (u);
     while (k)
         s[(*n)++] = d[--k];

@@ -62,8 +62,9 @@ nt_device_syscall:
 	.size	nt_device_syscall, .-nt_device_syscall
 
 # uint64_t __muldi3(uint64_t a, uint64_t b): the low 64 bits of a * b, which the compiler
-# calls for a 64-bit multiply (the core has Mul32 but not Mul32High: the high half of
-# al * bl comes from 16-bit halves). a in a2 (low), a3; b in a4, a5; the result in a2, a3.
+# calls for a 64-bit multiply (the Q7 has Mul32High, but no qemu core executes it, so
+# kernels are built without it: docs/q7-isa.md; the high half of al * bl comes from
+# 16-bit halves). a in a2 (low), a3; b in a4, a5; the result in a2, a3.
 	.section	.text.__muldi3,"ax",@progbits
 	.global	__muldi3
 	.type	__muldi3, @function

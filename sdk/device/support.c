@@ -1,7 +1,7 @@
 /*
  * What a kernel's compiled code may call beyond the SDK on the emulated Q7, with no C
- * library linked: the integer division helpers the compiler calls (the core has no
- * divider; __muldi3 is in start.S), a small heap for `new`, and the C++ ABI's few hooks.
+ * library linked: the integer division helpers the compiler calls (64-bit ones: a 32-bit
+ * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), a small heap for `new`, and the C++ ABI's few hooks.
  * A kernel that needs more (<cmath> functions, exceptions) does not link, and ntx says
  * which symbols are missing. The C library's memory and string functions the compiler
  * and the headers call are here too (memcpy counts as the kernel's copies: its name).

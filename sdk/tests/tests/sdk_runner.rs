@@ -7,7 +7,8 @@
 //! every misuse and refuses bad .npy files; check_ops.py runs every operation in both
 //! forms on every element type against NumPy; check_device.py runs the relu kernels on the
 //! emulated Q7 (`--device`) against the host run; check_parity.py holds the build to the
-//! device's own compile. Two of the kernels also run under valgrind.
+//! device's own compile; check_isa.py measures what an operation costs per element on
+//! the emulated Q7 against docs/q7-isa.md. Two of the kernels also run under valgrind.
 
 use std::process::Command;
 
@@ -32,10 +33,10 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
     let ntx = install(&dir);
     let src = nt_sdk_tests::kernels();
     let work = dir.join("work");
-    // The three scripts side by side (each mostly waits on the compilers it starts): the
+    // The four scripts side by side (each mostly waits on the compilers it starts): the
     // kernels on the host run; the relu kernels on the emulated Q7 (ntx op run --device),
-    // from the same tree; and the build held to the device's own compile (parity.cpp's
-    // cases).
+    // from the same tree; the build held to the device's own compile (parity.cpp's
+    // cases); and what an operation costs per element on the emulated Q7 (check_isa.py).
     let script = |name: &'static str, out: std::path::PathBuf| {
         let (ntx, src) = (ntx.clone(), src.clone());
         move || check(name, &[ntx.as_os_str(), src.as_os_str(), out.as_os_str()])
@@ -44,9 +45,12 @@ fn our_kernels_run_from_the_installed_tree_and_every_misuse_is_reported() {
         let kernels = s.spawn(script("check_kernels.py", work.clone()));
         let device = s.spawn(script("check_device.py", dir.join("device")));
         let parity = s.spawn(script("check_parity.py", dir.join("parity")));
+        let isa = s.spawn(script("check_isa.py", dir.join("isa")));
         let joined = |h: std::thread::ScopedJoinHandle<'_, String>| {
             h.join().expect("a check script's thread")
         };
+        let isa = joined(isa);
+        assert!(isa.ends_with("isa costs right\n"), "{isa}");
         (joined(kernels), joined(device), joined(parity))
     });
     assert!(text.ends_with("all kernels right\n"), "{text}");

@@ -36,8 +36,10 @@ pub struct Device {
     pub profile: bool,
 }
 
-/// The emulator and the core it emulates (one with the single-precision FP option, as the
-/// Q7 has): `NT_QEMU_XTENSA` names another qemu-xtensa.
+/// The emulator and the core it emulates (one with the single-precision FP option and the
+/// division steps, the 32-bit divider and MIN/MAX, as the Q7 has: docs/q7-isa.md):
+/// `NT_QEMU_XTENSA` names another qemu-xtensa. The Makefile reads this line: every
+/// emulated run of the project uses this core.
 const QEMU_CPU: &str = "de233_fpu";
 /// The program's descriptors ([`DeviceFd`]); the counting plugin writes to `FD_COUNTS`
 /// (sdk/qemu/count_plugin.c's `fd=`).
