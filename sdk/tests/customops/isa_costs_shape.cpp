@@ -2,8 +2,8 @@
 #include <torch/torch.h>
 #include "torchneuron/register.h"
 
-torch::Tensor same_i32(const torch::Tensor &a, const torch::Tensor &b) { return torch::zeros(a.sizes(), torch::kInt); }
-torch::Tensor same_f32(const torch::Tensor &a, const torch::Tensor &b) { return torch::zeros(a.sizes(), torch::kFloat); }
+torch::Tensor same_i32(const torch::Tensor &a, const torch::Tensor &) { return torch::zeros(a.sizes(), torch::kInt); }
+torch::Tensor same_f32(const torch::Tensor &a, const torch::Tensor &) { return torch::zeros(a.sizes(), torch::kFloat); }
 
 NEURON_LIBRARY(isa_costs_ops, m)
 {
