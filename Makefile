@@ -516,12 +516,13 @@ fmt-check:
 # environment installing beside them (it mostly waits on the network, so it gets a job
 # slot of its own); the proof (whose work does not depend on the machine's load) beside
 # the host builds and the checks of the object, each started at once, and the workspace's
-# test build (test-build) and the nightly AddressSanitizer tests in the first free slot
-# after them (no step waits for the proof's last unit); last the workspace's tests, which
-# then only run (none of them is timed). The fuzz targets are
-# not built here (the nightly build under AddressSanitizer and coverage took 264 s of a
-# core on a fresh clone): their checks run over the committed corpus among the workspace's
-# tests (abi-tests/tests/fuzz_corpus.rs), and `make fuzz-smoke` runs the targets.
+# test build (test-build) in the first free slot after them (no step waits for the proof's
+# last unit); last the workspace's tests, which then only run (none of them is timed).
+# Two nightly builds are opt-in, to keep make test within its time on 2 cores: the fuzz
+# targets (264 s of a core on a fresh clone; their checks run over the committed corpus
+# among the workspace's tests, abi-tests/tests/fuzz_corpus.rs, and `make fuzz-smoke` runs
+# the targets) and the library tests under AddressSanitizer (`make asan-test`, 74 s of
+# the cores; the same tests run without it among the workspace's).
 WORKSPACE_TESTS := --locked --workspace --all-features
 .PHONY: test-build workspace-tests
 test-build:
@@ -573,7 +574,7 @@ test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
 	@$(STEP) -j3 clippy xtensa prove-env sdk-env $(call STEP_DONE,1 (clippy, device object, validator's and SDK checks' environments))
-	@$(STEP) -j2 test-proof test-host-checks test-build asan-test $(call STEP_DONE,2 (validator lint and proof, host builds and checks, test build, ASan tests))
+	@$(STEP) -j2 test-proof test-host-checks test-build $(call STEP_DONE,2 (validator lint and proof, host builds and checks, test build))
 	@$(STEP) workspace-tests $(call STEP_DONE,3 (workspace tests))
 	@echo "make test: passed in $$(( $$(date +%s) - $$(cat $(TEST_T0)) )) s"
 
