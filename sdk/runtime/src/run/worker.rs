@@ -144,10 +144,14 @@ impl Drop for Pool {
     }
 }
 
-/// Writes one message: its length (4 bytes, little-endian), then its bytes.
+/// Writes one message: its length (4 bytes, little-endian), then its bytes, in one write
+/// (two would wake the reader twice, once for the length alone: a context switch more on
+/// every call's way there and back).
 pub fn send(sock: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
-    sock.write_all(&(bytes.len() as u32).to_le_bytes())?;
-    sock.write_all(bytes)
+    let mut message = Vec::with_capacity(4 + bytes.len());
+    message.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    message.extend_from_slice(bytes);
+    sock.write_all(&message)
 }
 
 /// Reads one message [`send`] wrote.
