@@ -21,6 +21,8 @@ from check_device import Built, same_as_host, sdk_variable  # noqa: E402
 # Instructions per element more than the addition, at most (docs/q7-isa.md's table).
 BOUNDS = {"div_i32": 8, "rem_u32": 8, "clamp_i32": 3}
 ELEMENTS = 4096
+# What --stats and --profile say their counts are (the runtime's COUNTS_ARE).
+LABEL = "instructions retired on the Q7's scalar ISA"
 
 
 def numpy_value(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -72,6 +74,13 @@ def main() -> None:
             sys.exit(f"{op}: {more:.2f} instructions per element more than the addition, past {bound}")
         said = f"at most {bound}" if bound is not None else "no bound yet (docs/q7-isa.md)"
         print(f"ok {op}: NumPy's bits, {more:.2f} instructions per element more than the addition ({said})")
+    # What the counts are, said under them in --stats and in --profile's listing.
+    _, text = built.run("add_i32", "ia.npy", "ib.npy", "--stats", "--profile", work / "profile", stats=False)
+    listing = (work / "profile" / "profile.txt").read_text()
+    for where, said in (("--stats", text), ("--profile", listing)):
+        if LABEL not in said:
+            sys.exit(f"{where} does not say what its counts are:\n{said}")
+    print("ok --stats and --profile say the counts are instructions on the scalar ISA, not cycles")
     print("isa costs right")
 
 

@@ -84,6 +84,8 @@ fn listing(op: &str, p: &Profile) -> String {
          (the line ran it, itself or through its calls), self (on the line), line.\n",
         p.instructions
     );
+    out.push_str(crate::run::stats::COUNTS_ARE);
+    out.push('\n');
     for (file, n) in files(p, true) {
         let _ = writeln!(
             out,
@@ -160,6 +162,8 @@ fn flame_graph(op: &str, p: &Profile) -> Result<Vec<u8>, RunError> {
         .collect();
     let mut options = inferno::flamegraph::Options::default();
     options.title = format!("op {op}: instructions on the emulated Q7");
+    options.subtitle =
+        Some("instructions retired on the Q7's scalar ISA, not cycles (docs/q7-isa.md)".into());
     options.count_name = "instructions".into();
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)

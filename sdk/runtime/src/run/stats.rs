@@ -95,8 +95,16 @@ pub fn print(
             o.op, d.counts.instructions, o.cores
         );
     }
+    if cores.iter().any(|r| r.device.is_some()) {
+        println!("{COUNTS_ARE}");
+    }
     for w in reports.iter().filter(|r| r.severity == Severity::Warning) {
         println!("{}", w.line());
     }
     None
 }
+
+/// What the emulated Q7's counts are, said under them (docs/q7-isa.md).
+pub const COUNTS_ARE: &str = "(the counts are instructions retired on the Q7's scalar ISA as qemu's \
+    de233_fpu core runs it, not cycles: FLIX bundling and the Vision SIMD are not modelled, and TCM \
+    copies count as core instructions, not as DMA; docs/q7-isa.md)";
