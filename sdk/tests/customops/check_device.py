@@ -69,9 +69,12 @@ class Built:
         return p.returncode, np.load(out).tobytes() if p.returncode == 0 else b""
 
 
-def same_as_host(built, name, *args, cores=1):
-    """The device run against the host run: the same bytes; the device counts."""
+def same_as_host(built, name, *args, cores=1, want=None):
+    """The device run against the host run: the same bytes (and `want`'s, when given); the
+    device counts."""
     host, _ = built.run(*args, cores=cores, device=False)
+    if want is not None and host.tobytes() != want.tobytes():
+        sys.exit(f"{name}: the host run gave {host}, not {want}")
     got, stats = built.run(*args, cores=cores)
     if got.dtype != host.dtype or got.tobytes() != host.tobytes():
         sys.exit(f"{name} on {cores} cores: the device gave {got}, the host {host}")

@@ -90,17 +90,19 @@ fn ntx_run(ntx: &Path, dir: &Path, args: &[&str]) -> Command {
     c
 }
 
+/// A FIFO at `path`, made by mkfifo(1).
+fn mkfifo(path: &std::path::Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}: {made}", path.display());
+}
+
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn the_runner_destroys_nothing_and_reads_no_more_than_promised() {
     let (dir, _, program) = setup("sdk_trust_files");
     // A FIFO as --out: written into, still a FIFO.
     let fifo = dir.join("out.fifo");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     let reader = std::thread::spawn({
         let fifo = fifo.clone();
         move || std::fs::read(fifo).unwrap()
@@ -162,11 +164,7 @@ fn the_runner_destroys_nothing_and_reads_no_more_than_promised() {
 fn a_source_that_is_no_regular_file_is_refused_at_once() {
     let (dir, ntx, _) = setup("sdk_trust_sources");
     let fifo = dir.join("kernel.fifo");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     let shape = nt_sdk_tests::kernels().join("trust_shape.cpp");
     for source in [dir.clone(), fifo] {
         let started = Instant::now();
