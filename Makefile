@@ -59,6 +59,7 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(XTENSA_CLANG)=clang-22 $(XTENSA_LD)=binutils-xtensa-lx106 $(XTENSA_AS)=binutils-xtensa-lx106 \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
+	/usr/lib32/crt1.o=libc6-dev-i386 /usr/lib/gcc/x86_64-linux-gnu/12/32/libstdc++.a=g++-multilib \
 	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind $(PKG_CONFIG)=pkgconf $(CMAKE)=cmake \
 	$(LIBCLANG_PATH)/libclang$(LLVM_SUFFIX).so.1=libclang1$(LLVM_SUFFIX)
 
@@ -75,6 +76,13 @@ NATIVE_LIBS := $(HOST_OUT)/native-static-libs
 # The custom-op SDK (sdk/): its runtime library (the host model inside) and its headers,
 # which install into an include directory of their own.
 SDK_LIB := $(HOST_OUT)/libneuron_customop_host.a
+# The SDK's runtime and every op program have the device's data model: i386 code (4-byte
+# long, size_t and pointers) with SSE arithmetic (no excess precision), `long double` the
+# same as `double`, and 8-byte aligned `double` and `long long`, as the Q7's ABI has them
+# (docs/customop-api.md, "Device parity"). Whatever compiles or links against the runtime
+# takes these flags (the .pc file's Cflags and Libs, the CMake target's options).
+SDK_RUST_TARGET := i686-unknown-linux-gnu
+SDK_ABI_FLAGS := -m32 -msse2 -mfpmath=sse -mlong-double-64 -malign-double
 SDK_NATIVE_LIBS := $(HOST_OUT)/customop-native-static-libs
 SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
 COMMON_SOURCES := $(wildcard sdk/common/src/*.rs) sdk/common/Cargo.toml
@@ -147,11 +155,11 @@ $(HOST_LIB): $(SOURCES)
 sdk: $(SDK_LIB)
 $(SDK_LIB): $(SOURCES) $(SDK_SOURCES)
 	@mkdir -p $(HOST_OUT)
-	$(CARGO) rustc --locked --release -p neuron-customop-host --lib \
+	$(CARGO) rustc --locked --release -p neuron-customop-host --lib --target $(SDK_RUST_TARGET) \
 	  -- --print native-static-libs 2> $(HOST_OUT)/sdk-rustc.log || { cat $(HOST_OUT)/sdk-rustc.log >&2; exit 1; }
 	sed -n 's/^note: native-static-libs: //p' $(HOST_OUT)/sdk-rustc.log > $(SDK_NATIVE_LIBS)
 	@test -s $(SDK_NATIVE_LIBS) || { echo "rustc printed no native-static-libs" >&2; exit 1; }
-	cp target/release/libneuron_customop_host.a $(SDK_LIB)
+	cp target/$(SDK_RUST_TARGET)/release/libneuron_customop_host.a $(SDK_LIB)
 
 # The C headers: their generator (tools/header, nt-header) writes them from the sources
 # (the library's, and the SDK runtime's sdk/include/neuron_customop_host/runtime.h);
@@ -184,7 +192,7 @@ bench: bootstrap all
 	@mkdir -p target/bench
 	$(HOST_CC) -O2 -o target/bench/remap_cost bench/remap_cost.c
 	target/bench/remap_cost | tee target/bench/remap_cost.txt
-	$(HOST_CXX) -std=c++14 -O3 -Isdk/include -I$(DIST)/include bench/customop/relu_bench.cpp $(SDK_LIB) \
+	$(HOST_CXX) $(SDK_ABI_FLAGS) -std=c++14 -O3 -Isdk/include -I$(DIST)/include bench/customop/relu_bench.cpp $(SDK_LIB) \
 	  $$(cat $(SDK_NATIVE_LIBS)) -o target/bench/relu_bench
 	rm -f target/bench/relu_bench.times
 	RELU_BENCH_TIMES=target/bench/relu_bench.times target/bench/relu_bench | tee target/bench/customop.txt
@@ -323,7 +331,8 @@ install: $(DIST_HEADER) $(DIST_CXX_HEADER) $(HOST_LIB) $(SDK_LIB) $(DEVICE_OBJ) 
 	      -e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|g' \
 	      -e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' -e 's|@DEVICE@|$(DEVICE)|g' \
 	      -e "s|@NATIVE_STATIC_LIBS@|$$native|g" -e "s|@NATIVE_LIBS@|$$(echo $$native | tr ' ' ';')|g" \
-	      -e "s|@SDK_INCLUDEDIR@|$(SDK_INCLUDEDIR)|g" -e "s|@SDK_NATIVE_STATIC_LIBS@|$$sdk_native|g" \
+	      -e "s|@SDK_INCLUDEDIR@|$(SDK_INCLUDEDIR)|g" -e "s|@SDK_ABI_FLAGS@|$(SDK_ABI_FLAGS)|g" \
+	      -e "s|@SDK_ABI_OPTIONS@|$$(echo $(SDK_ABI_FLAGS) | tr ' ' ';')|g" -e "s|@SDK_NATIVE_STATIC_LIBS@|$$sdk_native|g" \
 	      -e "s|@DEVICE_INCLUDEDIR@|$(DEVICE_INCLUDEDIR)|g" -e "s|@DEVICE_KERNEL_MATTR@|$(DEVICE_KERNEL_MATTR)|g" \
 	      -e "s|@XTENSA_CLANG@|$(XTENSA_CLANG)|g" -e "s|@HOST_CLANGXX@|$(HOST_CLANGXX)|g" -e "s|@LLVM_MC@|$(LLVM_MC)|g" -e "s|@LLVM_OBJCOPY@|$(LLVM_OBJCOPY)|g" \
 	      -e "s|@XTENSA_LD@|$(XTENSA_LD)|g" -e "s|@QEMU_XTENSA@|$(QEMU_XTENSA)|g" \

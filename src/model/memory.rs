@@ -150,8 +150,10 @@ impl Soc {
         let (mut a, mut b) = ((from - r.base) as i64, (to - r.base) as i64);
         let mut left = len;
         while left > 0 {
+            // A 32-bit process (the SDK's host run) copies at most 1 GiB a call.
+            let part = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
             // SAFETY: one descriptor this region owns, offsets inside it.
-            let n = unsafe { libc::copy_file_range(fd, &mut a, fd, &mut b, left as usize, 0) };
+            let n = unsafe { libc::copy_file_range(fd, &mut a, fd, &mut b, part, 0) };
             if n <= 0 {
                 return Err(os_error("copying SoC memory"));
             }
@@ -203,18 +205,18 @@ pub(super) fn map(addr: u64, len: u64, backing: Backing<'_>, fixed: bool) -> Res
     } else {
         libc::MAP_FIXED_NOREPLACE
     };
-    // SAFETY: maps pages at an address this model owns (fixed: a range it reserved) or
-    // that must be free (MAP_FIXED_NOREPLACE fails instead of replacing anything).
-    let p = unsafe {
-        libc::mmap(
-            addr as usize as *mut libc::c_void,
-            len as usize,
-            prot,
-            flags | place,
-            raw,
-            off as libc::off_t,
-        )
+    // A range this process cannot address (a 32-bit one) is not free.
+    let (Ok(at), Ok(size), Ok(off)) = (
+        usize::try_from(addr),
+        usize::try_from(len),
+        libc::off64_t::try_from(off),
+    ) else {
+        return Err(SimError::AddressTaken { addr, size: len });
     };
+    // SAFETY: maps pages at an address this model owns (fixed: a range it reserved) or
+    // that must be free (MAP_FIXED_NOREPLACE fails instead of replacing anything). mmap64
+    // takes a 64-bit offset in a 32-bit process too (the SDK's host run: HBM is 56 GiB).
+    let p = unsafe { libc::mmap64(at as *mut libc::c_void, size, prot, flags | place, raw, off) };
     if p == libc::MAP_FAILED {
         let err = std::io::Error::last_os_error();
         if !fixed && err.raw_os_error() == Some(libc::EEXIST) {
@@ -225,7 +227,7 @@ pub(super) fn map(addr: u64, len: u64, backing: Backing<'_>, fixed: bool) -> Res
     if p as usize as u64 != addr {
         // An old kernel that ignores MAP_FIXED_NOREPLACE maps elsewhere: undo it.
         // SAFETY: `p` is the mapping just made.
-        unsafe { libc::munmap(p, len as usize) };
+        unsafe { libc::munmap(p, size) };
         return Err(SimError::AddressTaken { addr, size: len });
     }
     Ok(())

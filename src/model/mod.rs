@@ -1,7 +1,7 @@
 //! The host model of the translation hardware: custom operators run unmodified on a
 //! workstation, with real memory behind the windows. Its defaults ([`defaults`]) and its
 //! trace format ([`trace`]) come with feature `std`; the machine itself with feature `sim`
-//! (Linux on x86_64 and aarch64); none of it is ever in the device object.
+//! (Linux on x86_64, x86 and aarch64); none of it is ever in the device object.
 //!
 //! A [`Machine`] maps, at their NX-local addresses in this process:
 //!

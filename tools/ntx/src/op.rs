@@ -224,10 +224,13 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     // kernel's source line. The author's flags come after (and so win). The device's build
     // keeps its own flags (op_device.rs).
     // The compiler's temporaries go in the build folder (removed with it), not in $TMPDIR.
-    // DWARF 4: clang's default 5 is more than Debian 12's valgrind (3.19) reads.
+    // DWARF 4: clang's default 5 is more than Debian 12's valgrind (3.19) reads. Frame
+    // pointers: a fault in the i386 C library (a copy's memcpy) finds the kernel's frames
+    // through them (the runtime's child.rs, `interrupted_stack`).
     cmd.env("TMPDIR", &b.dir)
         .arg(format!("-std={}", b.std))
-        .args(["-O3", "-gdwarf-4", "-pipe", crate::parity::HOST_CHECKS])
+        .args(["-O3", "-gdwarf-4", "-fno-omit-frame-pointer", "-pipe"])
+        .arg(crate::parity::HOST_CHECKS)
         .args(crate::parity::HOST_MODEL)
         .args(["-MD", "-MF"])
         .arg(obj.with_extension("d"))

@@ -72,6 +72,7 @@ fn front_end(
     codegen_flags(&mut cmd, sdk, dir);
     cmd.args(["-g", "-nostdinc", "-fno-exceptions", "-fno-rtti"])
         .arg(crate::parity::DEVICE_CHECKS)
+        .arg(crate::parity::CLANG10_FP_CONTRACT)
         .arg(format!("-std={}", b.std))
         .args(crate::parity::warning_flags(b.parity))
         .args(&sdk.cflags)

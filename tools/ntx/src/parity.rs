@@ -36,12 +36,19 @@ pub const HOST_CHECKS: &str =
 
 /// What the host build of a kernel takes from the device besides its front end (the host
 /// compiles with the SDK's clang, so a call's arguments are evaluated in the device's
-/// order and the same code is accepted): `char` unsigned, as on the Q7, and no fused
-/// multiply-add (the device's clang computes `a * b + c` as two roundings; an author's
-/// `-march` could otherwise fuse them here). What still differs (`long`, `size_t` and
-/// pointers are 8 bytes here, `long double` is x87's, NaN's sign) is in
-/// docs/customop-api.md, "Device parity".
-pub const HOST_MODEL: [&str; 2] = ["-funsigned-char", "-ffp-contract=off"];
+/// order and the same code is accepted) and its data model (the SDK's pkg-config Cflags:
+/// i386 with SSE arithmetic, `long double` as `double`, 8-byte aligned `double` and
+/// `long long`): `char` unsigned, as on the Q7, and no fused multiply-add (the device's
+/// clang computes `a * b + c` as two roundings; an author's `-march` could otherwise fuse
+/// them here). What still differs (an invalid operation's NaN) is in docs/customop-api.md,
+/// "Device parity".
+pub const HOST_MODEL: [&str; 2] = ["-funsigned-char", CLANG10_FP_CONTRACT];
+
+/// Clang 10's floating-point contraction for C++: none (`a * b + c` rounds twice). Clang 14
+/// made `-ffp-contract=on` the default (its review D107589), which lets the optimizer fuse
+/// (and fold constants as one rounding); the device's own compile (`--device`) and the host
+/// build both say what clang 10 did.
+pub const CLANG10_FP_CONTRACT: &str = "-ffp-contract=off";
 
 /// The device's optimisation level.
 pub const OPT: &str = "-Os";

@@ -22,7 +22,7 @@ pub struct Filler {
 fn populate((lo, len, advice): FillRequest) {
     // SAFETY: [lo, lo + len) is a window view the model maps (or maps no more, which makes
     // madvise fail); populating page tables changes no memory.
-    unsafe { libc::madvise(lo as *mut c_void, len as usize, advice) };
+    unsafe { libc::madvise(lo as *mut c_void, usize::try_from(len).unwrap_or(0), advice) };
 }
 
 /// How much of a view the kernel's own thread populates before handing the rest over: the

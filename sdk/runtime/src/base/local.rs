@@ -12,26 +12,41 @@
 
 /// The main executable's loaded segments: (first byte, end).
 fn image_segments() -> Vec<(usize, usize)> {
+    segments(false)
+}
+
+/// The main executable's code: its executable segments, (first byte, end).
+pub fn image_code() -> Vec<(usize, usize)> {
+    segments(true)
+}
+
+/// The main executable's loaded segments, or only its executable ones.
+fn segments(code: bool) -> Vec<(usize, usize)> {
     unsafe extern "C" fn each(
         info: *mut libc::dl_phdr_info,
         _size: libc::size_t,
         data: *mut libc::c_void,
     ) -> libc::c_int {
         // SAFETY: dl_iterate_phdr passes a valid entry; `data` is the Vec below.
-        let (info, found) = unsafe { (&*info, &mut *data.cast::<Vec<(usize, usize)>>()) };
+        let (info, (code, found)) =
+            unsafe { (&*info, &mut *data.cast::<(bool, Vec<(usize, usize)>)>()) };
         // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
         let headers =
             unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) };
-        for h in headers.iter().filter(|h| h.p_type == libc::PT_LOAD) {
+        let code = *code;
+        let wanted = headers
+            .iter()
+            .filter(|h| h.p_type == libc::PT_LOAD && (!code || h.p_flags & libc::PF_X != 0));
+        for h in wanted {
             let start = info.dlpi_addr as usize + h.p_vaddr as usize;
             found.push((start, start + h.p_memsz as usize));
         }
         1 // the first object is the main executable: stop there
     }
-    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut found: (bool, Vec<(usize, usize)>) = (code, Vec::new());
     // SAFETY: the callback only reads the entries it is given and writes `found`.
-    unsafe { libc::dl_iterate_phdr(Some(each), (&mut found as *mut Vec<(usize, usize)>).cast()) };
-    found
+    unsafe { libc::dl_iterate_phdr(Some(each), (&raw mut found).cast()) };
+    found.1
 }
 
 /// Whether the `bytes` at `p` overlap the program's image (static or global data, or code).

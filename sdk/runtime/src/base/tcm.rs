@@ -28,7 +28,12 @@ const PAGE: usize = 4096;
 pub const GUARD_PAGES: usize = 4;
 /// The address space a pool reserves for its blocks (inaccessible, costing no memory): room
 /// for about 460,000 blocks in a job; past that, blocks get mappings of their own.
+#[cfg(target_pointer_width = "64")]
 pub const ARENA_BYTES: usize = 16 << 30;
+/// The same in the op programs' 32-bit processes (the device's data model): 256 MiB, room
+/// for about 7,000 blocks.
+#[cfg(target_pointer_width = "32")]
+pub const ARENA_BYTES: usize = 256 << 20;
 
 /// One block and its pages.
 #[derive(Debug)]

@@ -126,7 +126,7 @@ pub unsafe extern "C" fn nt_customop_bytes(
     // SAFETY: the caller's contract.
     let h = unsafe { (*m).handle };
     state::with(|rt| {
-        if rt.entry(h).bytes as usize != bytes {
+        if rt.entry(h).bytes != bytes as u64 {
             return -1;
         }
         if write != 0 {

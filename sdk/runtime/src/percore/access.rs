@@ -231,8 +231,8 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
 /// (the call's return address, 0 if unknown) is kept until the block is freed.
 pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
     // Under --sanitize the block is watched for reads of bytes nothing wrote (this needs
-    // to tell a faulting store from a load: x86-64's fault error code).
-    let watch = rt.job.sanitize && cfg!(target_arch = "x86_64");
+    // to tell a faulting store from a load: the x86 fault error code, i386 and x86-64).
+    let watch = rt.job.sanitize && cfg!(any(target_arch = "x86_64", target_arch = "x86"));
     let Some(p) = rt.job.pool.alloc_watched(bytes, watch) else {
         return core::ptr::null_mut();
     };

@@ -212,7 +212,7 @@ fn compute(
     out: u32,
 ) {
     let data: Vec<Vec<u8>> = tensors.iter().map(|h| tensors::read_all(rt, *h)).collect();
-    let n = rt.entry(out).meta.numel as usize;
+    let n = usize::try_from(rt.entry(out).meta.numel).unwrap_or(usize::MAX);
     let mut result = vec![0u8; n * to.size()];
     for i in 0..n {
         let mut k = 0;

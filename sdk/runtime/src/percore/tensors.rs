@@ -276,7 +276,7 @@ pub fn read_all(rt: &mut Runtime, h: u32) -> Vec<u8> {
             "an operation read a shape-only input".into(),
         );
     }
-    let mut buf = vec![0u8; bytes as usize];
+    let mut buf = vec![0u8; whole(rt, h, bytes)];
     if bytes > 0 {
         let m = rt
             .machine
@@ -287,6 +287,20 @@ pub fn read_all(rt: &mut Runtime, h: u32) -> Vec<u8> {
     buf
 }
 
+/// `bytes` of tensor `h` as a length in this process's memory. The host run is a 32-bit
+/// process, as the device is (docs/customop-api.md, "Device parity"): a tensor past what
+/// it can address cannot be held whole, and is refused by name rather than cut short.
+fn whole(rt: &mut Runtime, h: u32, bytes: u64) -> usize {
+    if let Ok(n) = usize::try_from(bytes) {
+        return n;
+    }
+    let detail = format!(
+        "a tensor of {bytes} bytes is more than the host run's 32-bit process can hold whole"
+    );
+    rt.misuse(Kind::OpFailed, Some(h), None, detail);
+    unreachable!("an error ends the call")
+}
+
 /// Writes all bytes of tensor `h`.
 pub fn write_all(rt: &mut Runtime, h: u32, data: &[u8]) {
     untrack(rt, h);
@@ -294,11 +308,7 @@ pub fn write_all(rt: &mut Runtime, h: u32, data: &[u8]) {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes)
     };
-    assert_eq!(
-        bytes as usize,
-        data.len(),
-        "a tensor's bytes replaced whole"
-    );
+    assert_eq!(bytes, data.len() as u64, "a tensor's bytes replaced whole");
     if bytes > 0 {
         let m = rt
             .machine
@@ -347,7 +357,7 @@ pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes)
     };
-    let chunk_len = (bytes.min(1 << 20) as usize).div_ceil(pattern.len()) * pattern.len();
+    let chunk_len = whole(rt, h, bytes.min(1 << 20)).div_ceil(pattern.len()) * pattern.len();
     let chunk: Vec<u8> = pattern.iter().copied().cycle().take(chunk_len).collect();
     let m = rt
         .machine
@@ -355,7 +365,9 @@ pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
         .expect("the model runs while a tensor lives");
     let mut at = 0;
     while at < bytes {
-        let n = chunk.len().min((bytes - at) as usize);
+        let n = chunk
+            .len()
+            .min(usize::try_from(bytes - at).unwrap_or(usize::MAX));
         m.write(addr + at, &chunk[..n])
             .expect("a tensor's bytes are in HBM");
         at += n as u64;
@@ -376,7 +388,7 @@ pub fn eye(rt: &mut Runtime, h: u32) {
     if bytes == 0 {
         return;
     }
-    let mut data = vec![0u8; rows * cols * dtype.size()];
+    let mut data = vec![0u8; whole(rt, h, bytes)];
     let one = if dtype.is_integral() {
         Num::Int(1)
     } else {

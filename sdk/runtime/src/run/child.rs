@@ -8,7 +8,7 @@ use std::ffi::CString;
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 use crate::base::misuse::{Crash, Kind, Report};
 use crate::base::stack::backtrace;
@@ -156,9 +156,107 @@ pub const TIMEOUT_SIGNAL: i32 = libc::SIGUSR2;
 /// Frames a timeout report keeps.
 const STACK_FRAMES: usize = 32;
 
-/// The interrupted stack: the pc of `context`, then its callers (the frames `backtrace`
-/// gives past the pc; the pc alone when the unwinder did not reach it).
-fn interrupted_stack(pc: u64) -> ([u64; STACK_FRAMES], usize) {
+/// The main executable's code, `[first, end)`, once [`catch_faults`] or [`catch_timeout`]
+/// ran: the kernels' and the SDK's code, not the C library's.
+static CODE: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+fn remember_code() {
+    let code = crate::base::local::image_code();
+    let first = code.iter().map(|c| c.0).min().unwrap_or(0);
+    let end = code.iter().map(|c| c.1).max().unwrap_or(0);
+    CODE[0].store(first, Ordering::Relaxed);
+    CODE[1].store(end, Ordering::Relaxed);
+}
+
+fn in_code(addr: u64) -> bool {
+    (CODE[0].load(Ordering::Relaxed) as u64..CODE[1].load(Ordering::Relaxed) as u64).contains(&addr)
+}
+
+/// Words of the interrupted stack searched for a return address into the program.
+const SCANNED_WORDS: usize = 64;
+
+/// Where a signal interrupted the program: its program counter, stack pointer and frame
+/// pointer.
+#[derive(Clone, Copy)]
+struct Interrupted {
+    pc: u64,
+    sp: u64,
+    fp: u64,
+}
+
+impl Interrupted {
+    /// # Safety
+    /// `c` is the context a signal handler was given.
+    unsafe fn of(c: *const libc::ucontext_t) -> Interrupted {
+        // SAFETY: the caller's contract.
+        unsafe {
+            Interrupted {
+                pc: program_counter(c),
+                sp: stack_pointer(c),
+                fp: frame_pointer(c),
+            }
+        }
+    }
+}
+
+/// The interrupted stack: the pc, then its callers (the frames `backtrace` gives past the
+/// pc; the pc alone when the unwinder did not reach it). When the pc is in the C library
+/// and the unwinder's next frame is not in the program (the i386 C library's `memcpy`
+/// unwinds to nonsense), the callers are found as a debugger without unwind tables finds
+/// them: the first word at the stack pointer or above it that points into the program's
+/// code (the return address of the call that left the program: a leaf function such as
+/// `memcpy` pushes a few registers at most), then the frame pointers' chain (ntx compiles
+/// kernels with frame pointers), each link checked before it is followed.
+fn interrupted_stack(at: Interrupted) -> ([u64; STACK_FRAMES], usize) {
+    let (mut stack, mut len) = unwound_stack(at.pc);
+    if in_code(at.pc) || (len >= 2 && in_code(stack[1])) || at.sp == 0 {
+        return (stack, len);
+    }
+    let found = (0..SCANNED_WORDS as u64)
+        .filter_map(|k| read_word(at.sp + k * WORD))
+        .find(|w| in_code(*w));
+    let Some(caller) = found else {
+        return (stack, len);
+    };
+    (stack[1], len) = (caller, 2);
+    let mut fp = at.fp;
+    while len < STACK_FRAMES && fp >= at.sp && fp.is_multiple_of(WORD) && fp - at.sp < 64 << 20 {
+        let (Some(next), Some(ret)) = (read_word(fp), read_word(fp + WORD)) else {
+            break;
+        };
+        if !in_code(ret) || next <= fp {
+            break;
+        }
+        stack[len] = ret;
+        len += 1;
+        fp = next;
+    }
+    (stack, len)
+}
+
+/// Bytes in a word of the stack.
+const WORD: u64 = core::mem::size_of::<usize>() as u64;
+
+/// The word at `addr` of this process's memory, or `None` where nothing readable is
+/// (`process_vm_readv` fails where a load would fault; it is safe in a signal handler).
+fn read_word(addr: u64) -> Option<u64> {
+    let mut word = 0usize;
+    let local = libc::iovec {
+        iov_base: (&raw mut word).cast(),
+        iov_len: WORD as usize,
+    };
+    let remote = libc::iovec {
+        iov_base: usize::try_from(addr).ok()? as *mut libc::c_void,
+        iov_len: WORD as usize,
+    };
+    // SAFETY: one local buffer of the word's size; the remote side is only read, by the
+    // kernel, which reports a fault instead of taking it.
+    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    (n == WORD as isize).then_some(word as u64)
+}
+
+/// [`interrupted_stack`] as the unwinder gives it.
+fn unwound_stack(pc: u64) -> ([u64; STACK_FRAMES], usize) {
     let mut raw = [core::ptr::null_mut(); STACK_FRAMES + 8];
     // SAFETY: a buffer of its length; backtrace was called once before (catch_timeout), so
     // it does not load libgcc here, in a signal handler.
@@ -177,8 +275,8 @@ fn interrupted_stack(pc: u64) -> ([u64; STACK_FRAMES], usize) {
 
 extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_void) {
     // SAFETY: the kernel passes the interrupted context.
-    let pc = unsafe { program_counter(context.cast()) };
-    let (stack, len) = interrupted_stack(pc);
+    let at = unsafe { Interrupted::of(context.cast()) };
+    let (stack, len) = interrupted_stack(at);
     let mut line = [b' '; 8 + 17 * STACK_FRAMES];
     line[..8].copy_from_slice(TIMED_OUT);
     for (f, frame) in stack[..len].iter().enumerate() {
@@ -202,13 +300,49 @@ unsafe fn program_counter(c: *const libc::ucontext_t) -> u64 {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the caller's contract.
     return unsafe { (*c).uc_mcontext.gregs[libc::REG_RIP as usize] as u64 };
+    #[cfg(target_arch = "x86")]
+    // SAFETY: the caller's contract.
+    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_EIP as usize] as u32) };
     #[cfg(target_arch = "aarch64")]
     // SAFETY: the caller's contract.
     return unsafe { (*c).uc_mcontext.pc };
 }
 
+/// The stack pointer of an interrupted context.
+///
+/// # Safety
+/// `c` is the context a signal handler was given.
+unsafe fn stack_pointer(c: *const libc::ucontext_t) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract.
+    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RSP as usize] as u64 };
+    #[cfg(target_arch = "x86")]
+    // SAFETY: the caller's contract.
+    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_ESP as usize] as u32) };
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: the caller's contract.
+    return unsafe { (*c).uc_mcontext.sp };
+}
+
+/// The frame pointer of an interrupted context.
+///
+/// # Safety
+/// `c` is the context a signal handler was given.
+unsafe fn frame_pointer(c: *const libc::ucontext_t) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract.
+    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RBP as usize] as u64 };
+    #[cfg(target_arch = "x86")]
+    // SAFETY: the caller's contract.
+    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_EBP as usize] as u32) };
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: the caller's contract.
+    return unsafe { (*c).uc_mcontext.regs[29] };
+}
+
 /// In a child: on [`TIMEOUT_SIGNAL`], write where it was and end.
 pub fn catch_timeout() {
+    remember_code();
     let mut warm = [core::ptr::null_mut(); 2];
     // SAFETY: a buffer of its length: the first call loads the unwinder, outside a handler.
     unsafe { backtrace(warm.as_mut_ptr(), 2) };
@@ -228,10 +362,10 @@ fn on_signal(sig: i32, handler: extern "C" fn(i32, *mut libc::siginfo_t, *mut li
 
 extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     // SAFETY: the kernel passes the fault's information and context.
-    let (addr, pc, write) = unsafe {
+    let (addr, at, write) = unsafe {
         (
             (*info).si_addr() as usize,
-            program_counter(context.cast()),
+            Interrupted::of(context.cast()),
             store(context.cast()),
         )
     };
@@ -241,7 +375,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
         let touch = crate::percore::state::try_with(|rt| match rt.job.pool.touch(addr, write) {
             Touch::Unwritten(what) => {
                 let detail = format!("a load at {addr:#x}: {what}");
-                rt.placed(Kind::UninitializedRead, detail, fault_stack(pc))
+                rt.placed(Kind::UninitializedRead, detail, fault_stack(at))
             }
             t => t,
         });
@@ -252,7 +386,7 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
     let what = crate::percore::state::try_with(|rt| rt.job.pool.describe(addr)).flatten();
     if let Some(what) = what {
         // A fault in the TCM pool's pages: reported; the core ends there.
-        crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, fault_stack(pc)));
+        crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, fault_stack(at)));
     }
     // Not the pool's: the signal takes its course (the runner reports it), whether the
     // kernel faulted or raised it.
@@ -265,12 +399,12 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
 
 /// The stack a fault interrupted, innermost first, for the runner to place in the
 /// author's sources (a copy's fault is in the C library's memcpy, its caller the SDK's).
-fn fault_stack(pc: u64) -> Vec<u64> {
-    let (stack, len) = interrupted_stack(pc);
+fn fault_stack(at: Interrupted) -> Vec<u64> {
+    let (stack, len) = interrupted_stack(at);
     stack[..len].to_vec()
 }
 
-/// Whether a faulting access was a store (x86-64: the page fault's error code).
+/// Whether a faulting access was a store (x86 and x86-64: the page fault's error code).
 ///
 /// # Safety
 /// `c` is the context a signal handler was given.
@@ -278,7 +412,10 @@ unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the caller's contract.
     return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "x86")]
+    // SAFETY: the caller's contract.
+    return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
     return None;
 }
 
@@ -286,6 +423,7 @@ unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
 /// as `tcm-out-of-bounds`, with the access's place; any other fault ends the child as
 /// before.
 pub fn catch_faults() {
+    remember_code();
     on_signal(libc::SIGSEGV, on_fault);
 }
 

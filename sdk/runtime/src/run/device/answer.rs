@@ -249,7 +249,8 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         DeviceRequest::Malloc => {
             let (bytes, site) = (r.u64()?, r.u32()?);
             rt.job.tcm_mallocs += 1;
-            let p = access::tcm_malloc(rt, bytes as usize, u64::from(site));
+            let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+            let p = access::tcm_malloc(rt, bytes, u64::from(site));
             out.extend(offset_of(rt, p.cast()).to_le_bytes());
         }
         DeviceRequest::Free => {
