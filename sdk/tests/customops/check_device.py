@@ -441,6 +441,25 @@ def device_model(ntx, src, work):
     if host.tobytes() != want.tobytes() or got.tobytes() != want.tobytes():
         sys.exit(f"device_model: host {host}, device {got}, the device's values {want}")
     print("ok the device's argument order, char and front end on the host run and --device")
+    # The data model: an FNV hash over unsigned long, the widths of long, size_t, pointers
+    # and long double, a struct's double and long long at 8 bytes, a long double sum at
+    # double's precision, float without excess precision, an unsigned long product that
+    # wraps at 32 bits, long long's alignment. x86-64 gives 918, 8, 8, 8, 16, 16, 8, 10, 1,
+    # 10000000, 8.
+    np.save(work / "data_model.npy", np.array([100000, 1, 1e30], np.float32))
+    want = np.array([222, 4, 4, 4, 8, 16, 8, 0, 1, 1410065, 8], np.int32)
+    host, _ = built.run("data_model", "data_model.npy", device=False)
+    got, _ = built.run("data_model", "data_model.npy")
+    if host.tobytes() != want.tobytes() or got.tobytes() != want.tobytes():
+        sys.exit(f"data_model: host {host}, device {got}, the device's values {want}")
+    print("ok the device's data model (ILP32, long double as double, 8-byte double) on the host run and --device")
+    host, stats = built.run("invalid_nan", "data_model.npy", device=False)
+    got, _ = built.run("invalid_nan", "data_model.npy")
+    bits = [hex(int(b)) for b in (*host.view(np.uint32), *got.view(np.uint32))]
+    said = [r for r in stats["reports"] if r["kind"] == "x86-default-nan"]
+    if bits != ["0x3f800000", "0xffc00000", "0x3f800000", "0x7fc00000"] or len(said) != 1 or said[0]["index"] != "1":
+        sys.exit(f"invalid_nan: host and device bits {bits}, the host's reports {stats['reports']}")
+    print("ok an invalid operation's NaN: 0x7fc00000 on --device, 0xffc00000 on the host and reported")
 
 
 def main():

@@ -245,3 +245,57 @@ pub fn take_result(
             .expect("the returned tensor and the output are in HBM");
     }
 }
+
+/// The bits of the NaN an invalid operation gives on x86 (`inf - inf`, `0 * inf`), where the
+/// Q7 gives the same NaN with its sign clear, for each floating-point element type: (the
+/// element's bytes, x86's, the Q7's). A half or bfloat16 gets it through a float's.
+fn default_nan(dtype: DType) -> Option<(usize, u32, u32)> {
+    match dtype {
+        DType::Float => Some((4, 0xffc0_0000, 0x7fc0_0000)),
+        DType::Half => Some((2, 0xfe00, 0x7e00)),
+        DType::BFloat16 => Some((2, 0xffc0, 0x7fc0)),
+        _ => None,
+    }
+}
+
+/// On the host run: output elements holding x86's default NaN, which the device would
+/// hold with its sign clear wherever an invalid operation made it (x86 has no default-NaN
+/// mode to match; docs/customop-api.md, "Device parity"). The output is read a megabyte at
+/// a time.
+pub fn x86_default_nan(rt: &mut Runtime, op: &str, output: u32) -> Option<Report> {
+    let (dtype, addr, bytes) = {
+        let e = rt.entry(output);
+        (e.dtype, e.meta.hbm_addr, e.bytes)
+    };
+    let (size, x86, q7) = default_nan(dtype)?;
+    let m = rt.machine.as_ref()?;
+    let (mut first, mut count, mut at) = (None, 0u64, 0u64);
+    let mut chunk = vec![0u8; 1 << 20];
+    while at < bytes {
+        let n = chunk
+            .len()
+            .min(usize::try_from(bytes - at).unwrap_or(usize::MAX));
+        m.read(addr + at, &mut chunk[..n]).ok()?;
+        for (k, e) in chunk[..n].chunks_exact(size).enumerate() {
+            let v = e.iter().rev().fold(0u32, |v, b| v << 8 | u32::from(*b));
+            if v == x86 {
+                first.get_or_insert(at / size as u64 + k as u64);
+                count += 1;
+            }
+        }
+        at += n as u64;
+    }
+    let first = first?;
+    let d = format!(
+        "{count} element(s) from here hold {x86:#x}: the NaN an \
+         invalid operation (inf - inf, 0 * inf, sqrt(-1)) gives on x86; the Q7 gives {q7:#x} \
+         for it (where the NaN came from an input or a constant, the device has these bits too)"
+    );
+    Some(cross_core(
+        op,
+        Kind::X86DefaultNan,
+        "output",
+        first.to_string(),
+        d,
+    ))
+}

@@ -418,6 +418,9 @@ fn conclude(
         for r in &reports {
             take_result(rt, o, r, output, &mut found);
         }
+        if o.device.is_none() {
+            found.extend(crate::run::checks::x86_default_nan(rt, &o.op, output));
+        }
     });
     printed_checks(o, &mut reports);
     print_output(o, &reports);
