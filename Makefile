@@ -60,6 +60,7 @@ XTENSA_BOOTSTRAP ?= $(XTENSA_RUSTC)=rustc-web $(XTENSA_CARGO)=cargo-web \
 	$(QEMU_XTENSA)=qemu-user
 HOST_BOOTSTRAP ?= $(HOST_CC)=gcc $(HOST_CXX)=g++ $(HOST_CLANG)=clang-22 \
 	/usr/lib32/crt1.o=libc6-dev-i386 /usr/lib/gcc/x86_64-linux-gnu/12/32/libstdc++.a=g++-multilib \
+	dpkg:libc6-dbg:i386=libc6-dbg:i386 \
 	$(HOST_CLANGXX)=clang-22 $(ABIDIFF)=abigail-tools $(VALGRIND)=valgrind $(PKG_CONFIG)=pkgconf $(CMAKE)=cmake \
 	$(LIBCLANG_PATH)/libclang$(LLVM_SUFFIX).so.1=libclang1$(LLVM_SUFFIX)
 
