@@ -38,28 +38,37 @@ pub fn device_builds(cores: u32) -> bool {
 /// Most ops in a library.
 pub const MAX_OPS: usize = 10;
 
-/// The longest op name the device's codegen takes: it refuses a name of 32 characters or more.
-pub const MAX_OP_NAME: usize = 31;
+/// The longest kernel function name (`m.def`'s third argument) the device's codegen
+/// takes: it refuses a name of 32 characters or more. The op's name has no such cap.
+pub const MAX_KERNEL_NAME: usize = 31;
 
 /// Why op `name` is refused, if it is: not an identifier (PyTorch's schema takes a name of
 /// ASCII letters, digits and `_`, not starting with a digit; a `.` would make the rest an
-/// overload's name, `::` a namespace), or its length (docs/customop-api.md, "Device
-/// parity").
+/// overload's name, `::` a namespace).
 pub fn op_name_refused(name: &str) -> Option<String> {
     let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !identifier {
-        return Some(format!(
+    (!identifier).then(|| {
+        format!(
             "op {name:?} is not a name an op schema takes: ASCII letters, digits and '_', not \
              starting with a digit (PyTorch reads '.' as an overload, '::' as a namespace)"
-        ));
-    }
-    (name.len() > MAX_OP_NAME).then(|| {
-        format!(
-            "op '{name}' has a name of {} characters: the device's build refuses op names of {} or more",
-            name.len(),
-            MAX_OP_NAME + 1
         )
+    })
+}
+
+/// Why op `name`, whose kernel is the function `kernel`, is refused, if it is: its name
+/// ([`op_name_refused`]), or its kernel's name's length (docs/customop-api.md, "Device
+/// parity").
+pub fn op_refused(name: &str, kernel: &str) -> Option<String> {
+    op_name_refused(name).or_else(|| {
+        let length = kernel.chars().count();
+        (length > MAX_KERNEL_NAME).then(|| {
+            format!(
+                "op '{name}' has a kernel function named '{kernel}', of {length} characters: the \
+                 device's build refuses a kernel function name of {} or more",
+                MAX_KERNEL_NAME + 1
+            )
+        })
     })
 }
 
@@ -185,19 +194,20 @@ mod tests {
     }
 
     #[test]
-    fn op_names_of_32_characters_or_more_are_refused() {
-        assert_eq!(op_name_refused(&"a".repeat(31)), None);
-        assert_eq!(op_name_refused("_relu2"), None);
+    fn kernel_names_of_32_characters_or_more_are_refused_and_op_names_are_not() {
+        assert_eq!(op_refused(&"a".repeat(40), &"k".repeat(31)), None);
+        assert_eq!(op_refused("_relu2", "relu"), None);
         for bad in ["", "a b", "1abc", "a-b", "a::b", "a.b", "r\u{e9}lu"] {
-            let why = op_name_refused(bad).unwrap_or_default();
+            let why = op_refused(bad, "k").unwrap_or_default();
             assert!(
                 why.contains("is not a name an op schema takes"),
                 "{bad:?}: {why}"
             );
         }
+        let kernel = "k".repeat(32);
         assert_eq!(
-            op_name_refused(&"a".repeat(32)),
-            Some(format!("op '{}' has a name of 32 characters: the device's build refuses op names of 32 or more", "a".repeat(32)))
+            op_refused("g", &kernel),
+            Some(format!("op 'g' has a kernel function named '{kernel}', of 32 characters: the device's build refuses a kernel function name of 32 or more"))
         );
     }
 

@@ -488,12 +488,12 @@ fn describe(exe: &Path) -> Result<serde_json::Value, String> {
 }
 
 /// The ops a program registers (`described`, its `--describe`), each name held to the
-/// device's codegen ([`nt_sdk_common::op_name_refused`]): the first refusal.
+/// device's codegen with its kernel's ([`nt_sdk_common::op_refused`]): the first refusal.
 fn refuse_op_names(described: &serde_json::Value) -> Result<(), String> {
     let names = described["ops"].as_array().into_iter().flatten();
     match names
-        .filter_map(|o| o["name"].as_str())
-        .find_map(nt_sdk_common::op_name_refused)
+        .filter_map(|o| Some((o["name"].as_str()?, o["kernel"].as_str().unwrap_or(""))))
+        .find_map(|(name, kernel)| nt_sdk_common::op_refused(name, kernel))
     {
         Some(why) => Err(why),
         None => Ok(()),

@@ -52,7 +52,7 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
         if let Some(why) = r
             .ops
             .iter()
-            .find_map(|o| nt_sdk_common::op_name_refused(&o.name))
+            .find_map(|o| nt_sdk_common::op_refused(&o.name, &o.kernel))
         {
             return Err(RunError::Usage(why));
         }
