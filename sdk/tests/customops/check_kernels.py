@@ -189,9 +189,10 @@ TCM_STRAYS = {
     "TCM_STORE_PAST_GUARD": "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
     "TCM_STORE_BEFORE_BLOCK": "4 bytes before the start of a block of 4096 bytes (pool offset 0)",
     "TCM_COPY_PAST_BLOCK": "past the end of a block of 1000 bytes (pool offset 0), at misuse(at::Tensor const&, int) (",
-    "TCM_OVER_BY_1": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
-    "TCM_OVER_BY_4": "0 bytes past the end of a block of 1000 bytes (pool offset 0)",
-    "TCM_OVER_BY_15": "14 bytes past the end of a block of 1000 bytes (pool offset 0)",
+    # Inside the block's 64-byte granule: found when the block is freed, at that line.
+    "TCM_OVER_BY_1": "past the end of a block of 1000 bytes (pool offset 0): bytes 1000..1001 of its 64-byte granule",
+    "TCM_OVER_BY_4": "past the end of a block of 1000 bytes (pool offset 0): bytes 1000..1004 of its 64-byte granule",
+    "TCM_OVER_BY_15": "past the end of a block of 1000 bytes (pool offset 0): bytes 1014..1015 of its 64-byte granule",
     "DIVIDE_BY_ZERO": "by zero (undefined in C++), at misuse(at::Tensor const&, int) (",
     "SIGNED_OVERFLOW": "a signed integer overflow (undefined in C++",
     "SHIFT_PAST_WIDTH": "a shift by a negative amount or past its operand's width (undefined in C++",

@@ -132,6 +132,28 @@ fn open_pages(at: usize, len: usize) -> bool {
         } == 0
 }
 
+/// A block's alignment and the unit its bytes are taken in: the device heap's.
+const GRANULE: usize = crate::base::xmem::DEFAULT_ALIGN as usize;
+
+/// What a block's slack (its granule's bytes past those asked for) holds until something
+/// stores into it.
+const SLACK: u8 = 0xa5;
+
+/// Fills the `len` bytes of slack at `at` (in the page at `last_page`, open unless the
+/// block is `watched`) with [`SLACK`].
+fn fill_slack(last_page: usize, at: usize, len: usize, watched: bool) {
+    if len == 0 || (watched && !open_pages(last_page, PAGE)) {
+        return;
+    }
+    // SAFETY: the block's own last page, open: the slack lies in it (a granule never
+    // crosses a page).
+    unsafe { core::ptr::write_bytes(at as *mut u8, SLACK, len) };
+    if watched {
+        // SAFETY: the same page, closed again: a watched block's pages open at a store.
+        unsafe { libc::mprotect(last_page as *mut libc::c_void, PAGE, libc::PROT_NONE) };
+    }
+}
+
 /// A new inaccessible private mapping of `len` bytes: its address.
 fn reserve(len: usize) -> Option<usize> {
     // SAFETY: a new anonymous mapping, inaccessible, reserving no memory.
@@ -179,9 +201,10 @@ impl Pool {
             return None;
         }
         let at = self.heap.alloc(bytes as u32, 0)? as usize;
-        // Its end at its last page's end, to the byte: its start is as aligned as its size
-        // (a multiple of 4 bytes, 4-aligned; of 16, 16-aligned).
-        let size = bytes;
+        // Its granule's end at its last page's end: its start is 64-byte aligned, as the
+        // device's heap gives it; the granule's slack past the bytes asked for is filled
+        // with [`SLACK`] and checked when the block is freed ([`Pool::slack_written`]).
+        let size = bytes.next_multiple_of(GRANULE);
         let pages = size.div_ceil(PAGE) * PAGE;
         let placed = self
             .place(pages)
@@ -192,6 +215,7 @@ impl Pool {
         };
         self.high_water = self.high_water.max(self.heap.taken_bytes() as usize);
         let ptr = map + pages - size;
+        fill_slack(map + pages - PAGE, ptr + bytes, size - bytes, watch);
         self.blocks.push(Block {
             offset: at,
             asked: bytes,
@@ -245,6 +269,27 @@ impl Pool {
         let offset = b.offset;
         self.heap.free(offset as u32);
         true
+    }
+
+    /// Of the live block starting at `p`, the stretch of its slack (past the bytes asked
+    /// for, inside its 64-byte granule) something stored into: `[first, end)` as offsets in
+    /// the block, and the block in words. The device's block owns those bytes, so nothing
+    /// faults there; a store of [`SLACK`] itself is missed.
+    pub fn slack_written(&self, p: *const u8) -> Option<(usize, usize, String)> {
+        let b = self
+            .blocks
+            .iter()
+            .find(|b| b.ptr == p as usize && !b.freed)?;
+        let page = b.page_of(b.ptr + b.size - 1)?;
+        if b.asked == b.size || b.closed(page) {
+            return None;
+        }
+        // SAFETY: the block's slack, in its last page, which is open.
+        let slack =
+            unsafe { std::slice::from_raw_parts((b.ptr + b.asked) as *const u8, b.size - b.asked) };
+        let first = slack.iter().position(|v| *v != SLACK)?;
+        let last = slack.iter().rposition(|v| *v != SLACK)?;
+        Some((b.asked + first, b.asked + last + 1, b.words()))
     }
 
     /// The pool offset of the live block starting at `p`.
@@ -334,7 +379,7 @@ impl Pool {
     pub fn unwritten(&self, p: usize, len: usize) -> Option<(usize, usize, String)> {
         let end = p.checked_add(len)?;
         self.blocks.iter().rev().find_map(|b| {
-            let (lo, hi) = (p.max(b.ptr), end);
+            let (lo, hi) = (p.max(b.ptr), end.min(b.ptr + b.asked));
             if lo >= hi {
                 return None;
             }
@@ -367,212 +412,5 @@ impl Drop for Pool {
             // SAFETY: the arena, unmapped once.
             unsafe { libc::munmap(self.arena as *mut libc::c_void, self.arena_bytes) };
         }
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    #[test]
-    fn allocates_first_fit_up_to_16_kib_and_frees_only_its_own() {
-        let mut p = Pool::default();
-        let a = p.alloc(4096).unwrap();
-        let b = p.alloc(4096).unwrap();
-        let c = p.alloc(8192).unwrap();
-        assert!(p.alloc(1).is_none(), "the pool is full");
-        assert!(p.free(b));
-        assert!(!p.free(b), "a second free of the same block is refused");
-        let again = p.alloc(4000).unwrap();
-        assert_eq!(p.offset_of(again), Some(4096), "first fit reuses the gap");
-        let outside = 0x1000usize as *const u8;
-        assert!(!p.free(outside));
-        assert!(p.free(a) && p.free(c) && p.free(again));
-        assert_eq!(p.high_water(), POOL_BYTES);
-        assert_eq!(p.alloc(0), None);
-        assert_eq!(p.alloc(POOL_BYTES + 1), None);
-    }
-
-    #[test]
-    fn a_block_ends_at_a_guard_page_and_addresses_are_described() {
-        let mut p = Pool::default();
-        for (bytes, align) in [(1000, 8), (1001, 1), (1002, 2), (1008, 16), (4096, 4096)] {
-            let a = p.alloc(bytes).unwrap() as usize;
-            // SAFETY: the block's bytes are writable.
-            unsafe { std::ptr::write_bytes(a as *mut u8, 1, bytes) };
-            assert_eq!(a % align, 0, "{bytes} bytes: as aligned as its size");
-            assert_eq!(
-                (a + bytes) % 4096,
-                0,
-                "{bytes} bytes end where the guard starts"
-            );
-            assert!(
-                accessible(a + bytes - 1) && !accessible(a + bytes),
-                "{bytes} bytes"
-            );
-            assert!(p.free(a as *const u8));
-        }
-        let a = p.alloc(1000).unwrap() as usize;
-        for over in [1, 4, 15] {
-            let past = p.describe(a + 1000 + over - 1).unwrap();
-            assert_eq!(
-                past,
-                format!(
-                    "{} bytes past the end of a block of 1000 bytes (pool offset 0)",
-                    over - 1
-                )
-            );
-        }
-        assert!(p.free(a as *const u8));
-        let freed = p.describe(a + 8).unwrap();
-        assert_eq!(
-            freed,
-            "8 bytes into a block of 1000 bytes (pool offset 0), already freed"
-        );
-        assert_eq!(p.describe(8), None);
-    }
-
-    /// Whether the byte at `addr` can be read, asked of the kernel (a write to a pipe
-    /// from an inaccessible buffer fails with EFAULT) rather than by faulting.
-    pub(crate) fn accessible(addr: usize) -> bool {
-        let mut fds = [0; 2];
-        // SAFETY: a new pipe, written once from `addr` and closed.
-        unsafe {
-            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
-            let n = libc::write(fds[1], addr as *const libc::c_void, 1);
-            libc::close(fds[0]);
-            libc::close(fds[1]);
-            n == 1
-        }
-    }
-
-    #[test]
-    fn a_watched_blocks_pages_open_at_their_first_store() {
-        let mut p = Pool::default();
-        let a = p.alloc_watched(6000, true).unwrap() as usize;
-        let plain = p.alloc(16).unwrap() as usize;
-        let block = "a block of 6000 bytes (pool offset 0)";
-        assert_eq!(
-            p.unwritten(a, 6000),
-            Some((0, 4096 - (a % 4096), block.into()))
-        );
-        assert_eq!(
-            p.touch(a + 5, false),
-            Touch::Unwritten(format!("byte 5 of {block}, which nothing wrote"))
-        );
-        assert_eq!(p.touch(a + 5000, true), Touch::Opened);
-        assert!(accessible(a + 5000), "the page touched is open");
-        assert!(!accessible(a), "the block's other page is not");
-        assert_eq!(p.touch(a + 5001, false), Touch::Other, "open now");
-        assert_eq!(p.unwritten(a + 4500, 1500), None, "its page is open");
-        let first = 4096 - (a % 4096);
-        assert_eq!(
-            p.unwritten(a + 10, 6000),
-            Some((10, first - 10, block.into()))
-        );
-        assert_eq!(p.touch(a + 100, true), Touch::Opened);
-        assert_eq!(p.unwritten(a, 6000), None);
-        assert_eq!(p.touch(a - 8, true), Touch::Other, "before the start");
-        assert_eq!(p.touch(plain, false), Touch::Other, "not watched");
-        assert_eq!(p.unwritten(plain, 16), None);
-        assert_eq!(p.touch(a + 6000 + 16, true), Touch::Other, "the guard");
-        assert!(p.free(a as *const u8));
-        assert_eq!(p.touch(a + 100, false), Touch::Other, "freed");
-        assert_eq!(p.unwritten(a, 16), None, "a freed block is no more watched");
-    }
-
-    #[test]
-    fn the_whole_pool_is_one_block_and_freeing_lowers_the_use() {
-        let mut p = Pool::default();
-        let all = p.alloc(POOL_BYTES).unwrap();
-        assert!(p.free(all));
-        let a = p.alloc(4096).unwrap();
-        assert!(p.free(a));
-        let b = p.alloc(4096).unwrap();
-        assert_eq!(p.high_water(), POOL_BYTES);
-        assert!(p.free(b));
-        let mut q = Pool::default();
-        for _ in 0..3 {
-            let a = q.alloc(4096).unwrap();
-            assert!(q.free(a));
-        }
-        assert_eq!(q.high_water(), 4096, "each free gave its bytes back");
-    }
-
-    #[test]
-    fn a_live_block_is_found_by_its_offset() {
-        let mut p = Pool::default();
-        let a = p.alloc(100).unwrap();
-        let b = p.alloc(64).unwrap();
-        assert_eq!(p.block_at(0), Some(a));
-        assert_eq!(p.block_at(128), Some(b), "64-aligned, as the device's heap");
-        assert_eq!(p.block_at(16), None, "no block starts there");
-        assert_eq!(p.block_at(-1), None);
-        assert!(p.free(a));
-        assert_eq!(p.block_at(0), None, "freed");
-    }
-
-    #[test]
-    fn addresses_before_a_block_and_far_from_all_are_told_apart() {
-        let mut p = Pool::default();
-        let a = p.alloc(64).unwrap() as usize;
-        assert_eq!(
-            p.describe(a - 4).unwrap(),
-            "4 bytes before the start of a block of 64 bytes (pool offset 0)"
-        );
-        assert_eq!(p.describe(a + (1 << 40)), None, "outside the arena");
-        assert_eq!(
-            p.describe(a + 64 + 5000).unwrap(),
-            "5000 bytes past the end of a block of 64 bytes (pool offset 0)",
-            "past the guard pages, in the arena"
-        );
-        assert!(!accessible(a + 64 + 5000) && !accessible(a + 64 + 100_000));
-        let b = p.alloc(4096).unwrap() as usize;
-        assert!(!accessible(b - 1), "the byte before a block of whole pages");
-        assert_eq!(
-            p.describe(b - 1).unwrap(),
-            "1 bytes before the start of a block of 4096 bytes (pool offset 64)",
-            "the nearest block"
-        );
-        assert!(p.free(b as *const u8));
-        assert_eq!(
-            p.describe(b + 10).unwrap(),
-            "10 bytes into a block of 4096 bytes (pool offset 64), already freed"
-        );
-    }
-
-    #[test]
-    fn a_watched_blocks_first_byte_and_page_edges_are_exact() {
-        let mut p = Pool::default();
-        let a = p.alloc_watched(3 * 4096, true).unwrap() as usize;
-        assert_eq!(a % 4096, 0, "a block of whole pages starts a page");
-        assert!(matches!(p.touch(a, false), Touch::Unwritten(_)));
-        assert_eq!(p.touch(a, true), Touch::Opened);
-        assert!(
-            accessible(a) && !accessible(a + 4096),
-            "the first page only"
-        );
-        assert_eq!(p.unwritten(a, 4096), None, "ends where the open page ends");
-        assert_eq!(
-            p.unwritten(a + 100, 5000),
-            Some((4096, 1004, "a block of 12288 bytes (pool offset 0)".into())),
-            "the second page, to the copy's end"
-        );
-        assert_eq!(
-            p.unwritten(a + 3 * 4096 - 8, 64).map(|u| (u.0, u.1)),
-            Some((3 * 4096 - 8, 8)),
-            "clipped to the block's end"
-        );
-        let b = p.alloc_watched(1000, true).unwrap() as usize;
-        assert_eq!(
-            p.unwritten(b + 990, 20).map(|u| (u.0, u.1)),
-            Some((990, 10)),
-            "not past the bytes asked for"
-        );
-        assert_eq!(p.touch(a + 8192, true), Touch::Opened);
-        assert_eq!(
-            p.unwritten(a, 3 * 4096).map(|u| (u.0, u.1)),
-            Some((4096, 4096))
-        );
     }
 }

@@ -244,6 +244,16 @@ pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
 /// its size, its offset in the pool and the place that allocated it (`place` turns a
 /// return address into words).
 pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
+    for (p, _, site) in rt.job.tcm_blocks.clone() {
+        if let Some(written) = rt.job.pool.slack_written(p as *const u8) {
+            let at = place(site.saturating_sub(1));
+            let d = format!(
+                "{}, found at the kernel's return (allocated at {at})",
+                slack_words(written)
+            );
+            rt.misuse(Kind::TcmOutOfBounds, None, None, d);
+        }
+    }
     let blocks = std::mem::take(&mut rt.job.tcm_blocks);
     for (p, bytes, site) in blocks {
         let offset = rt.job.pool.offset_of(p as *const u8).unwrap_or_default();
@@ -309,11 +319,23 @@ pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
 /// `torch::neuron::tcm_free` of a non-null pointer: one the pool did not give is reported
 /// (and stops the core).
 pub fn tcm_free(rt: &mut Runtime, p: *mut c_void) {
+    if let Some(written) = rt.job.pool.slack_written(p.cast()) {
+        let d = format!("{}, found when it was freed", slack_words(written));
+        rt.placed(Kind::TcmOutOfBounds, d, crate::base::stack::callers());
+    }
     rt.job.tcm_blocks.retain(|b| b.0 != p as usize);
     if !rt.job.pool.free(p.cast()) {
         let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
         rt.misuse(Kind::TcmFreeForeign, None, None, d);
     }
+}
+
+/// A store into a block's slack ([`crate::base::tcm::Pool::slack_written`]), in words.
+fn slack_words((first, end, block): (usize, usize, String)) -> String {
+    format!(
+        "a store past the end of {block}: bytes {first}..{end} of its 64-byte granule (the \
+         device's block holds them, so nothing faults there) were written"
+    )
 }
 
 /// The NX window holding local address `p`: its range.

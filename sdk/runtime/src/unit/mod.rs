@@ -8,6 +8,7 @@ mod access;
 mod checks;
 mod protocol;
 mod tcm;
+mod tcm_pool;
 mod tensors;
 mod xmem;
 

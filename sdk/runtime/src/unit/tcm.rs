@@ -2,8 +2,8 @@
 //! stray address is told against when there are several, and the mappings of their own
 //! blocks get once the arena is used up.
 
-use crate::base::tcm::tests::accessible;
 use crate::base::tcm::{Pool, Touch, GUARD_PAGES, POOL_BYTES};
+use crate::unit::tcm_pool::accessible;
 
 const PAGE: usize = 4096;
 
