@@ -459,7 +459,7 @@ def device_model(ntx, src, work):
     said = [r for r in stats["reports"] if r["kind"] == "x86-default-nan"]
     if bits != ["0x3f800000", "0xffc00000", "0x3f800000", "0x7fc00000"] or len(said) != 1 or said[0]["index"] != "1":
         sys.exit(f"invalid_nan: host and device bits {bits}, the host's reports {stats['reports']}")
-    print("ok an invalid operation's NaN: 0x7fc00000 on --device, 0xffc00000 on the host and reported")
+    print("ok x86-default-nan: an invalid operation's NaN is 0x7fc00000 on --device, 0xffc00000 on the host, reported")
 
 
 def main():
