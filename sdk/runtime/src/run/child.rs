@@ -201,7 +201,7 @@ impl Interrupted {
 
 /// The interrupted stack: the pc, then its callers (the frames `backtrace` gives past the
 /// pc; the pc alone when the unwinder did not reach it). When the pc is in the C library
-/// and the unwinder's next frame is not in the program (the i386 C library's `memcpy`
+/// and none of the unwinder's frames is in the program (the i386 C library's `memcpy`
 /// unwinds to nonsense), the callers are found as a debugger without unwind tables finds
 /// them: the first word at the stack pointer or above it that points into the program's
 /// code (the return address of the call that left the program: a leaf function such as
@@ -209,7 +209,7 @@ impl Interrupted {
 /// kernels with frame pointers), each link checked before it is followed.
 fn interrupted_stack(at: Interrupted) -> ([u64; STACK_FRAMES], usize) {
     let (mut stack, mut len) = unwound_stack(at.pc);
-    if in_code(at.pc) || (len >= 2 && in_code(stack[1])) || at.sp == 0 {
+    if in_code(at.pc) || stack[1..len].iter().any(|f| in_code(*f)) || at.sp == 0 {
         return (stack, len);
     }
     let found = (0..SCANNED_WORDS as u64)
