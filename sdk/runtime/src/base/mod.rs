@@ -1,6 +1,7 @@
 //! Rules and plain data with no op in sight: the C ABI's structs and codes, element
 //! types, `.npy` files, the TCM pool and the device's heap it follows, the kinds of misuse
-//! and their reports, exit statuses, limits, the HBM filler's thread and the stack's watch.
+//! and their reports, exit statuses, limits, the HBM filler's thread, the stack's watch and
+//! the floating-point flags.
 //! Uses nothing else of the runtime.
 
 pub(crate) mod cabi;
@@ -8,6 +9,7 @@ pub mod codes;
 pub mod dtype;
 pub mod error;
 pub(crate) mod filler;
+pub(crate) mod fpflags;
 pub mod limits;
 pub(crate) mod local;
 pub(crate) mod misuse;

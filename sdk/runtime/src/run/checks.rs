@@ -258,10 +258,11 @@ fn default_nan(dtype: DType) -> Option<(usize, u32, u32)> {
     }
 }
 
-/// On the host run: output elements holding x86's default NaN, which the device would
-/// hold with its sign clear wherever an invalid operation made it (x86 has no default-NaN
-/// mode to match; docs/customop-api.md, "Device parity"). The output is read a megabyte at
-/// a time.
+/// On the host run, after a kernel raised the invalid-operation flag
+/// ([`crate::base::fpflags`]): output elements holding x86's default NaN, which the device
+/// would hold with its sign clear wherever an invalid operation made it (x86 has no
+/// default-NaN mode to match; docs/customop-api.md, "Device parity"). The output is read
+/// a megabyte at a time.
 pub fn x86_default_nan(rt: &mut Runtime, op: &str, output: u32) -> Option<Report> {
     let (dtype, addr, bytes) = {
         let e = rt.entry(output);
@@ -276,13 +277,23 @@ pub fn x86_default_nan(rt: &mut Runtime, op: &str, output: u32) -> Option<Report
             .len()
             .min(usize::try_from(bytes - at).unwrap_or(usize::MAX));
         m.read(addr + at, &mut chunk[..n]).ok()?;
-        for (k, e) in chunk[..n].chunks_exact(size).enumerate() {
-            let v = e.iter().rev().fold(0u32, |v, b| v << 8 | u32::from(*b));
-            if v == x86 {
-                first.get_or_insert(at / size as u64 + k as u64);
-                count += 1;
-            }
+        let element = |e: &[u8]| match *e {
+            [a, b] => u32::from(u16::from_le_bytes([a, b])),
+            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+            _ => 0,
+        };
+        let found = chunk[..n]
+            .chunks_exact(size)
+            .map(element)
+            .filter(|v| *v == x86);
+        let here = found.count() as u64;
+        if here > 0 && first.is_none() {
+            let k = chunk[..n]
+                .chunks_exact(size)
+                .position(|e| element(e) == x86);
+            first = k.map(|k| at / size as u64 + k as u64);
         }
+        count += here;
         at += n as u64;
     }
     let first = first?;

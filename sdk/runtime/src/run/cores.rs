@@ -32,6 +32,7 @@ fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
         counts: rt.job.counts,
         pool_high_water: rt.job.pool.high_water() as u64,
         dst_called: rt.job.dst_called,
+        fp_invalid: false,
         returned,
         accesses: rt.job.accesses.clone(),
         reports: rt.job.reports.clone(),
@@ -84,6 +85,7 @@ fn kernel_job(job: &Assignment) {
         }
         None => on_host(&kernel, &call),
     };
+    let fp_invalid = job.device.is_none() && crate::base::fpflags::invalid_raised();
     state::with(|rt| {
         crate::percore::access::report_leaks(rt, crate::run::place::place);
         let returned = (!out.is_null()).then(|| {
@@ -97,6 +99,7 @@ fn kernel_job(job: &Assignment) {
             }
         });
         let mut report = core_report(rt, returned);
+        report.fp_invalid = fp_invalid;
         if report.dst_called {
             report
                 .reports
@@ -157,6 +160,7 @@ fn on_host(
     let top = 0u8;
     let top = std::hint::black_box(&top) as *const u8 as usize;
     state::with(|rt| rt.stack = crate::base::stack::Watch::start(limit, top));
+    crate::base::fpflags::clear();
     // SAFETY: registered together; arguments checked against the parameters.
     let out = unsafe { (kernel.invoker)(kernel.function, call.as_ptr()) };
     state::with(|rt| rt.stack = crate::base::stack::Watch::default());
@@ -418,7 +422,7 @@ fn conclude(
         for r in &reports {
             take_result(rt, o, r, output, &mut found);
         }
-        if o.device.is_none() {
+        if reports.iter().any(|r| r.fp_invalid) {
             found.extend(crate::run::checks::x86_default_nan(rt, &o.op, output));
         }
     });

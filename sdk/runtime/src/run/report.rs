@@ -49,6 +49,10 @@ pub struct CoreReport {
     pub pool_high_water: u64,
     /// Whether it called get_dst_tensor().
     pub dst_called: bool,
+    /// Whether the kernel (on the host) raised the FPU's invalid-operation flag
+    /// ([`crate::base::fpflags`]).
+    #[serde(default)]
+    pub fp_invalid: bool,
     /// What the kernel returned (none if it stopped on an error).
     pub returned: Option<Returned>,
     /// Its TCM copies.

@@ -16,6 +16,7 @@ fn core(core: u32, accesses: &[(u64, u64, u64, bool)]) -> CoreReport {
         counts: Counts::default(),
         pool_high_water: 0,
         dst_called: true,
+        fp_invalid: false,
         returned: None,
         accesses: accesses
             .iter()
