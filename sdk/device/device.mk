@@ -6,7 +6,7 @@
 # with apt-get download and unpacked under target/ (nothing is installed on the system).
 
 DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
-DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
   sdk/device/builtins.sh sdk/device/builtins/Cargo.toml sdk/device/builtins/Cargo.lock sdk/device/builtins/src/lib.rs
 DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot
@@ -46,10 +46,11 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	done
 	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/start.S \
 	  -o $(DEVICE_RT_DIR)/start.o
+	$(LLVM_MC) -triple=xtensa -mattr=$(DEVICE_KERNEL_MATTR) -filetype=obj sdk/device/fpu.S -o $(DEVICE_RT_DIR)/fpu.o
 	XTENSA_SPEC=$(abspath $(XTENSA_SPEC)) XTENSA_TARGET_DIR=$(abspath $(XTENSA_TARGET_DIR)) LLVM_NM=$(LLVM_NM) \
-	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o \
+	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/runtime.o \
 	  $(DEVICE_RT_DIR)/support.o $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o
-	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o \
+	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o \
 	  $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o $(DEVICE_RT_DIR)/builtins.o
 
 # The qemu plugin that counts what a kernel's program executes (a host shared object).

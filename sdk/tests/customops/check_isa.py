@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_device import Built, same_as_host, sdk_variable  # noqa: E402
 
 # Instructions per element more than the addition, at most (docs/q7-isa.md's table).
-BOUNDS = {"div_i32": 8, "rem_u32": 8, "clamp_i32": 3}
+BOUNDS = {"div_i32": 8, "rem_u32": 8, "clamp_i32": 3, "div_f32": 40, "sqrt_f32": 40}
 ELEMENTS = 4096
 # What --stats and --profile say their counts are (the runtime's COUNTS_ARE).
 LABEL = "instructions retired on the Q7's scalar ISA"
@@ -35,6 +35,8 @@ def numpy_value(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.minimum(np.maximum(a, -b), b)
     if op == "div_f32":
         return a / b
+    if op == "sqrt_f32":
+        return np.sqrt(a)
     return a + b
 
 
@@ -45,6 +47,41 @@ def per_element(built: Built, op: str, a: str, b: str, want: np.ndarray) -> floa
     return stats["device"]["instructions"] / ELEMENTS
 
 
+def special_floats(rng: np.random.Generator) -> np.ndarray:
+    """Floats where a division or a square root goes wrong first: zeros, infinities, the
+    largest and smallest normals, subnormals, values whose quotient or root overflows or
+    underflows, and random bit patterns of every exponent (no NaN: a NaN operand's payload
+    is not the point)."""
+    edges = np.array(
+        [0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.0, 3.0, 0.5, 1e-45, -1e-45, 1.1754942e-38, 1.1754944e-38,
+         3.4028235e38, -3.4028235e38, 1e-38, 1e38, 7.0, 0.1, 1 / 3],
+        np.float32,
+    )
+    bits = rng.integers(0, 2**32, ELEMENTS - edges.size, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    return np.concatenate([edges, np.where(np.isnan(bits), np.float32(1.5), bits)]).astype(np.float32)
+
+
+def fpu_steps_exact(built: Built, work: Path, rng: np.random.Generator) -> None:
+    """The device's division and square root (its FPU's steps, sdk/device/fpu.S) give
+    NumPy's bits on special and random operands; where the result is a NaN (0/0, inf/inf,
+    the root of a negative) both are NaN, the device's 0x7fc00000."""
+    a, b = special_floats(rng), special_floats(rng)
+    # Every pair of the edge values first.
+    a[:400], b[:400] = np.repeat(a[:20], 20), np.tile(a[:20], 20)
+    np.save(work / "sa.npy", a)
+    np.save(work / "sb.npy", b)
+    with np.errstate(all="ignore"):
+        wants = {"div_f32": a / b, "sqrt_f32": np.sqrt(a)}
+    for op, want in wants.items():
+        got, _ = built.run(op, "sa.npy", "sb.npy")
+        bits, wanted = got.view(np.uint32), want.view(np.uint32)
+        bad = np.flatnonzero(np.where(np.isnan(want), bits != 0x7FC00000, bits != wanted))
+        if bad.size:
+            k = int(bad[0])
+            sys.exit(f"{op} on the device, element {k} ({a[k]!r}, {b[k]!r}): {bits[k]:#x}, NumPy's {wanted[k]:#x}")
+        print(f"ok {op}: the FPU's steps give NumPy's bits on {a.size} special and random operands, NaN as 0x7fc00000")
+
+
 def main() -> None:
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -53,15 +90,18 @@ def main() -> None:
     ints = {"a": rng.integers(-(2**31), 2**31, ELEMENTS, dtype=np.int32)}
     ints["b"] = rng.integers(1, 2**16, ELEMENTS, dtype=np.int32) * rng.choice(np.array([-1, 1], np.int32), ELEMENTS)
     floats = {"a": rng.standard_normal(ELEMENTS, dtype=np.float32), "b": rng.standard_normal(ELEMENTS, dtype=np.float32)}
+    floats["root"] = np.abs(floats["a"])
     for name, arrays in (("i", ints), ("f", floats)):
         for k, v in arrays.items():
             np.save(work / f"{name}{k}.npy", v)
     built = Built(ntx, src, work, "isa_costs", "isa_costs.cpp", "isa_costs_shape.cpp", "add_i32", "ia.npy", "ib.npy")
     base = {}
-    for op in ("add_i32", "div_i32", "rem_u32", "clamp_i32", "add_f32", "div_f32"):
+    for op in ("add_i32", "div_i32", "rem_u32", "clamp_i32", "add_f32", "div_f32", "sqrt_f32"):
         kind = "f" if op.endswith("f32") else "i"
         arrays = floats if kind == "f" else ints
-        per = per_element(built, op, f"{kind}a.npy", f"{kind}b.npy", numpy_value(op, arrays["a"], arrays["b"]))
+        first = "root" if op == "sqrt_f32" else "a"
+        want = numpy_value(op, arrays[first], arrays["b"])
+        per = per_element(built, op, f"{kind}{first}.npy", f"{kind}b.npy", want)
         if op.startswith("add"):
             base[kind] = per
             continue
@@ -71,6 +111,7 @@ def main() -> None:
             sys.exit(f"{op}: {more:.2f} instructions per element more than the addition, past {bound}")
         said = f"at most {bound}" if bound is not None else "no bound yet (docs/q7-isa.md)"
         print(f"ok {op}: NumPy's bits, {more:.2f} instructions per element more than the addition ({said})")
+    fpu_steps_exact(built, work, rng)
     # What the counts are, said under them in --stats and in --profile's listing.
     _, text = built.run("add_i32", "ia.npy", "ib.npy", "--stats", "--profile", work / "profile", stats=False)
     listing = (work / "profile" / "profile.txt").read_text()

@@ -64,3 +64,8 @@ torch::Tensor div_f32(const torch::Tensor &a, const torch::Tensor &b)
 {
     return over_tcm<float>(a, b, torch::kFloat, [](float p, float q) { return p / q; });
 }
+
+torch::Tensor sqrt_f32(const torch::Tensor &a, const torch::Tensor &b)
+{
+    return over_tcm<float>(a, b, torch::kFloat, [](float p, float) { return sqrtf(p); });
+}

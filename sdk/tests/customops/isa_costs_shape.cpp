@@ -13,4 +13,5 @@ NEURON_LIBRARY(isa_costs_ops, m)
     m.def("clamp_i32", &same_i32, "clamp_i32");
     m.def("add_f32", &same_f32, "add_f32");
     m.def("div_f32", &same_f32, "div_f32");
+    m.def("sqrt_f32", &same_f32, "sqrt_f32");
 }
