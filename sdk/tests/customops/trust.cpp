@@ -1,6 +1,7 @@
 // Kernels for sdk/tests/tests/sdk_trust.rs (nothing of the user's destroyed, nothing left
 // behind): children that outlive the kernel (one escapes its session too), a kernel that
-// sleeps until its timeout, one that stops itself, one that prints and scales, one that
+// sleeps until its timeout, one that stops itself, one that replaces itself with a sleeping
+// program (exec), one that prints and scales, one that
 // aborts (which must leave no core file) and one that reads its core file limit.
 #include <signal.h>
 #include <stdio.h>
@@ -72,6 +73,13 @@ torch::Tensor escapes(const torch::Tensor &input)
 torch::Tensor stops_itself(const torch::Tensor &input)
 {
     raise(SIGSTOP);
+    return input;
+}
+
+// Replaces itself with a program that sleeps five minutes: the timeout must still hold.
+torch::Tensor execs(const torch::Tensor &input)
+{
+    execl("/bin/sleep", "sleep", "300", static_cast<char *>(nullptr));
     return input;
 }
 

@@ -274,6 +274,13 @@ fn timeouts_say_where(ntx: &Path, dir: &Path) {
     assert_eq!(o.status.code(), Some(4));
     let err = text(&o.stderr);
     assert!(err.contains("it was stopped (SIGSTOP"), "{err}");
+    // A kernel that execs a five-minute sleep: ended at its deadline, the sleep with it.
+    let o = ntx_run(ntx, dir, &["execs", "x.npy", "--timeout", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("as a kernel that calls exec does"), "{err}");
     let o = ntx_run(
         ntx,
         dir,

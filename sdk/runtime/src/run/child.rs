@@ -39,6 +39,9 @@ pub struct Exited {
     /// Whether it was stopped (SIGSTOP and the like) when it was ended: it could not say
     /// where it was.
     pub stopped: bool,
+    /// Whether it ran on past its deadline after closing the runner's socket (a kernel that
+    /// calls exec): it was killed, and could not say where it was.
+    pub quiet: bool,
 }
 
 impl Exited {
@@ -50,6 +53,7 @@ impl Exited {
             printed,
             timed_out: false,
             stopped: false,
+            quiet: false,
         }
     }
 
@@ -83,6 +87,9 @@ impl Exited {
         let unknown = if self.stopped {
             "a place not known: it was stopped (SIGSTOP or another stop signal, sent by itself \
              or another process) and could not say where"
+        } else if self.quiet {
+            "a place not known: it had closed the runner's socket, as a kernel that calls exec \
+             does (the process no longer runs the op's program), and was killed"
         } else {
             "where is not known"
         };
@@ -526,18 +533,41 @@ pub fn spawn(body: impl FnOnce()) -> Child {
 
 /// Waits for `c` to end: how it did.
 pub fn wait(c: Child) -> Exited {
+    wait_until(c, None)
+}
+
+/// Waits for `c` to end until `deadline` (none: as long as it takes), then kills it: how it
+/// ended, `timed_out` and `quiet` if it was killed (it no longer answered on its socket).
+pub fn wait_until(c: Child, deadline: Option<std::time::Instant>) -> Exited {
     let mut status = 0;
-    // SAFETY: our child; retried when a signal interrupts the wait.
-    while unsafe { libc::waitpid(c.pid, &mut status, 0) } == -1
-        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-    {}
+    let mut killed = false;
+    loop {
+        let late = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        let flags = if deadline.is_none() || killed {
+            0
+        } else {
+            libc::WNOHANG
+        };
+        // SAFETY: our child.
+        match unsafe { libc::waitpid(c.pid, &mut status, flags) } {
+            0 if late => {
+                // SAFETY: a signal to our own child, which has not been waited for.
+                unsafe { libc::kill(c.pid, libc::SIGKILL) };
+                killed = true;
+            }
+            0 => std::thread::sleep(std::time::Duration::from_millis(5)),
+            -1 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+            _ => break,
+        }
+    }
     let (report, printed) = c.collect();
     Exited {
         status,
         report,
         printed,
-        timed_out: false,
+        timed_out: killed,
         stopped: false,
+        quiet: killed,
     }
 }
 

@@ -240,8 +240,9 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
         return Exited::answered(report, printed);
     }
     let dead = pool[index].take().expect("checked above");
-    let mut ended = child::wait(dead.child);
-    ended.timed_out = late;
+    // A worker that closed its socket (an exec) and runs on is killed at the deadline.
+    let mut ended = child::wait_until(dead.child, deadline.filter(|_| !late));
+    ended.timed_out |= late;
     ended.stopped = stopped;
     ended
 }
