@@ -76,6 +76,14 @@ torch::Tensor stops_itself(const torch::Tensor &input)
     return input;
 }
 
+// Prints without end: what is kept of it is bounded, and the timeout ends it.
+torch::Tensor prints_forever(const torch::Tensor &input)
+{
+    for (;;)
+        printf("%01000d\n", 1);
+    return input;
+}
+
 // Replaces itself with a program that sleeps five minutes: the timeout must still hold.
 torch::Tensor execs(const torch::Tensor &input)
 {

@@ -12,6 +12,7 @@ NEURON_LIBRARY(trust, m)
     m.def("escapes", &like, "escapes");
     m.def("stops_itself", &like, "stops_itself");
     m.def("execs", &like, "execs");
+    m.def("prints_forever", &like, "prints_forever");
     m.def("chatty_scale", &like_scaled, "chatty_scale");
     m.def("aborts", &like, "aborts");
     m.def("core_limit", &like, "core_limit");

@@ -281,6 +281,18 @@ fn timeouts_say_where(ntx: &Path, dir: &Path) {
     assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(err.contains("as a kernel that calls exec does"), "{err}");
+    // A kernel that prints without end: 16 MiB of it shown, then how much there was.
+    let o = ntx_run(ntx, dir, &["prints_forever", "x.npy", "--timeout", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let (shown, note) = out.rsplit_once("\n[the kernel printed ").expect("the note");
+    assert_eq!(shown.len(), 16 << 20, "{note}");
+    assert!(
+        note.ends_with("bytes in this call; the first 16777216 are shown]\n"),
+        "{note}"
+    );
     let o = ntx_run(
         ntx,
         dir,

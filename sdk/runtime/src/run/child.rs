@@ -8,11 +8,12 @@ use std::ffi::CString;
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::base::misuse::{Crash, Kind, Report};
 use crate::base::stack::backtrace;
 use crate::base::tcm::Touch;
+use crate::run::frames::{interrupted_stack, remember_code, store, Interrupted, STACK_FRAMES};
 
 /// The report file of this process, when it is a child.
 static REPORT_FD: AtomicI32 = AtomicI32::new(-1);
@@ -160,126 +161,6 @@ const TIMED_OUT: &[u8] = b"TIMEOUT ";
 /// The signal the runner sends a child that ran out of time.
 pub const TIMEOUT_SIGNAL: i32 = libc::SIGUSR2;
 
-/// Frames a timeout report keeps.
-const STACK_FRAMES: usize = 32;
-
-/// The main executable's code, `[first, end)`, once [`catch_faults`] or [`catch_timeout`]
-/// ran: the kernels' and the SDK's code, not the C library's.
-static CODE: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
-
-fn remember_code() {
-    let code = crate::base::local::image_code();
-    let first = code.iter().map(|c| c.0).min().unwrap_or(0);
-    let end = code.iter().map(|c| c.1).max().unwrap_or(0);
-    CODE[0].store(first, Ordering::Relaxed);
-    CODE[1].store(end, Ordering::Relaxed);
-}
-
-fn in_code(addr: u64) -> bool {
-    (CODE[0].load(Ordering::Relaxed) as u64..CODE[1].load(Ordering::Relaxed) as u64).contains(&addr)
-}
-
-/// Words of the interrupted stack searched for a return address into the program.
-const SCANNED_WORDS: usize = 64;
-
-/// Where a signal interrupted the program: its program counter, stack pointer and frame
-/// pointer.
-#[derive(Clone, Copy)]
-struct Interrupted {
-    pc: u64,
-    sp: u64,
-    fp: u64,
-}
-
-impl Interrupted {
-    /// # Safety
-    /// `c` is the context a signal handler was given.
-    unsafe fn of(c: *const libc::ucontext_t) -> Interrupted {
-        // SAFETY: the caller's contract.
-        unsafe {
-            Interrupted {
-                pc: program_counter(c),
-                sp: stack_pointer(c),
-                fp: frame_pointer(c),
-            }
-        }
-    }
-}
-
-/// The interrupted stack: the pc, then its callers (the frames `backtrace` gives past the
-/// pc; the pc alone when the unwinder did not reach it). When the pc is in the C library
-/// and none of the unwinder's frames is in the program (the i386 C library's `memcpy`
-/// unwinds to nonsense), the callers are found as a debugger without unwind tables finds
-/// them: the first word at the stack pointer or above it that points into the program's
-/// code (the return address of the call that left the program: a leaf function such as
-/// `memcpy` pushes a few registers at most), then the frame pointers' chain (ntx compiles
-/// kernels with frame pointers), each link checked before it is followed.
-fn interrupted_stack(at: Interrupted) -> ([u64; STACK_FRAMES], usize) {
-    let (mut stack, mut len) = unwound_stack(at.pc);
-    if in_code(at.pc) || stack[1..len].iter().any(|f| in_code(*f)) || at.sp == 0 {
-        return (stack, len);
-    }
-    let found = (0..SCANNED_WORDS as u64)
-        .filter_map(|k| read_word(at.sp + k * WORD))
-        .find(|w| in_code(*w));
-    let Some(caller) = found else {
-        return (stack, len);
-    };
-    (stack[1], len) = (caller, 2);
-    let mut fp = at.fp;
-    while len < STACK_FRAMES && fp >= at.sp && fp.is_multiple_of(WORD) && fp - at.sp < 64 << 20 {
-        let (Some(next), Some(ret)) = (read_word(fp), read_word(fp + WORD)) else {
-            break;
-        };
-        if !in_code(ret) || next <= fp {
-            break;
-        }
-        stack[len] = ret;
-        len += 1;
-        fp = next;
-    }
-    (stack, len)
-}
-
-/// Bytes in a word of the stack.
-const WORD: u64 = core::mem::size_of::<usize>() as u64;
-
-/// The word at `addr` of this process's memory, or `None` where nothing readable is
-/// (`process_vm_readv` fails where a load would fault; it is safe in a signal handler).
-fn read_word(addr: u64) -> Option<u64> {
-    let mut word = 0usize;
-    let local = libc::iovec {
-        iov_base: (&raw mut word).cast(),
-        iov_len: WORD as usize,
-    };
-    let remote = libc::iovec {
-        iov_base: usize::try_from(addr).ok()? as *mut libc::c_void,
-        iov_len: WORD as usize,
-    };
-    // SAFETY: one local buffer of the word's size; the remote side is only read, by the
-    // kernel, which reports a fault instead of taking it.
-    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
-    (n == WORD as isize).then_some(word as u64)
-}
-
-/// [`interrupted_stack`] as the unwinder gives it.
-fn unwound_stack(pc: u64) -> ([u64; STACK_FRAMES], usize) {
-    let mut raw = [core::ptr::null_mut(); STACK_FRAMES + 8];
-    // SAFETY: a buffer of its length; backtrace was called once before (catch_timeout), so
-    // it does not load libgcc here, in a signal handler.
-    let n = unsafe { backtrace(raw.as_mut_ptr(), raw.len() as libc::c_int) }.max(0) as usize;
-    let mut stack = [0u64; STACK_FRAMES];
-    let from = raw[..n].iter().position(|p| *p as u64 == pc);
-    let frames = from.map_or(&[][..], |k| &raw[k..n]);
-    stack[0] = pc;
-    let mut len = 1;
-    for p in frames.iter().skip(1).take(STACK_FRAMES - 1) {
-        stack[len] = *p as u64;
-        len += 1;
-    }
-    (stack, len)
-}
-
 extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_void) {
     // SAFETY: the kernel passes the interrupted context.
     let at = unsafe { Interrupted::of(context.cast()) };
@@ -297,54 +178,6 @@ extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_
         libc::write(fd, line.as_ptr().cast(), 8 + 17 * len);
         libc::_exit(crate::base::status::EXIT_TIMEOUT)
     }
-}
-
-/// The program counter of an interrupted context.
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn program_counter(c: *const libc::ucontext_t) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RIP as usize] as u64 };
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_EIP as usize] as u32) };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.pc };
-}
-
-/// The stack pointer of an interrupted context.
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn stack_pointer(c: *const libc::ucontext_t) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RSP as usize] as u64 };
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_ESP as usize] as u32) };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.sp };
-}
-
-/// The frame pointer of an interrupted context.
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn frame_pointer(c: *const libc::ucontext_t) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RBP as usize] as u64 };
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_EBP as usize] as u32) };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.regs[29] };
 }
 
 /// In a child: on [`TIMEOUT_SIGNAL`], write where it was and end.
@@ -411,21 +244,6 @@ fn fault_stack(at: Interrupted) -> Vec<u64> {
     stack[..len].to_vec()
 }
 
-/// Whether a faulting access was a store (x86 and x86-64: the page fault's error code).
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
-    return None;
-}
-
 /// In a child: a fault in the TCM pool's pages (a guard page, a freed block) is reported
 /// as `tcm-out-of-bounds`, with the access's place; any other fault ends the child as
 /// before.
@@ -458,12 +276,27 @@ fn memfd(name: &str) -> File {
     unsafe { File::from_raw_fd(fd) }
 }
 
+/// The most of what a child prints in a job that is kept (the runner cuts the rest as it
+/// waits, so a kernel printing in a loop holds no more memory than this).
+pub const PRINTED_KEPT: u64 = 16 << 20;
+
 /// All of a memory file, read without moving its offset.
 fn contents(f: &File) -> Vec<u8> {
+    contents_up_to(f, u64::MAX)
+}
+
+/// At most `most` bytes of a memory file, from its start.
+fn contents_up_to(f: &File, most: u64) -> Vec<u8> {
     let mut v = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
-        match f.read_at(&mut buf, v.len() as u64) {
+        let want = buf
+            .len()
+            .min(usize::try_from(most - v.len() as u64).unwrap_or(usize::MAX));
+        if want == 0 {
+            return v;
+        }
+        match f.read_at(&mut buf[..want], v.len() as u64) {
             Ok(0) => return v,
             Ok(n) => v.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -478,10 +311,35 @@ impl Child {
         self.pid
     }
 
-    /// What it reported and printed so far.
+    /// What it reported and printed so far: at most [`PRINTED_KEPT`] bytes of what it
+    /// printed, and a line saying how much more there was.
     pub fn collect(&self) -> (Vec<u8>, String) {
-        let printed = String::from_utf8_lossy(&contents(&self.stdout)).into_owned();
+        let kept = contents_up_to(&self.stdout, PRINTED_KEPT);
+        let mut printed = String::from_utf8_lossy(&kept).into_owned();
+        let total = self.printed_bytes();
+        if total > kept.len() as u64 {
+            printed += &format!(
+                "\n[the kernel printed {total} bytes in this call; the first {PRINTED_KEPT} are shown]\n"
+            );
+        }
         (contents(&self.report), printed)
+    }
+
+    /// How many bytes it printed since its files were last cleared: where its stdout's
+    /// offset, which the child shares, stands (the file itself is cut at [`PRINTED_KEPT`]).
+    fn printed_bytes(&self) -> u64 {
+        // SAFETY: a descriptor this File owns; SEEK_CUR by 0 moves nothing.
+        let at = unsafe { libc::lseek64(self.stdout.as_raw_fd(), 0, libc::SEEK_CUR) };
+        let len = self.stdout.metadata().map_or(0, |m| m.len());
+        u64::try_from(at).unwrap_or(0).max(len)
+    }
+
+    /// Cuts what it printed to [`PRINTED_KEPT`] bytes, giving the rest's memory back (the
+    /// child writes on past the end, into a hole, until the next cut).
+    pub fn trim(&self) {
+        if self.stdout.metadata().is_ok_and(|m| m.len() > PRINTED_KEPT) {
+            let _ = self.stdout.set_len(PRINTED_KEPT);
+        }
     }
 
     /// Empties its report and stdout files, for its next job (their offsets, which the

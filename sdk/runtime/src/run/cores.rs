@@ -247,16 +247,13 @@ fn run_cores(
                     .for_each(crate::run::place::place_report);
                 reports.push(r);
             }
-            Err(_) if ended.timed_out => {
-                let limit = o.timeout.unwrap_or_default();
-                crashes.push(if o.device.is_some() {
-                    ended.device_timeout(&o.op, core, limit)
-                } else {
-                    ended.timeout(&o.op, "kernel", Some(core), limit)
-                });
-            }
             Err(_) => {
-                crashes.push(ended.crash(&o.op, "kernel", Some(core)));
+                let limit = o.timeout.unwrap_or_default();
+                crashes.push(match (ended.timed_out, &o.device) {
+                    (true, Some(_)) => ended.device_timeout(&o.op, core, limit),
+                    (true, None) => ended.timeout(&o.op, "kernel", Some(core), limit),
+                    (false, _) => ended.crash(&o.op, "kernel", Some(core)),
+                });
                 if core == 0 {
                     o.output.kernel_text(ended.printed.as_bytes());
                 }

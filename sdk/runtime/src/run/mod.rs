@@ -11,6 +11,7 @@ pub(crate) mod child;
 pub(crate) mod cores;
 pub(crate) mod device;
 pub(crate) mod error;
+pub(crate) mod frames;
 pub(crate) mod group;
 pub(crate) mod options;
 pub(crate) mod outcome;

@@ -17,6 +17,9 @@ use crate::base::dtype::DType;
 use crate::base::limits::MAX_CORES;
 use crate::run::child::{self, Child, Exited};
 
+/// How often the runner cuts what a running child printed ([`Child::trim`]).
+const TRIM_EVERY: Duration = Duration::from_millis(100);
+
 /// The shape function's worker.
 pub const SHAPE_WORKER: usize = MAX_CORES as usize;
 
@@ -222,14 +225,18 @@ pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignme
 pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exited {
     let pool = &mut pool.workers;
     let w = pool[index].as_mut().expect("a worker with a job");
-    let late = !readable(&w.sock, deadline);
+    let late = !readable(&w.sock, deadline, &w.child);
     let mut stopped = false;
     if late {
         let pid = w.child.pid();
         stopped = child::is_stopped(pid);
         // SAFETY: signals to our own child.
         unsafe { libc::kill(pid, child::TIMEOUT_SIGNAL) };
-        if !readable(&w.sock, Some(Instant::now() + Duration::from_secs(2))) {
+        if !readable(
+            &w.sock,
+            Some(Instant::now() + Duration::from_secs(2)),
+            &w.child,
+        ) {
             // SAFETY: as above.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
@@ -248,12 +255,15 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
 }
 
 /// Whether `sock` has something to read (or has ended) before `deadline` (none: ever).
-fn readable(sock: &UnixStream, deadline: Option<Instant>) -> bool {
+/// Every tenth of a second meanwhile, `child`'s printing is cut to what is kept.
+fn readable(sock: &UnixStream, deadline: Option<Instant>, child: &Child) -> bool {
     loop {
-        let wait = deadline.map_or(-1, |d| {
-            let left = d.saturating_duration_since(Instant::now());
-            i32::try_from(left.as_millis().div_ceil(1)).unwrap_or(i32::MAX)
-        });
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|l| l.is_zero()) {
+            return false;
+        }
+        let slice = left.map_or(TRIM_EVERY, |l| l.min(TRIM_EVERY));
+        let wait = i32::try_from(slice.as_millis().max(1)).unwrap_or(i32::MAX);
         let mut p = libc::pollfd {
             fd: std::os::fd::AsRawFd::as_raw_fd(sock),
             events: libc::POLLIN,
@@ -261,7 +271,7 @@ fn readable(sock: &UnixStream, deadline: Option<Instant>) -> bool {
         };
         // SAFETY: one valid pollfd.
         match unsafe { libc::poll(&mut p, 1, wait) } {
-            0 => return false,
+            0 => child.trim(),
             n if n > 0 => return true,
             _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
             _ => return true,
