@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::base::misuse::{Report, Severity};
+use crate::base::misuse::Report;
 use crate::run::options::{Options, StatsFormat};
 use crate::run::report::CoreReport;
 
@@ -98,9 +98,7 @@ pub fn print(
     if cores.iter().any(|r| r.device.is_some()) {
         println!("{COUNTS_ARE}");
     }
-    for w in reports.iter().filter(|r| r.severity == Severity::Warning) {
-        println!("{}", w.line());
-    }
+    // The warnings are on stderr with the errors (`Output::print_reports`), once.
     None
 }
 
