@@ -77,6 +77,19 @@ class Tensor {
         }
         return m_->sizes[k];
     }
+    /// Elements between neighbours in each dimension (C order: the device's tensors are
+    /// contiguous).
+    c10::IntArrayRef strides() const { return c10::IntArrayRef(m_->strides, m_->ndim); }
+    /// Stride of dimension d (negative d counts from the end); another d is reported.
+    int64_t stride(int64_t d) const
+    {
+        int64_t n = m_->ndim, k = d < 0 ? d + n : d;
+        if (k < 0 || k >= n) {
+            nt_customop_bad_index(m_, -1, d, n);
+            return 0;
+        }
+        return m_->strides[k];
+    }
     c10::ScalarType scalar_type() const { return static_cast<c10::ScalarType>(m_->dtype); }
     size_t element_size() const { return c10::elementSize(scalar_type()); }
     /// Sets every element to v (converted to the element type); returns the tensor.

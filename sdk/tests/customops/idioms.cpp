@@ -52,7 +52,7 @@ torch::Tensor bits(const torch::Tensor &x)
         o[i] = o[i] << 1;
         int32_t v = o[i];
         v |= 1;
-        o[i] = v ^ 2;
+        o[i] = v ^ static_cast<int32_t>(2 * x.strides()[0] * x.stride(-1)); // v ^ 2: strides of 1
     }
     printf("bits[0] = %d\n", (int32_t)o[0]);
     return out;
