@@ -70,12 +70,8 @@ class Tensor {
     /// Size of dimension d (negative d counts from the end); another d is reported.
     int64_t size(int64_t d) const
     {
-        int64_t n = m_->ndim, k = d < 0 ? d + n : d;
-        if (k < 0 || k >= n) {
-            nt_customop_bad_index(m_, -1, d, n);
-            return 0;
-        }
-        return m_->sizes[k];
+        int64_t k = dimension(d);
+        return k < 0 ? 0 : m_->sizes[k];
     }
     /// Elements between neighbours in each dimension (C order: the device's tensors are
     /// contiguous).
@@ -83,12 +79,8 @@ class Tensor {
     /// Stride of dimension d (negative d counts from the end); another d is reported.
     int64_t stride(int64_t d) const
     {
-        int64_t n = m_->ndim, k = d < 0 ? d + n : d;
-        if (k < 0 || k >= n) {
-            nt_customop_bad_index(m_, -1, d, n);
-            return 0;
-        }
-        return m_->strides[k];
+        int64_t k = dimension(d);
+        return k < 0 ? 0 : m_->strides[k];
     }
     c10::ScalarType scalar_type() const { return static_cast<c10::ScalarType>(m_->dtype); }
     size_t element_size() const { return c10::elementSize(scalar_type()); }
@@ -129,6 +121,17 @@ class Tensor {
     const nt_customop_meta *nt_meta() const { return m_; }
 
   private:
+    /// Dimension d (negative d counts from the end) as an index, or -1 for one the tensor
+    /// does not have (reported, as the device's check of it is).
+    int64_t dimension(int64_t d) const
+    {
+        int64_t n = m_->ndim, k = d < 0 ? d + n : d;
+        if (k < 0 || k >= n) {
+            nt_customop_bad_index(m_, -1, d, n);
+            return -1;
+        }
+        return k;
+    }
     friend Tensor nt_customop::adopt(const nt_customop_meta *m);
     void swap(Tensor &o)
     {
