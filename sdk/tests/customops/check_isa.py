@@ -53,8 +53,28 @@ def special_floats(rng: np.random.Generator) -> np.ndarray:
     underflows, and random bit patterns of every exponent (no NaN: a NaN operand's payload
     is not the point)."""
     edges = np.array(
-        [0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.0, 3.0, 0.5, 1e-45, -1e-45, 1.1754942e-38, 1.1754944e-38,
-         3.4028235e38, -3.4028235e38, 1e-38, 1e38, 7.0, 0.1, 1 / 3],
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            1.0,
+            -1.0,
+            2.0,
+            3.0,
+            0.5,
+            1e-45,
+            -1e-45,
+            1.1754942e-38,
+            1.1754944e-38,
+            3.4028235e38,
+            -3.4028235e38,
+            1e-38,
+            1e38,
+            7.0,
+            0.1,
+            1 / 3,
+        ],
         np.float32,
     )
     bits = rng.integers(0, 2**32, ELEMENTS - edges.size, dtype=np.uint64).astype(np.uint32).view(np.float32)
