@@ -486,7 +486,10 @@ def main():
     got = [tcm.outcome("relu_multicore", "odd.npy", device=d) for d in (True, False)]
     if got[0] != got[1] or got[0][0] != 2:
         sys.exit(f"relu_multicore on 1 core: the device {got[0][0]}, the host {got[1][0]}, not 2 on both")
-    print("ok relu_multicore on 1 core: get_cpu_count() is 8 on the device and the host, exit 2 on both")
+    p = subprocess.run([tcm.program, "relu_multicore", "odd.npy"], cwd=work, capture_output=True, text=True, check=False)
+    if "output-unwritten" not in p.stderr or "it asked get_cpu_count(), which says 8 on one core" not in p.stderr:
+        sys.exit(f"relu_multicore on 1 core does not say why its output is partly unwritten: {p.stderr!r}")
+    print("ok relu_multicore on 1 core: get_cpu_count() is 8 on the device and the host, exit 2 on both, said")
     profile_checks(relu, tcm, src)
     boxes(ntx, src, work)
     original_shaped(ntx, src, work, relu)

@@ -273,7 +273,10 @@ pub extern "C" fn nt_customop_cpu_id() -> u32 {
 /// `get_cpu_count()`.
 #[no_mangle]
 pub extern "C" fn nt_customop_cpu_count() -> u32 {
-    state::with(|rt| rt.job.cores)
+    state::with(|rt| {
+        rt.job.asked_cpu_count = true;
+        rt.job.cores
+    })
 }
 
 /// The translation context a `Q7PtrType`'s 32-bit handle names: 1, this core's.

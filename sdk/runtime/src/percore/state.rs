@@ -194,6 +194,8 @@ pub struct Job {
     pub accesses: Vec<Access>,
     /// Every misuse so far.
     pub reports: Vec<Report>,
+    /// Whether the kernel asked `get_cpu_count()` (which says 8 on one core).
+    pub asked_cpu_count: bool,
 }
 
 impl Job {
@@ -217,6 +219,7 @@ impl Job {
             counts: Counts::default(),
             accesses: Vec::new(),
             reports: Vec::new(),
+            asked_cpu_count: false,
         }
     }
 }

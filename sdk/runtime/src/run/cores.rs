@@ -320,7 +320,15 @@ fn unwritten_output(
     }
     let n = e.meta.numel;
     let &(s, end) = crate::run::checks::gaps(&e.written, n).first()?;
-    let detail = format!("the kernel never wrote output elements {s}..{end} of {n}");
+    let mut detail = format!("the kernel never wrote output elements {s}..{end} of {n}");
+    if rt.job.cores == 1 && rt.job.asked_cpu_count {
+        detail += &format!(
+            "; it asked get_cpu_count(), which says {} on one core, as the device's does: a \
+             kernel that divides its work by it covers a part of the output on one core \
+             (multicore=True runs it on {0})",
+            crate::base::limits::DEVICE_CPU_COUNT
+        );
+    }
     Some(crate::base::misuse::Report {
         core: Some(core),
         ..cross_core(op, Kind::Unwritten, "output", format!("{s}..{end}"), detail)
