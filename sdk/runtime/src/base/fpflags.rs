@@ -5,15 +5,22 @@
 //! Both units are watched: SSE's (`MXCSR.IE`) and x87's (`FSW.IE`; the i386 C library's
 //! maths and a float's return go through it).
 
+/// SSE's control and status register.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+fn mxcsr() -> u32 {
+    let mut csr: u32 = 0;
+    // SAFETY: stores MXCSR into a local: reads only.
+    unsafe { core::arch::asm!("stmxcsr [{p}]", p = in(reg) &mut csr, options(nostack)) };
+    csr
+}
+
 /// Clears both units' exception flags (before a kernel runs).
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub fn clear() {
-    let mut csr: u32 = 0;
-    // SAFETY: stores MXCSR into a local, loads it back with its six flags clear, and
-    // clears x87's exception flags: no other state changes.
+    let csr = mxcsr() & !0x3f;
+    // SAFETY: loads MXCSR back with its six flags clear, and clears x87's exception flags:
+    // no other state changes.
     unsafe {
-        core::arch::asm!("stmxcsr [{p}]", p = in(reg) &mut csr, options(nostack));
-        csr &= !0x3f;
         core::arch::asm!("ldmxcsr [{p}]", p = in(reg) &csr, options(nostack));
         core::arch::asm!("fnclex", options(nostack, nomem));
     }
@@ -22,14 +29,10 @@ pub fn clear() {
 /// Whether an invalid operation raised either unit's flag since [`clear`].
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub fn invalid_raised() -> bool {
-    let mut csr: u32 = 0;
     let sw: u16;
-    // SAFETY: stores MXCSR into a local and x87's status word into AX: reads only.
-    unsafe {
-        core::arch::asm!("stmxcsr [{p}]", p = in(reg) &mut csr, options(nostack));
-        core::arch::asm!("fnstsw ax", out("ax") sw, options(nostack, nomem));
-    }
-    csr & 1 != 0 || sw & 1 != 0
+    // SAFETY: stores x87's status word into AX: reads only.
+    unsafe { core::arch::asm!("fnstsw ax", out("ax") sw, options(nostack, nomem)) };
+    mxcsr() & 1 != 0 || sw & 1 != 0
 }
 
 /// Elsewhere nothing is cleared.

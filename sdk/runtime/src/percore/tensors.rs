@@ -357,7 +357,8 @@ pub fn fill_bytes(rt: &mut Runtime, h: u32, pattern: &[u8]) {
         let e = rt.entry(h);
         (e.meta.hbm_addr, e.bytes)
     };
-    let chunk_len = whole(rt, h, bytes.min(1 << 20)).div_ceil(pattern.len()) * pattern.len();
+    // At most a megabyte: a length on any target.
+    let chunk_len = (bytes.min(1 << 20) as usize).div_ceil(pattern.len()) * pattern.len();
     let chunk: Vec<u8> = pattern.iter().copied().cycle().take(chunk_len).collect();
     let m = rt
         .machine

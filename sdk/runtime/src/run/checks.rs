@@ -270,6 +270,11 @@ pub fn x86_default_nan(rt: &mut Runtime, op: &str, output: u32) -> Option<Report
     };
     let (size, x86, q7) = default_nan(dtype)?;
     let m = rt.machine.as_ref()?;
+    let element = |e: &[u8]| match *e {
+        [a, b] => u32::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    };
     let (mut first, mut count, mut at) = (None, 0u64, 0u64);
     let mut chunk = vec![0u8; 1 << 20];
     while at < bytes {
@@ -277,23 +282,12 @@ pub fn x86_default_nan(rt: &mut Runtime, op: &str, output: u32) -> Option<Report
             .len()
             .min(usize::try_from(bytes - at).unwrap_or(usize::MAX));
         m.read(addr + at, &mut chunk[..n]).ok()?;
-        let element = |e: &[u8]| match *e {
-            [a, b] => u32::from(u16::from_le_bytes([a, b])),
-            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
-            _ => 0,
-        };
-        let found = chunk[..n]
-            .chunks_exact(size)
-            .map(element)
-            .filter(|v| *v == x86);
-        let here = found.count() as u64;
-        if here > 0 && first.is_none() {
-            let k = chunk[..n]
-                .chunks_exact(size)
-                .position(|e| element(e) == x86);
-            first = k.map(|k| at / size as u64 + k as u64);
+        for (k, e) in chunk[..n].chunks_exact(size).enumerate() {
+            if element(e) == x86 {
+                first.get_or_insert(at / size as u64 + k as u64);
+                count += 1;
+            }
         }
-        count += here;
         at += n as u64;
     }
     let first = first?;

@@ -38,17 +38,26 @@ pub(crate) struct Interrupted {
 }
 
 impl Interrupted {
+    /// Its program counter, stack pointer and frame pointer, each arch's registers.
+    ///
     /// # Safety
     /// `c` is the context a signal handler was given.
     pub(crate) unsafe fn of(c: *const libc::ucontext_t) -> Interrupted {
         // SAFETY: the caller's contract.
-        unsafe {
-            Interrupted {
-                pc: program_counter(c),
-                sp: stack_pointer(c),
-                fp: frame_pointer(c),
-            }
-        }
+        let m = unsafe { &(*c).uc_mcontext };
+        #[cfg(target_arch = "x86_64")]
+        let (pc, sp, fp) = {
+            let r = |k: libc::c_int| m.gregs[k as usize] as u64;
+            (r(libc::REG_RIP), r(libc::REG_RSP), r(libc::REG_RBP))
+        };
+        #[cfg(target_arch = "x86")]
+        let (pc, sp, fp) = {
+            let r = |k: libc::c_int| u64::from(m.gregs[k as usize] as u32);
+            (r(libc::REG_EIP), r(libc::REG_ESP), r(libc::REG_EBP))
+        };
+        #[cfg(target_arch = "aarch64")]
+        let (pc, sp, fp) = (m.pc, m.sp, m.regs[29]);
+        Interrupted { pc, sp, fp }
     }
 }
 
@@ -126,63 +135,12 @@ fn unwound_stack(pc: u64) -> ([u64; STACK_FRAMES], usize) {
     (stack, len)
 }
 
-/// The program counter of an interrupted context.
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn program_counter(c: *const libc::ucontext_t) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RIP as usize] as u64 };
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_EIP as usize] as u32) };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.pc };
-}
-
-/// The stack pointer of an interrupted context.
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn stack_pointer(c: *const libc::ucontext_t) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RSP as usize] as u64 };
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_ESP as usize] as u32) };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.sp };
-}
-
-/// The frame pointer of an interrupted context.
-///
-/// # Safety
-/// `c` is the context a signal handler was given.
-unsafe fn frame_pointer(c: *const libc::ucontext_t) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.gregs[libc::REG_RBP as usize] as u64 };
-    #[cfg(target_arch = "x86")]
-    // SAFETY: the caller's contract.
-    return unsafe { u64::from((*c).uc_mcontext.gregs[libc::REG_EBP as usize] as u32) };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: the caller's contract.
-    return unsafe { (*c).uc_mcontext.regs[29] };
-}
-
 /// Whether a faulting access was a store (x86 and x86-64: the page fault's error code).
 ///
 /// # Safety
 /// `c` is the context a signal handler was given.
 pub(crate) unsafe fn store(c: *const libc::ucontext_t) -> Option<bool> {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
-    #[cfg(target_arch = "x86")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
     // SAFETY: the caller's contract.
     return Some(unsafe { (*c).uc_mcontext.gregs[libc::REG_ERR as usize] } & 2 != 0);
     #[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
