@@ -52,6 +52,53 @@ fn a_refill_remaps_the_window_onto_soc_memory_and_writes_land_there() {
     assert_eq!(m.register(MEM_WINDOW3.hi()), (base >> 32) as u32);
 }
 
+/// The resident bytes of the mapping that starts at `addr` (`/proc/self/smaps`).
+fn rss_of_mapping_at(addr: u64) -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut lines = smaps.lines().skip_while(|l| {
+        let start = l.split('-').next().unwrap_or("");
+        u64::from_str_radix(start, 16).ok() != Some(addr)
+    });
+    assert!(lines.next().is_some(), "a mapping at {addr:#x}");
+    let rss = lines.find(|l| l.starts_with("Rss:")).unwrap();
+    rss.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        * 1024
+}
+
+#[test]
+fn a_window_programmed_onto_the_region_it_shows_keeps_its_view_and_pages() {
+    let _g = GLOBAL_LOCK.lock().unwrap();
+    let m = machine();
+    let [a, ..] = four_regions(&m);
+    let p = translate(a);
+    // SAFETY: p is in the window the model mapped onto a's region.
+    unsafe { p.add(1).write_volatile(7) };
+    assert!(
+        rss_of_mapping_at(0x0700_0000) >= 4096,
+        "the page written is mapped"
+    );
+    // The table forgotten (as a kept core's next call starts), a refill onto the same base.
+    neuron_translate::abi::_init_translate_ctx();
+    let again = translate(a);
+    assert_eq!(again, p);
+    assert_eq!(m.windows()[0], Some(a & !(REFILL_WINDOW_SIZE - 1)));
+    assert!(
+        rss_of_mapping_at(0x0700_0000) >= 4096,
+        "the view was not mapped anew: its page is still mapped"
+    );
+    // SAFETY: as above.
+    assert_eq!(unsafe { again.add(1).read_volatile() }, 7);
+    assert_eq!(
+        m.counters().remaps,
+        2,
+        "it still counts as the window's move"
+    );
+}
+
 #[test]
 fn a_pointer_kept_across_three_more_refills_sees_another_region() {
     let _g = GLOBAL_LOCK.lock().unwrap();

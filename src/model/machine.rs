@@ -149,7 +149,11 @@ impl State {
             }
         }
         let reused = m.reuse && self.parking.unpark(tag, w.nx).unwrap_or(false);
-        if reused || self.soc.show(&w, Some(tag)).is_ok() {
+        // A window programmed onto the base it already shows (a kept core's next call
+        // refills its first window so: `_init_translate_ctx` forgot it) keeps its view and
+        // its page tables: the same file at the same offset, nothing to map.
+        let same = !reused && m.park.is_none() && w.soc == Some(tag);
+        if reused || same || self.soc.show(&w, Some(tag)).is_ok() {
             self.windows[i].soc = Some(tag);
             self.windows[i].whole = reused || self.soc.backs_whole(tag, w.size);
             add(&tally.remaps, 1);
