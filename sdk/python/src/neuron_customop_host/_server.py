@@ -19,6 +19,7 @@ import os
 import socket
 import struct
 import subprocess
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +62,14 @@ _LIBC.mmap.restype = ctypes.c_void_p
 _LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
 _MAP_FIXED, _MAP_ANONYMOUS, _MAP_NORESERVE = 0x10, 0x20, 0x4000
 
+# How long a request waits for its answer by polling the socket before it sleeps in
+# `recv`, when the server's last answer came within that time: a short call's answer then
+# finds this process running, not asleep on a halted CPU that has to be woken
+# (docs/performance.md: a third of a one-element call). A slower op never polls.
+SPIN_SECONDS = 0.0005
+# The most one read takes (an answer is one message; most fit).
+_READ = 1 << 16
+
 
 def _exit_reason(process: subprocess.Popen[bytes]) -> str:
     """Why the server process ended (or that it still runs)."""
@@ -82,6 +91,8 @@ class Server:
         self.broken = False
         # A request waits for its answer (a nested one, from a signal handler, is refused).
         self.in_request = False
+        # Whether the last answer came within SPIN_SECONDS.
+        self.quick = False
         # Tensors held, by offset; handles to free, sent with the next request.
         self.held: dict[int, Held] = {}
         self.to_free: list[int] = []
@@ -116,15 +127,44 @@ class Server:
             body += more
         return json.loads(body), fds
 
-    def _recv_exact(self, n: int) -> bytes:
-        chunks = []
-        while n:
-            chunk = self.sock.recv(n)
-            if not chunk:
-                raise ServerGoneError(f"the op program ended ({_exit_reason(self.process)})")
+    def _recv_some(self, n: int) -> bytes:
+        chunk = self.sock.recv(n)
+        if not chunk:
+            raise ServerGoneError(f"the op program ended ({_exit_reason(self.process)})")
+        return chunk
+
+    def _first_chunk(self) -> bytes:
+        """The answer's first bytes: polled for up to SPIN_SECONDS when the last answer
+        was quick, else (and after that) waited for."""
+        if self.quick:
+            end = time.perf_counter() + SPIN_SECONDS
+            while time.perf_counter() < end:
+                try:
+                    chunk = self.sock.recv(_READ, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    raise ServerGoneError(f"the op program ended ({_exit_reason(self.process)})")
+                return chunk
+        return self._recv_some(_READ)
+
+    def _answer(self) -> bytes:
+        """One answer's body (after its 4-byte length); a short one in one read."""
+        started = time.perf_counter()
+        data = self._first_chunk()
+        while len(data) < 4:
+            data += self._recv_some(4 - len(data))
+        (length,) = struct.unpack_from("<I", data)
+        chunks = [data]
+        have = len(data)
+        while have < 4 + length:
+            chunk = self._recv_some(min(_READ, 4 + length - have))
             chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
+            have += len(chunk)
+        if have != 4 + length:
+            raise ServerGoneError(f"the op program answered {have - 4 - length} bytes past its message")
+        self.quick = time.perf_counter() - started < SPIN_SECONDS
+        return b"".join(chunks)[4:]
 
     def request(self, message: Message) -> Message:
         """Sends one request and returns its answer. Anything that interrupts the exchange
@@ -139,8 +179,7 @@ class Server:
         self.in_request = True
         try:
             self.sock.sendall(struct.pack("<I", len(body)) + body)
-            (length,) = struct.unpack("<I", self._recv_exact(4))
-            return json.loads(self._recv_exact(length))
+            return json.loads(self._answer())
         except OSError as e:
             self.broken = True
             raise ServerGoneError(f"the op program ended: {e} ({_exit_reason(self.process)})") from e

@@ -198,6 +198,11 @@ class Library:
         self.timeout = _timeout(timeout, self.description["max_timeout"])
         self.ops: dict[str, Op] = {spec["name"]: Op(self, spec) for spec in self.description["ops"]}
         self._dtypes = {d["code"]: d for d in self.description["dtypes"]}
+        # Each element type's NumPy dtype (little-endian or of one byte) to its code: a
+        # call's lookup (an equal dtype hashes equal, native order included).
+        self._codes: dict[np.dtype, int] = {}
+        for code, d in self._dtypes.items():
+            self._codes.setdefault(np.dtype(d["descr"]), code)
         self.last_stats: dict[str, Any] | None = None
         self._server: Server | None = None
         self._lock = threading.RLock()
@@ -266,15 +271,14 @@ class Library:
             self._finalizer = weakref.finalize(self, Library._end, [self._server])
         return self._server
 
-    def _dtype(self, a: np.ndarray, k: int) -> int:
-        """The element type code of array `a` (argument `k`)."""
-        if BFLOAT16 is not None and a.dtype == BFLOAT16:
+    def _dtype(self, dtype: np.dtype, k: int) -> int:
+        """The element type code of NumPy dtype `dtype` (argument `k`'s)."""
+        if BFLOAT16 is not None and dtype == BFLOAT16:
             return DType.BFLOAT16
-        for code, d in self._dtypes.items():
-            if np.dtype(d["descr"]) == a.dtype.newbyteorder("<") and a.dtype.byteorder in "<=|":
-                return code
-        names = ", ".join(sorted(str(np.dtype(d["descr"])) for d in self._dtypes.values()))
-        raise ArgumentTypeError(f"argument {k}: arrays of {a.dtype} are not an API type ({names}; uint16 means bfloat16 bits)")
+        if dtype.byteorder in "<=|" and dtype in self._codes:
+            return self._codes[dtype]
+        names = ", ".join(sorted(str(d) for d in self._codes))
+        raise ArgumentTypeError(f"argument {k}: arrays of {dtype} are not an API type ({names}; uint16 means bfloat16 bits)")
 
     def _numpy_dtype(self, code: int) -> np.dtype:
         if code == DType.BFLOAT16 and BFLOAT16 is not None:
@@ -300,7 +304,7 @@ class Library:
         dims = shape if isinstance(shape, (Sequence, np.ndarray)) else (shape,)
         shape = tuple(operator.index(s) for s in dims)
         probe = np.empty(0, dtype=dtype)
-        code = self._dtype(probe, 0)
+        code = self._dtype(probe.dtype, 0)
         with self._lock:
             server = self._serve()
             return server.hold(self._alloc(server, code, shape), probe.dtype)
@@ -354,7 +358,7 @@ class Library:
         limits = self.description["shape_limits"]
         if not within_limits(shape, limits):
             raise ArgumentValueError(f"argument {k}: shape {shape} is past a tensor's limits ({limits_text(limits)})")
-        return self._dtype(np.empty(0, dtype=dtype), k)
+        return self._dtype(np.dtype(dtype), k)
 
     def _place(self, server: Server, code: int, a: np.ndarray, held: list[int]) -> dict[str, Any]:
         """Tensor `a` as a call's argument: the tensor this library holds if `a` is exactly

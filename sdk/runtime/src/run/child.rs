@@ -1,5 +1,6 @@
 //! A phase of a run in a process of its own: the shape function, and the kernel on each
-//! core. The child writes its report to a memory file and its stdout to another; it dies
+//! core. The child answers each job's report on its socket (a worker's, run/worker.rs), or
+//! writes it to a memory file as it ends, and its stdout to another memory file; it dies
 //! with the process that forked it (`PR_SET_PDEATHSIG`), so no phase outlives its runner;
 //! and the runner reads how it ended: its report, or the signal or exit status that ended
 //! it before it wrote one.
@@ -24,6 +25,8 @@ pub struct Child {
     pid: i32,
     report: File,
     stdout: File,
+    /// Whether its stdout file may hold something (it printed since the last clear).
+    printed: std::cell::Cell<bool>,
 }
 
 /// How a child ended.
@@ -314,15 +317,25 @@ impl Child {
     /// What it reported and printed so far: at most [`PRINTED_KEPT`] bytes of what it
     /// printed, and a line saying how much more there was.
     pub fn collect(&self) -> (Vec<u8>, String) {
+        (contents(&self.report), self.printed())
+    }
+
+    /// What it printed so far: at most [`PRINTED_KEPT`] bytes, and a line saying how much
+    /// more there was.
+    pub fn printed(&self) -> String {
+        let total = self.printed_bytes();
+        if total == 0 {
+            return String::new();
+        }
+        self.printed.set(true);
         let kept = contents_up_to(&self.stdout, PRINTED_KEPT);
         let mut printed = String::from_utf8_lossy(&kept).into_owned();
-        let total = self.printed_bytes();
         if total > kept.len() as u64 {
             printed += &format!(
                 "\n[the kernel printed {total} bytes in this call; the first {PRINTED_KEPT} are shown]\n"
             );
         }
-        (contents(&self.report), printed)
+        printed
     }
 
     /// How many bytes it printed since its files were last cleared: where its stdout's
@@ -342,14 +355,16 @@ impl Child {
         }
     }
 
-    /// Empties its report and stdout files, for its next job (their offsets, which the
-    /// child shares, back at 0).
+    /// Empties its stdout file for its next job, if it printed (its offset, which the child
+    /// shares, back at 0). Its report file needs nothing: a worker answers a job's report
+    /// on its socket ([`put_report`]) and writes the file only as it ends.
     pub fn clear(&self) {
-        for f in [&self.report, &self.stdout] {
-            let _ = f.set_len(0);
-            // SAFETY: a descriptor this File owns.
-            unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_SET) };
+        if !self.printed.replace(false) {
+            return;
         }
+        let _ = self.stdout.set_len(0);
+        // SAFETY: a descriptor this File owns.
+        unsafe { libc::lseek(self.stdout.as_raw_fd(), 0, libc::SEEK_SET) };
     }
 }
 
@@ -385,6 +400,7 @@ pub fn spawn(body: impl FnOnce()) -> Child {
             pid,
             report,
             stdout,
+            printed: std::cell::Cell::new(false),
         },
     }
 }
@@ -429,8 +445,30 @@ pub fn wait_until(c: Child, deadline: Option<std::time::Instant>) -> Exited {
     }
 }
 
-/// In a child: `report` into its report file, stdout flushed.
+/// In a worker: `report` is its job's report, answered on its socket when the job ends
+/// ([`take_report`]); stdout flushed.
 pub fn put_report(report: &[u8]) {
+    // SAFETY: flushing every stdio stream.
+    unsafe { libc::fflush(core::ptr::null_mut()) };
+    *ANSWER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = report.to_vec();
+}
+
+/// In a worker: the report its job put, taken.
+pub fn take_report() -> Vec<u8> {
+    std::mem::take(
+        &mut *ANSWER
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
+}
+
+/// The report of the job a worker runs, until it answers.
+static ANSWER: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+/// Ends a child: `report` into its report file, stdout flushed, `_exit(code)`.
+pub fn exit_with(report: &[u8], code: i32) -> ! {
     let fd = REPORT_FD.load(Ordering::Relaxed);
     // SAFETY: flushing every stdio stream.
     unsafe { libc::fflush(core::ptr::null_mut()) };
@@ -439,15 +477,10 @@ pub fn put_report(report: &[u8]) {
         // SAFETY: fd is the child's report file; the bytes are valid for their length.
         let n = unsafe { libc::write(fd, report[at..].as_ptr().cast(), report.len() - at) };
         if n <= 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return;
+            break;
         }
         at += n.max(0) as usize;
     }
-}
-
-/// Ends a child: `report` into its report file, stdout flushed, `_exit(code)`.
-pub fn exit_with(report: &[u8], code: i32) -> ! {
-    put_report(report);
     // SAFETY: ending the child.
     unsafe { libc::_exit(code) }
 }

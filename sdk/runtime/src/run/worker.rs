@@ -2,8 +2,8 @@
 //! and one for shape functions, each forked from the runner on first use and used again
 //! by every later call while it lives. A misuse error or a crash ends a worker (its
 //! report said why); the next call forks it anew. A worker takes a job over its socket,
-//! runs it with the call's tensors adopted over the same HBM (nothing copied), writes its
-//! report to its memory file and answers one byte; a worker whose runner is gone exits
+//! runs it with the call's tensors adopted over the same HBM (nothing copied) and answers
+//! its report (a message, as [`send`] writes them); a worker whose runner is gone exits
 //! (the socket ends, and `PR_SET_PDEATHSIG`).
 
 use std::io::{Read, Write};
@@ -157,16 +157,32 @@ pub fn send(sock: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
     sock.write_all(&message)
 }
 
-/// Reads one message [`send`] wrote.
+/// Reads one message [`send`] wrote; a short one in one read. The other end sends nothing
+/// more before this end answers: bytes past the message are an error.
 pub fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
-    let mut len = [0u8; 4];
-    sock.read_exact(&mut len)?;
-    let mut v = vec![0u8; u32::from_le_bytes(len) as usize];
-    sock.read_exact(&mut v)?;
+    let mut v = vec![0u8; 1 << 16];
+    let mut have = 0;
+    while have < 4 {
+        match sock.read(&mut v[have..])? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => have += n,
+        }
+    }
+    let whole = 4 + u32::from_le_bytes([v[0], v[1], v[2], v[3]]) as usize;
+    if have > whole {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "bytes past the message",
+        ));
+    }
+    v.resize(whole, 0);
+    sock.read_exact(&mut v[have..])?;
+    v.drain(..4);
     Ok(v)
 }
 
-/// A worker's process: each job through `body` (which writes the report), then one byte.
+/// A worker's process: each job through `body` (which puts the report), then the report as
+/// the answer.
 fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment)) -> ! {
     loop {
         let Ok(job) = receive(&mut sock).map(|b| serde_json::from_slice::<Assignment>(&b)) else {
@@ -178,7 +194,7 @@ fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment)) -> ! {
             // SAFETY: a job this runner did not write: end.
             Err(_) => unsafe { libc::_exit(libc::EXIT_FAILURE) },
         }
-        if sock.write_all(&[1]).is_err() {
+        if send(&mut sock, &child::take_report()).is_err() {
             // SAFETY: the runner is gone: end.
             unsafe { libc::_exit(0) }
         }
@@ -241,10 +257,8 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     }
-    let mut done = [0u8; 1];
-    if w.sock.read_exact(&mut done).is_ok() {
-        let (report, printed) = w.child.collect();
-        return Exited::answered(report, printed);
+    if let Some(report) = answer(&mut w.sock, deadline) {
+        return Exited::answered(report, w.child.printed());
     }
     let dead = pool[index].take().expect("checked above");
     // A worker that closed its socket (an exec) and runs on is killed at the deadline.
@@ -252,6 +266,70 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
     ended.timed_out |= late;
     ended.stopped = stopped;
     ended
+}
+
+/// The answer a worker's socket holds, [`readable`] said: its report. None when the socket
+/// ended, the message is past [`ANSWER_MOST`], or its rest did not come by `deadline` (a
+/// kernel that wrote to the socket itself): the worker is then ended as a dead one.
+fn answer(sock: &mut UnixStream, deadline: Option<Instant>) -> Option<Vec<u8>> {
+    let mut message = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let want = match message.get(..4) {
+            Some(len) => 4 + u32::from_le_bytes(len.try_into().ok()?) as usize,
+            None => 4,
+        };
+        if want > ANSWER_MOST {
+            return None;
+        }
+        if message.len() == want {
+            return Some(message.split_off(4));
+        }
+        let room = buf.len().min(want - message.len());
+        // SAFETY: a buffer of at least `room` bytes; MSG_DONTWAIT never blocks.
+        let n = unsafe {
+            libc::recv(
+                std::os::fd::AsRawFd::as_raw_fd(sock),
+                buf.as_mut_ptr().cast(),
+                room,
+                libc::MSG_DONTWAIT,
+            )
+        };
+        match n {
+            0 => return None,
+            n if n > 0 => message.extend_from_slice(&buf[..n as usize]),
+            _ => match std::io::Error::last_os_error().kind() {
+                std::io::ErrorKind::Interrupted => {}
+                std::io::ErrorKind::WouldBlock if wait_readable(sock, deadline) => {}
+                _ => return None,
+            },
+        }
+    }
+}
+
+/// The largest answer a worker gives (a report with a `--device` profile is far smaller).
+const ANSWER_MOST: usize = 1 << 30;
+
+/// Whether `sock` has something to read (or has ended) before `deadline` (none: ever).
+fn wait_readable(sock: &UnixStream, deadline: Option<Instant>) -> bool {
+    let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    if left.is_some_and(|l| l.is_zero()) {
+        return false;
+    }
+    let wait = left.map_or(-1, |l| {
+        i32::try_from(l.as_millis().max(1)).unwrap_or(i32::MAX)
+    });
+    let mut p = libc::pollfd {
+        fd: std::os::fd::AsRawFd::as_raw_fd(sock),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    match unsafe { libc::poll(&mut p, 1, wait) } {
+        0 => false,
+        n if n > 0 => true,
+        _ => std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted,
+    }
 }
 
 /// Whether `sock` has something to read (or has ended) before `deadline` (none: ever).

@@ -1,11 +1,13 @@
 //! Unit tests of the runtime's checks: the accessors' checks and the TCM copies
 //! ([`crate::percore::access`]), the written-element tracking ([`crate::percore::tensors`]) and the checks
 //! across cores ([`crate::run::checks`]), each driven on a runtime of its own without the host
-//! model. `cargo test -p neuron-customop-host` runs them; `make mutants-sdk` holds them to
+//! model, and the messages between the runner and its workers. `cargo test -p
+//! neuron-customop-host` runs them; `make mutants-sdk` holds them to
 //! catching mutations of that code (docs/testing.md).
 
 mod access;
 mod checks;
+mod messages;
 mod protocol;
 mod tcm;
 mod tcm_pool;
