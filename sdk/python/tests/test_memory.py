@@ -250,7 +250,7 @@ def test_the_server_refuses_bytes_that_are_not_the_tensor(built) -> None:
         lib.relu_forward(np.ones((1, 1), np.float32))
         server = lib._server
         assert isinstance(server, Server)
-        f32 = lib._dtype(np.empty(0, np.float32), 0)
+        f32 = lib._dtype(np.dtype(np.float32), 0)
         for shape, hex_, words in (
             ([1, 2], "00000000", "4 bytes for a [1, 2] tensor of 8"),
             ([1, 1], "zz000000", "not hexadecimal"),

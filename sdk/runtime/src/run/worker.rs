@@ -269,23 +269,25 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
 }
 
 /// The answer a worker's socket holds, [`readable`] said: its report. None when the socket
-/// ended, the message is past [`ANSWER_MOST`], or its rest did not come by `deadline` (a
-/// kernel that wrote to the socket itself): the worker is then ended as a dead one.
+/// ended, the message is past [`ANSWER_MOST`] or bytes follow it, or its rest did not come
+/// by `deadline` (a kernel that wrote to the socket itself): the worker is then ended as a
+/// dead one.
 fn answer(sock: &mut UnixStream, deadline: Option<Instant>) -> Option<Vec<u8>> {
     let mut message = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
-        let want = match message.get(..4) {
-            Some(len) => 4 + u32::from_le_bytes(len.try_into().ok()?) as usize,
-            None => 4,
-        };
-        if want > ANSWER_MOST {
-            return None;
+        // Until the length is in, a read takes what there is: a short answer in one read.
+        let mut room = buf.len();
+        if let Some(len) = message.get(..4) {
+            let want = 4 + u32::from_le_bytes(len.try_into().ok()?) as usize;
+            if want > ANSWER_MOST || message.len() > want {
+                return None;
+            }
+            if message.len() == want {
+                return Some(message.split_off(4));
+            }
+            room = room.min(want - message.len());
         }
-        if message.len() == want {
-            return Some(message.split_off(4));
-        }
-        let room = buf.len().min(want - message.len());
         // SAFETY: a buffer of at least `room` bytes; MSG_DONTWAIT never blocks.
         let n = unsafe {
             libc::recv(
