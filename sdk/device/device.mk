@@ -6,7 +6,7 @@
 # with apt-get download and unpacked under target/ (nothing is installed on the system).
 
 DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
-DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/mulhigh.S sdk/device/runtime.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
   sdk/device/builtins.sh sdk/device/builtins/Cargo.toml sdk/device/builtins/Cargo.lock sdk/device/builtins/src/lib.rs
 DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot
@@ -14,10 +14,11 @@ DEVICE_SYSROOT_STAMP := $(DEVICE_SYSROOT)/unpacked
 DEVICE_DEBS := libnewlib-dev libstdc++-arm-none-eabi-dev
 # The ISA options kernels and the device runtime are built with: the device object's, and
 # those of the Q7's scalar options (docs/q7-isa.md, the one list with their evidence) that
-# LLVM's Xtensa backend has and qemu's de233_fpu core executes: single-precision FP with
-# its boolean registers, the 32-bit divider, MIN/MAX, SEXT, NSA, CLAMPS and the
-# zero-overhead loops. (MUL32_HIGH is the Q7's too; no qemu core executes its MULSH/MULUH.)
-DEVICE_Q7_OPTIONS := +fp,+bool,+div32,+minmax,+sext,+nsa,+clamps,+loop
+# LLVM's Xtensa backend has: single-precision FP with its boolean registers, the 32-bit
+# divider, MIN/MAX, SEXT, NSA, CLAMPS, the zero-overhead loops, which qemu's de233_fpu core
+# executes, and MUL32_HIGH, whose MULSH and MULUH no qemu core executes: the device
+# runtime completes them (mulhigh.S).
+DEVICE_Q7_OPTIONS := +fp,+bool,+div32,+minmax,+sext,+nsa,+clamps,+loop,+mul32high
 DEVICE_KERNEL_MATTR := $(XTENSA_MATTR),$(DEVICE_Q7_OPTIONS)
 comma := ,
 DEVICE_FEATURES = $(foreach f,$(subst $(comma), ,$(1)),-Xclang -target-feature -Xclang $(f))
@@ -47,10 +48,11 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/start.S \
 	  -o $(DEVICE_RT_DIR)/start.o
 	$(LLVM_MC) -triple=xtensa -mattr=$(DEVICE_KERNEL_MATTR) -filetype=obj sdk/device/fpu.S -o $(DEVICE_RT_DIR)/fpu.o
+	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/mulhigh.S -o $(DEVICE_RT_DIR)/mulhigh.o
 	XTENSA_SPEC=$(abspath $(XTENSA_SPEC)) XTENSA_TARGET_DIR=$(abspath $(XTENSA_TARGET_DIR)) LLVM_NM=$(LLVM_NM) \
-	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/runtime.o \
+	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/mulhigh.o $(DEVICE_RT_DIR)/runtime.o \
 	  $(DEVICE_RT_DIR)/support.o $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o
-	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o \
+	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/mulhigh.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/support.o \
 	  $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o $(DEVICE_RT_DIR)/builtins.o
 
 # The qemu plugin that counts what a kernel's program executes (a host shared object).

@@ -1,16 +1,20 @@
 # Start-up of a kernel's program on the emulated Q7 (qemu-xtensa, linux-user), windowed
 # ABI: qemu starts it with WINDOWBASE 0, WINDOWSTART 1, the stack pointer in a1 and PS.WOE
-# set. _start calls main(0, 0) (the ntx glue, which binds the kernels and calls
+# set. _start installs the handler that completes MULSH and MULUH (mulhigh.S), then calls
+# main(0, 0) (the ntx glue, which binds the kernels and calls
 # nt_customop_main) through l32r + callx8 (the GNU linker for Xtensa cannot relocate call8
 # across objects here) and exits with its result: syscall number in a2, arguments in a6,
 # a3, a4, a5, a8, a9 (Linux/Xtensa; exit_group is 119).
 	.section	.text._start,"ax",@progbits
 	.literal_position
 	.literal	.Lmain, main
+	.literal	.Lmul_high, nt_device_mul_high_install
 	.global	_start
 	.p2align	2
 _start:
 	movi	a0, 0
+	l32r	a8, .Lmul_high
+	callx8	a8
 	movi	a10, 0
 	movi	a11, 0
 	l32r	a8, .Lmain
@@ -61,10 +65,10 @@ nt_device_syscall:
 	retw.n
 	.size	nt_device_syscall, .-nt_device_syscall
 
-# uint64_t __muldi3(uint64_t a, uint64_t b): the low 64 bits of a * b, which the compiler
-# calls for a 64-bit multiply (the Q7 has Mul32High, but no qemu core executes it, so
-# kernels are built without it: docs/q7-isa.md; the high half of al * bl comes from
-# 16-bit halves). a in a2 (low), a3; b in a4, a5; the result in a2, a3.
+# uint64_t __muldi3(uint64_t a, uint64_t b): the low 64 bits of a * b, for code built
+# without MUL32_HIGH that calls it (kernels and the device runtime are built with it, and
+# multiply inline; the high half of al * bl comes from 16-bit halves here, so that this
+# routine runs on any core). a in a2 (low), a3; b in a4, a5; the result in a2, a3.
 	.section	.text.__muldi3,"ax",@progbits
 	.global	__muldi3
 	.type	__muldi3, @function

@@ -12,6 +12,7 @@
  * block, "b id start n addr..." (its instructions' addresses), per tree node "n id parent
  * entry", and per (node, block) "p node block executions"; the runner
  * (sdk/runtime/src/run/device/profile.rs) turns them into lines, functions and stacks.
+ * `aside=LO-HI` names code entered without a call (count_profile.h).
  *
  * Written against qemu's documented plugin API as qemu-user 7.2 exports it (API version 1):
  * the few functions used are declared here, as that qemu ships no header for them.
@@ -142,6 +143,11 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
             out_fd = atoi(argv[k] + 3);
         else if (strcmp(argv[k], "profile=1") == 0)
             profile = 1;
+        else if (strncmp(argv[k], "aside=", 6) == 0 &&
+                 sscanf(argv[k] + 6, "%llx-%llx", (unsigned long long *)&aside_lo, (unsigned long long *)&aside_hi) != 2) {
+            fprintf(stderr, "count_plugin: give aside=LO-HI in hexadecimal, not %s\n", argv[k] + 6);
+            return -1;
+        }
     if (out_fd < 0) {
         fprintf(stderr, "count_plugin: give fd=N, the descriptor to write the counts to\n");
         return -1;

@@ -129,11 +129,44 @@ static uint32_t child_of(uint32_t parent, uint64_t entry, uint64_t site)
 static uint32_t current, pending, too_deep, depth;
 static struct block *last_block;
 #define MAX_DEPTH 256
+/* `aside=LO-HI` (hexadecimal): code that runs between two of the kernel's blocks without
+ * being called (the device runtime's SIGILL handler and its return, sdk/device/mulhigh.S):
+ * its blocks count at the current node and leave the tree and the last block as they were. */
+static uint64_t aside_lo, aside_hi;
+
+/* One execution of block `b` at tree node `node`. */
+static void count_at(struct block *b, uint32_t node)
+{
+    if (b->last_slot && b->last_node == node) {
+        pairs[b->last_slot - 1].executions++;
+        return;
+    }
+    uint64_t key = (uint64_t)node << 32 ^ b->id;
+    uint32_t slot = index_find(&pair_index, key, 0);
+    if (!slot) {
+        if (n_pairs == cap_pairs && !grow((void **)&pairs, &cap_pairs, sizeof *pairs)) {
+            failed = 1;
+            return;
+        }
+        slot = index_find(&pair_index, key, n_pairs + 1);
+        if (!slot) {
+            failed = 1;
+            return;
+        }
+        pairs[n_pairs++] = (struct pair){node, b->id, 0};
+    }
+    pairs[slot - 1].executions++;
+    b->last_node = node, b->last_slot = slot;
+}
 
 static void on_block(unsigned int vcpu, void *userdata)
 {
     struct block *b = userdata;
     (void)vcpu;
+    if (b->start >= aside_lo && b->start < aside_hi) {
+        count_at(b, current);
+        return;
+    }
     /* A block after one that ends in a call or a return, starting at that block's start or
      * at its last instruction, is a restart: a window overflow at the callee's ENTRY or an
      * underflow at RETW stops the block, and qemu runs from the stopped instruction again
@@ -158,26 +191,7 @@ static void on_block(unsigned int vcpu, void *userdata)
             current = nodes[current].parent, depth--;
     }
     pending = (uint32_t)b->ends;
-    if (b->last_slot && b->last_node == current) {
-        pairs[b->last_slot - 1].executions++;
-        return;
-    }
-    uint64_t key = (uint64_t)current << 32 ^ b->id;
-    uint32_t slot = index_find(&pair_index, key, 0);
-    if (!slot) {
-        if (n_pairs == cap_pairs && !grow((void **)&pairs, &cap_pairs, sizeof *pairs)) {
-            failed = 1;
-            return;
-        }
-        slot = index_find(&pair_index, key, n_pairs + 1);
-        if (!slot) {
-            failed = 1;
-            return;
-        }
-        pairs[n_pairs++] = (struct pair){current, b->id, 0};
-    }
-    pairs[slot - 1].executions++;
-    b->last_node = current, b->last_slot = slot;
+    count_at(b, current);
 }
 
 /* A block's profile record: its number, how it ends, its instructions' addresses. */

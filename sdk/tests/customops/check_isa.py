@@ -10,6 +10,7 @@ right" at the end; exits 1 at the first failure.
 """
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,7 +20,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_device import Built, same_as_host, sdk_variable  # noqa: E402
 
 # Instructions per element more than the addition, at most (docs/q7-isa.md's table).
-BOUNDS = {"div_i32": 8, "rem_u32": 8, "clamp_i32": 3, "div_f32": 40, "sqrt_f32": 40}
+BOUNDS = {
+    "div_i32": 8,
+    "rem_u32": 8,
+    "clamp_i32": 3,
+    "div_f32": 40,
+    "sqrt_f32": 40,
+    "mulhs_i32": 8,
+    "mulhu_u32": 8,
+    "mulq16_i32": 8,
+}
 ELEMENTS = 4096
 # What --stats and --profile say their counts are (the runtime's COUNTS_ARE).
 LABEL = "instructions retired on the Q7's scalar ISA"
@@ -37,6 +47,17 @@ def numpy_value(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a / b
     if op == "sqrt_f32":
         return np.sqrt(a)
+    wide = a.astype(np.int64) * b.astype(np.int64)
+    if op == "mulhs_i32":
+        return (wide >> 32).astype(np.int32)
+    if op == "mulhu_u32":
+        return (
+            ((a.view(np.uint32).astype(np.uint64) * b.view(np.uint32).astype(np.uint64)) >> 32).astype(np.uint32).view(np.int32)
+        )
+    if op == "mulq16_i32":
+        return (wide >> 16).astype(np.uint64).astype(np.uint32).view(np.int32)
+    if op == "mulhs_loop_end":
+        return ((wide >> 32) * 3).astype(np.int32)
     return a + b
 
 
@@ -109,19 +130,27 @@ def main() -> None:
     rng = np.random.default_rng(7)
     ints = {"a": rng.integers(-(2**31), 2**31, ELEMENTS, dtype=np.int32)}
     ints["b"] = rng.integers(1, 2**16, ELEMENTS, dtype=np.int32) * rng.choice(np.array([-1, 1], np.int32), ELEMENTS)
+    # Full-range operands for the products, every pair of the edges first.
+    edges = np.array([0, 1, -1, 2, -2, 65535, 65536, -65536, 2**31 - 1, -(2**31), 46341, -46341], np.int32)
+    ints["p"] = rng.integers(-(2**31), 2**31, ELEMENTS, dtype=np.int32)
+    ints["q"] = rng.integers(-(2**31), 2**31, ELEMENTS, dtype=np.int32)
+    ints["p"][: edges.size**2], ints["q"][: edges.size**2] = np.repeat(edges, edges.size), np.tile(edges, edges.size)
     floats = {"a": rng.standard_normal(ELEMENTS, dtype=np.float32), "b": rng.standard_normal(ELEMENTS, dtype=np.float32)}
     floats["root"] = np.abs(floats["a"])
     for name, arrays in (("i", ints), ("f", floats)):
         for k, v in arrays.items():
             np.save(work / f"{name}{k}.npy", v)
     built = Built(ntx, src, work, "isa_costs", "isa_costs.cpp", "isa_costs_shape.cpp", "add_i32", "ia.npy", "ib.npy")
+    products = Built(ntx, src, work, "isa_products", "isa_products.cpp", "isa_products_shape.cpp", "add_i32", "ip.npy", "iq.npy")
+    measured = [(built, op) for op in ("add_i32", "div_i32", "rem_u32", "clamp_i32", "add_f32", "div_f32", "sqrt_f32")]
+    measured += [(products, op) for op in ("add_i32", "mulhs_i32", "mulhu_u32", "mulq16_i32")]
     base = {}
-    for op in ("add_i32", "div_i32", "rem_u32", "clamp_i32", "add_f32", "div_f32", "sqrt_f32"):
+    for lib, op in measured:
         kind = "f" if op.endswith("f32") else "i"
         arrays = floats if kind == "f" else ints
-        first = "root" if op == "sqrt_f32" else "a"
-        want = numpy_value(op, arrays[first], arrays["b"])
-        per = per_element(built, op, f"{kind}{first}.npy", f"{kind}b.npy", want)
+        first, second = ("root", "b") if op == "sqrt_f32" else ("p", "q") if lib is products else ("a", "b")
+        want = numpy_value(op, arrays[first], arrays[second])
+        per = per_element(lib, op, f"{kind}{first}.npy", f"{kind}{second}.npy", want)
         if op.startswith("add"):
             base[kind] = per
             continue
@@ -131,6 +160,23 @@ def main() -> None:
             sys.exit(f"{op}: {more:.2f} instructions per element more than the addition, past {bound}")
         said = f"at most {bound}" if bound is not None else "no bound yet (docs/q7-isa.md)"
         print(f"ok {op}: NumPy's bits, {more:.2f} instructions per element more than the addition ({said})")
+    # A MULSH that ends a zero-overhead loop: the loop runs on (the runtime completes it).
+    same_as_host(
+        products, "mulhs_loop_end", "mulhs_loop_end", "ip.npy", "iq.npy", want=numpy_value("mulhs_loop_end", ints["p"], ints["q"])
+    )
+    print("ok mulhs_loop_end: a MULSH at a zero-overhead loop's end, completed by the runtime, loops on")
+    # Any other illegal instruction ends the program as before the handler.
+    crashed = [products.outcome("trap_i32", "ip.npy", "iq.npy", device=d) for d in (True, False)]
+    p = subprocess.run(
+        [products.program, "trap_i32", "ip.npy", "iq.npy", "--device", products.elf, "--translation", products.translation],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if crashed[0] != crashed[1] or crashed[0][0] == 0 or "kernel-crashed" not in p.stderr:
+        sys.exit(f"trap_i32: the device {crashed[0][0]}, the host {crashed[1][0]}, not the same crash:\n{p.stderr}")
+    print(f"ok trap_i32: another illegal instruction still ends the program (status {crashed[0][0]}, as the host's)")
     fpu_steps_exact(built, work, rng)
     # What the counts are, said under them in --stats and in --profile's listing.
     _, text = built.run("add_i32", "ia.npy", "ib.npy", "--stats", "--profile", work / "profile", stats=False)

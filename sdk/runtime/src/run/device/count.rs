@@ -73,6 +73,21 @@ pub fn text_symbols_in(data: &[u8]) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
+/// The code the program runs without a call (the device runtime's SIGILL handler for
+/// MULSH and MULUH and the return from it, sdk/device/mulhigh.S): its address range, for
+/// the count plugin's `aside=` (the call tree leaves it out).
+pub fn aside_range(program: &Path) -> Option<(u64, u64)> {
+    let found: Vec<(u64, u64)> = text_symbols(program)
+        .into_iter()
+        .filter(|s| ["nt_device_mul_high", "nt_device_sigreturn"].contains(&s.0.as_str()))
+        .map(|(_, at, size)| (at, at + size))
+        .collect();
+    Some((
+        found.iter().map(|r| r.0).min()?,
+        found.iter().map(|r| r.1).max()?,
+    ))
+}
+
 impl Classes {
     /// The functions of `program`, those named as `translation`'s counted as translation.
     pub fn of(program: &Path, translation: &Path) -> Classes {

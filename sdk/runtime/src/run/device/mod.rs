@@ -120,6 +120,9 @@ fn start_program(
             arg.push(format!(",fd={FD_COUNTS}"));
             if dev.profile {
                 arg.push(",profile=1");
+                if let Some((lo, hi)) = count::aside_range(&dev.program) {
+                    arg.push(format!(",aside={lo:x}-{hi:x}"));
+                }
             }
             cmd.arg("-plugin").arg(arg)
         }
