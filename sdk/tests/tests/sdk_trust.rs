@@ -477,6 +477,14 @@ fn a_crash_leaves_no_core_file() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("core"))
         .collect();
     assert!(cores.is_empty(), "{cores:?}");
+    // A stack overflow is a crash that says so.
+    let o = unlimited("recurses x.npy");
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("died of signal 11 (Segmentation fault): its stack overflowed,"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = unlimited("core_limit x.npy --out limit.npy");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let written = std::fs::read(dir.join("limit.npy")).unwrap();

@@ -27,6 +27,11 @@ impl Watch {
         }
     }
 
+    /// An address just above the kernel's first frame (0: no kernel is running).
+    pub fn top(&self) -> usize {
+        self.top
+    }
+
     /// The stack this build gives a core.
     pub fn limit(&self) -> u32 {
         self.limit

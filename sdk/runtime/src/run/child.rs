@@ -141,8 +141,21 @@ impl Exited {
     /// The report of a child that died without writing its own: `phase` of op `op` (on
     /// `core`, for a kernel) killed by a signal or exiting before it returned.
     pub fn crash(&self, op: &str, phase: &str, core: Option<u32>) -> Report {
+        let overflowed = self.report.strip_prefix(STACK_OVERFLOW).and_then(|r| {
+            let deep: u64 = std::str::from_utf8(r).ok()?.trim().parse().ok()?;
+            Some(format!(
+                ": its stack overflowed, {} KiB below where the kernel was called (the \
+                 device runs a kernel on a stack of a few KiB: docs/customop-device.md, \
+                 \"The stack\")",
+                deep >> 10
+            ))
+        });
         let detail = match (self.signal(), self.exit_code()) {
-            (Some(sig), _) => format!("the {phase} died of signal {sig} ({})", signal_name(sig)),
+            (Some(sig), _) => format!(
+                "the {phase} died of signal {sig} ({}){}",
+                signal_name(sig),
+                overflowed.unwrap_or_default()
+            ),
             (None, Some(code)) => format!("the {phase} called exit({code}) before it returned"),
             _ => format!("the {phase} ended with wait status {:#x}", self.status),
         };
@@ -194,11 +207,20 @@ pub fn catch_timeout() {
 
 /// Installs `handler` (an `SA_SIGINFO` one) for signal `sig` in this process.
 fn on_signal(sig: i32, handler: extern "C" fn(i32, *mut libc::siginfo_t, *mut libc::c_void)) {
+    on_signal_flags(sig, handler, 0);
+}
+
+/// [`on_signal`] with more `flags`.
+fn on_signal_flags(
+    sig: i32,
+    handler: extern "C" fn(i32, *mut libc::siginfo_t, *mut libc::c_void),
+    flags: i32,
+) {
     // SAFETY: a zeroed sigaction with a valid handler and flags.
     unsafe {
         let mut a: libc::sigaction = std::mem::zeroed();
         a.sa_sigaction = handler as *const () as usize;
-        a.sa_flags = libc::SA_SIGINFO;
+        a.sa_flags = libc::SA_SIGINFO | flags;
         libc::sigaction(sig, &a, core::ptr::null_mut());
     }
 }
@@ -231,6 +253,12 @@ extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, context: *mut libc:
         // A fault in the TCM pool's pages: reported; the core ends there.
         crate::percore::state::try_with(|rt| rt.out_of_bounds(addr, what, write, fault_stack(at)));
     }
+    // A fault within a megabyte of the stack pointer, far below where the kernel was
+    // called, is its stack overflowing: said in the report file for the runner.
+    let depth = crate::percore::state::try_with(|rt| rt.stack.top()).unwrap_or(0) as u64;
+    if sig == libc::SIGSEGV && depth > at.sp && (addr as u64).abs_diff(at.sp) < 1 << 20 {
+        put_number(STACK_OVERFLOW, depth - at.sp);
+    }
     // Not the pool's: the signal takes its course (the runner reports it), whether the
     // kernel faulted or raised it.
     // SAFETY: restoring the default action and raising the signal again.
@@ -249,10 +277,55 @@ fn fault_stack(at: Interrupted) -> Vec<u64> {
 
 /// In a child: a fault in the TCM pool's pages (a guard page, a freed block) is reported
 /// as `tcm-out-of-bounds`, with the access's place; any other fault ends the child as
-/// before.
+/// before (a stack overflow said as one). The handler runs on a stack of its own, so that
+/// it runs when the kernel's stack is what overflowed.
 pub fn catch_faults() {
     remember_code();
-    on_signal(libc::SIGSEGV, on_fault);
+    const ALT: usize = 256 << 10;
+    // SAFETY: a new private mapping, owned by this process for its life.
+    let at = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            ALT,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if at != libc::MAP_FAILED {
+        let alt = libc::stack_t {
+            ss_sp: at,
+            ss_flags: 0,
+            ss_size: ALT,
+        };
+        // SAFETY: a valid stack record over the mapping above.
+        unsafe { libc::sigaltstack(&alt, core::ptr::null_mut()) };
+    }
+    on_signal_flags(libc::SIGSEGV, on_fault, libc::SA_ONSTACK);
+}
+
+/// What a child whose stack overflowed writes to its report file, before how deep it was.
+const STACK_OVERFLOW: &[u8] = b"STACK ";
+
+/// Writes `prefix` and `n` in decimal to the report file (async-signal-safe).
+fn put_number(prefix: &[u8], n: u64) {
+    let mut line = [b' '; 32];
+    line[..prefix.len()].copy_from_slice(prefix);
+    let mut digits = [0u8; 20];
+    let (mut k, mut v) = (digits.len(), n);
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let len = prefix.len() + digits.len() - k;
+    line[prefix.len()..len].copy_from_slice(&digits[k..]);
+    // SAFETY: write is async-signal-safe; the bytes are valid for their length.
+    unsafe { libc::write(REPORT_FD.load(Ordering::Relaxed), line.as_ptr().cast(), len) };
 }
 
 /// Whether process `pid` is stopped (its state `T` in `/proc/PID/stat`).

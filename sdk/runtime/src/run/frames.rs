@@ -33,7 +33,7 @@ const SCANNED_WORDS: usize = 64;
 #[derive(Clone, Copy)]
 pub(crate) struct Interrupted {
     pub(crate) pc: u64,
-    sp: u64,
+    pub(crate) sp: u64,
     fp: u64,
 }
 
