@@ -4,7 +4,8 @@
  * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), a small heap for `new`, and the C++ ABI's few hooks.
  * A kernel that needs more (<cmath> functions, exceptions) does not link, and ntx says
  * which symbols are missing. The C library's memory and string functions the compiler
- * and the headers call are here too (memcpy counts as the kernel's copies: its name).
+ * and the headers call are here too (memcpy counts as the kernel's: the TCM copies move
+ * their data through nt_device_dma, the DMA the device would use).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -193,6 +194,15 @@ void *memcpy(void *d, const void *s, size_t n)
     while (n--)
         *dp++ = *sp++;
     return d;
+}
+
+/* A TCM copy's data, moved by the Q7's DMA engine on the device (the decode's
+ * tensorstream-tcm page): the accessors' copies call this instead of memcpy, and the
+ * runner counts its instructions as the runtime's (its name), not the core's. What moved
+ * is counted in bytes (the copies' TCM bytes) beside the instructions. */
+void nt_device_dma(void *to, const void *from, size_t bytes)
+{
+    memcpy(to, from, bytes);
 }
 
 void *memmove(void *d, const void *s, size_t n)

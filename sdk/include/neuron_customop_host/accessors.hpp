@@ -17,6 +17,11 @@
 #endif
 #include <neuron_translate.hpp>
 
+#if defined(__XTENSA__)
+/// The device runtime's stand-in for the DMA that moves a TCM copy's data (sdk/device).
+extern "C" void nt_device_dma(void *to, const void *from, size_t bytes);
+#endif
+
 namespace nt_customop {
 
 /// A tensor element's place as the device's library holds it: the SoC address and a
@@ -102,7 +107,7 @@ class Copier {
     {
         return view<const T>(m_).for_each_span(first, count, [&](unsigned long long i, size_t n, const T *p) {
             hint(i, p, sizeof(T), 0);
-            __builtin_memcpy(to + (i - first), p, n * sizeof(T));
+            move(to + (i - first), p, n * sizeof(T));
         });
     }
     /// Local memory at `from` to elements [first, first + count).
@@ -110,11 +115,21 @@ class Copier {
     {
         return view<T>(m_).for_each_span(first, count, [&](unsigned long long i, size_t n, T *p) {
             hint(i, p, sizeof(T), 1);
-            __builtin_memcpy(p, from + (i - first), n * sizeof(T));
+            move(p, from + (i - first), n * sizeof(T));
         });
     }
 
   private:
+    /// A stretch's bytes: on the emulated Q7 through the device runtime's DMA stand-in,
+    /// counted in bytes, not as core instructions (docs/q7-isa.md, "DMA").
+    static void move(void *to, const void *from, size_t bytes)
+    {
+#if defined(__XTENSA__)
+        nt_device_dma(to, from, bytes);
+#else
+        __builtin_memcpy(to, from, bytes);
+#endif
+    }
     /// Before the stretch at local p (element i): the runtime fills the rest of the tensor
     /// in that window view, unless the view it filled last shows p already.
     void hint(uint64_t i, const void *p, size_t size, int write)

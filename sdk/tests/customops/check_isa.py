@@ -31,6 +31,8 @@ BOUNDS = {
     "mulq16_i32": 8,
 }
 ELEMENTS = 4096
+# The TCM copies' own instructions per element of the addition's loop, at most (docs/q7-isa.md, "DMA").
+DMA_COPY_MOST = 6
 # What --stats and --profile say their counts are (the runtime's COUNTS_ARE).
 LABEL = "instructions retired on the Q7's scalar ISA"
 
@@ -123,6 +125,23 @@ def fpu_steps_exact(built: Built, work: Path, rng: np.random.Generator) -> None:
         print(f"ok {op}: the FPU's steps give NumPy's bits on {a.size} special and random operands, NaN as 0x7fc00000")
 
 
+def dma_as_dma(lib: Built) -> None:
+    """A TCM copy is a DMA on the device: its data is counted in bytes, not instructions. The
+    addition's loop moves 3 x 4 bytes an element (two inputs in, one output out); the
+    copies' own instructions (span walk, translates) stay a few per element, where moving
+    the words as core instructions cost about 18."""
+    _, stats = lib.run("add_i32", "ip.npy", "iq.npy")
+    core = stats["per_core"][0]
+    moved = core["counts"]["tcm_in_bytes"] + core["counts"]["tcm_out_bytes"]
+    copies = core["device"]["copies"] / ELEMENTS
+    if moved != 12 * ELEMENTS or copies > DMA_COPY_MOST:
+        sys.exit(f"add_i32: {moved} bytes moved, {copies:.2f} copy instructions per element: {core}")
+    _, text = lib.run("add_i32", "ip.npy", "iq.npy", "--stats", stats=False)
+    if f"which moved {moved} bytes by DMA" not in text:
+        sys.exit(f"--stats does not give the DMA's bytes:\n{text}")
+    print(f"ok the TCM copies: {moved} bytes by DMA, {copies:.2f} of the core's instructions per element")
+
+
 def main() -> None:
     ntx, src, work = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3]).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -177,6 +196,7 @@ def main() -> None:
     if crashed[0] != crashed[1] or crashed[0][0] == 0 or "kernel-crashed" not in p.stderr:
         sys.exit(f"trap_i32: the device {crashed[0][0]}, the host {crashed[1][0]}, not the same crash:\n{p.stderr}")
     print(f"ok trap_i32: another illegal instruction still ends the program (status {crashed[0][0]}, as the host's)")
+    dma_as_dma(products)
     fpu_steps_exact(built, work, rng)
     # What the counts are, said under them in --stats and in --profile's listing.
     _, text = built.run("add_i32", "ia.npy", "ib.npy", "--stats", "--profile", work / "profile", stats=False)
