@@ -430,7 +430,7 @@ impl Child {
 
     /// Empties its stdout file for its next job, if it printed (its offset, which the child
     /// shares, back at 0). Its report file needs nothing: a worker answers a job's report
-    /// on its socket ([`put_report`]) and writes the file only as it ends.
+    /// on its socket (run/worker.rs) and writes the file only as it ends.
     pub fn clear(&self) {
         if !self.printed.replace(false) {
             return;
@@ -518,27 +518,11 @@ pub fn wait_until(c: Child, deadline: Option<std::time::Instant>) -> Exited {
     }
 }
 
-/// In a worker: `report` is its job's report, answered on its socket when the job ends
-/// ([`take_report`]); stdout flushed.
-pub fn put_report(report: &[u8]) {
+/// In a worker, as its job ends: stdout flushed, before its report is answered.
+pub fn flush_stdio() {
     // SAFETY: flushing every stdio stream.
     unsafe { libc::fflush(core::ptr::null_mut()) };
-    *ANSWER
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = report.to_vec();
 }
-
-/// In a worker: the report its job put, taken.
-pub fn take_report() -> Vec<u8> {
-    std::mem::take(
-        &mut *ANSWER
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    )
-}
-
-/// The report of the job a worker runs, until it answers.
-static ANSWER: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
 
 /// Ends a child: `report` into its report file, stdout flushed, `_exit(code)`.
 pub fn exit_with(report: &[u8], code: i32) -> ! {

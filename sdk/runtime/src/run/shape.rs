@@ -46,7 +46,7 @@ fn on_shape_error(rt: &Runtime) -> ! {
 
 /// A shape job, on the shape function's worker: data-less copies of the tensor
 /// arguments, the call, the result.
-fn shape_job(job: &Assignment) {
+fn shape_job(job: &Assignment) -> Vec<u8> {
     let (shape, _) = registry::lookup(&job.op).expect("the runner checked the op");
     let (args, held) = state::with(|rt| {
         rt.begin_job(&job.op, 0, job.cores, Phase::Shape, on_shape_error);
@@ -71,7 +71,7 @@ fn shape_job(job: &Assignment) {
     }
     state::with(|rt| {
         r.reports = rt.job.reports.clone();
-        child::put_report(&serde_json::to_vec(&r).expect("a report serializes"));
+        child::flush_stdio();
         if !out.is_null() {
             // SAFETY: as above; the invoker's reference.
             tensors::release(rt, unsafe { (*out).handle });
@@ -80,6 +80,7 @@ fn shape_job(job: &Assignment) {
             tensors::release(rt, h);
         }
     });
+    serde_json::to_vec(&r).expect("a report serializes")
 }
 
 /// A call's signature: the op, the cores, each argument's kind, numbers and (a tensor's)

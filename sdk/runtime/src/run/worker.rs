@@ -181,20 +181,19 @@ pub fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
     Ok(v)
 }
 
-/// A worker's process: each job through `body` (which puts the report), then the report as
-/// the answer.
-fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment)) -> ! {
+/// A worker's process: each job through `body`, then the report it returns as the answer.
+fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment) -> Vec<u8>) -> ! {
     loop {
         let Ok(job) = receive(&mut sock).map(|b| serde_json::from_slice::<Assignment>(&b)) else {
             // SAFETY: the runner is gone: end.
             unsafe { libc::_exit(0) }
         };
-        match job {
+        let report = match job {
             Ok(job) => body(&job),
             // SAFETY: a job this runner did not write: end.
             Err(_) => unsafe { libc::_exit(libc::EXIT_FAILURE) },
-        }
-        if send(&mut sock, &child::take_report()).is_err() {
+        };
+        if send(&mut sock, &report).is_err() {
             // SAFETY: the runner is gone: end.
             unsafe { libc::_exit(0) }
         }
@@ -203,7 +202,7 @@ fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment)) -> ! {
 
 /// Gives worker `index` its job (forking it first if it is not running); `body` is what
 /// a new worker runs each job with.
-pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignment)) {
+pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignment) -> Vec<u8>) {
     let pool = &mut pool.workers;
     if pool.len() <= index {
         pool.resize_with(index + 1, || None);
