@@ -29,7 +29,7 @@ LIBRARIES = {
     "failures": (["failures.cpp"], ["failures_shape.cpp"]),
     "shadowed": (["failures.cpp"], ["shadowed_shape.cpp"]),
 }
-# failures.cpp throws, which the device's build refuses: built for the host only.
+# failures.cpp throws and exits, which the device runtime lacks: built for the host only.
 HOST_ONLY = {"failures", "shadowed"}
 
 

@@ -288,10 +288,13 @@ def ops_on_device(ntx, src, work):
 
 
 def refusals(ntx, src, work):
-    """What the device cannot have is refused by the compiler, naming the construct and
-    the line: a throw (kernels build without exceptions) and _Float16."""
+    """What the emulated device cannot build is refused, naming the construct and the line:
+    a throw (the device's compile accepts it, the emulation has no unwinder: said so) and
+    _Float16 (the device's compile refuses it). The throw runs on the host, with a
+    device-lacks warning for the C++ ABI's exception entry points."""
+    throws = "the device's compile accepts (its flags have no -fno-exceptions"
     for name, body, words in (
-        ("throws", '    if (x.numel() == 0)\n        throw std::runtime_error("empty");\n', "cannot use 'throw'"),
+        ("throws", '    if (x.numel() == 0)\n        throw std::runtime_error("empty");\n', throws),
         ("half", "    _Float16 h = 1;\n    (void)h;\n", "_Float16 is not supported on this target"),
     ):
         kernel = work / f"{name}.cpp"
@@ -303,6 +306,13 @@ def refusals(ntx, src, work):
         if f"{name}.cpp:" not in p.stderr or words not in p.stderr:
             sys.exit(f"{name}: {p.stderr!r}")
         print(f"ok {words!r} refused with its line")
+    cmd = [ntx, "op", "run", "--compute", work / "throws.cpp", "--shape", src / "failures_shape.cpp", "passes", "x.npy"]
+    p = subprocess.run(
+        [*map(str, cmd), "--build-dir", str(work / "throws_host")], cwd=work, capture_output=True, text=True, check=False
+    )
+    if p.returncode != 0 or "warning[device-lacks]" not in p.stderr or "__cxa_throw" not in p.stderr:
+        sys.exit(f"a throw on the host run: exit {p.returncode}\n{p.stderr}")
+    print("ok a kernel that can throw runs on the host, warned that the device runtime lacks __cxa_throw")
 
 
 STACK_KERNEL = """#include <torch/torch.h>

@@ -34,7 +34,8 @@ fn source(name: &str) -> PathBuf {
 }
 
 /// `ntx op run` of failures.cpp with shape file `shape`, in `dir`, with `args` after them.
-/// It throws, which the device's build refuses: built with `--no-device-parity`.
+/// A host-only test of the runner's failure handling (it throws and exits, which the device
+/// runtime lacks): built with `--no-device-parity`.
 fn ntx_op(ntx: &Path, dir: &Path, shape: &str, args: &[&str]) -> Command {
     let mut c = Command::new(ntx);
     c.current_dir(dir)

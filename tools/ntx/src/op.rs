@@ -249,15 +249,30 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
     Ok(())
 }
 
+/// The C++ ABI's entry points a kernel calls when it throws or casts dynamically (the
+/// device's compile accepts that; the device runtime here has none of them, and the
+/// device's libc++-e is the decode's exceptions-disabled library). Not the personality
+/// routine nor `__cxa_begin_catch`: any code with destructors or `noexcept` calls refers
+/// to those under `-fexceptions`, throwing or not.
+const EXCEPTION_ABI: [&str; 5] = [
+    "__cxa_throw",
+    "__cxa_rethrow",
+    "__dynamic_cast",
+    "__cxa_bad_cast",
+    "__cxa_bad_typeid",
+];
+
 /// The plain C functions (no C++ mangling, no leading underscore) `data` (an object)
-/// calls but does not define.
+/// calls but does not define, and the C++ ABI's exception and RTTI entry points it calls.
 pub fn c_calls(data: &[u8]) -> Result<Vec<String>, String> {
     let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
     let mut names: Vec<String> = file
         .symbols()
         .filter(|s| s.is_undefined())
         .filter_map(|s| s.name().ok().map(str::to_string))
-        .filter(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter(|n| {
+            n.starts_with(|c: char| c.is_ascii_alphabetic()) || EXCEPTION_ABI.contains(&n.as_str())
+        })
         .collect();
     names.sort();
     names.dedup();

@@ -61,17 +61,23 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
 
 /// The device's front end on `src`: the target, its headers, the device's language and
 /// warnings (`crate::parity`), then `b`'s own flags, then `what` (the output's flags).
+/// The device's compile has no `-fno-exceptions` nor `-fno-rtti` (the decode's
+/// build-custom-op-codegen page); the emulation's (`emulated`) has both: it has no unwinder.
 fn front_end(
     sdk: &DeviceSdk,
     b: &Build,
     src: &Path,
     dir: &Path,
     what: &[&std::ffi::OsStr],
+    emulated: bool,
 ) -> Result<Command, String> {
     let mut cmd = Command::new(&sdk.clang);
     codegen_flags(&mut cmd, sdk, dir);
-    cmd.args(["-g", "-nostdinc", "-fno-exceptions", "-fno-rtti"])
-        .arg(crate::parity::DEVICE_CHECKS)
+    cmd.args(["-g", "-nostdinc"]);
+    if emulated {
+        cmd.args(["-fno-exceptions", "-fno-rtti"]);
+    }
+    cmd.arg(crate::parity::DEVICE_CHECKS)
         .arg(crate::parity::CLANG10_FP_CONTRACT)
         .arg(format!("-std={}", b.std))
         .args(crate::parity::warning_flags(b.parity))
@@ -87,10 +93,33 @@ fn front_end(
 /// The device's compile of `src` up to its diagnostics (`-fsyntax-only`): what the host
 /// build is held to. The refusal says the device refuses it, in the compiler's words.
 pub fn check(sdk: &DeviceSdk, b: &Build, src: &Path) -> Result<(), String> {
-    let mut cmd = front_end(sdk, b, src, &b.dir, &["-fsyntax-only".as_ref()])?;
+    let mut cmd = front_end(sdk, b, src, &b.dir, &["-fsyntax-only".as_ref()], false)?;
     run(&mut cmd, &sdk.clang)
         .map(|_| ())
         .map_err(|e| crate::parity::refusal(src, &e))
+}
+
+/// Why the emulation's compile of `src` failed, where the device's own compile passed it
+/// (the source was held to that first): C++ exceptions or RTTI, which the device's compile
+/// accepts and this emulation cannot run, said so; anything else in the compiler's words.
+fn emulation_refusal(src: &Path, stderr: &str) -> String {
+    let exceptions = stderr.contains("with exceptions disabled");
+    let rtti = stderr.contains("-fno-rtti") || stderr.contains("requires -frtti");
+    if !exceptions && !rtti {
+        return crate::parity::refusal(src, stderr);
+    }
+    let what = match (exceptions, rtti) {
+        (true, true) => "C++ exceptions and RTTI",
+        (true, false) => "C++ exceptions",
+        _ => "RTTI (typeid, dynamic_cast)",
+    };
+    format!(
+        "{}: uses {what}, which the device's compile accepts (its flags have no -fno-exceptions \
+         nor -fno-rtti) and the emulated Q7 does not run (no unwinder): run it without --device. \
+         The device links libc++-e, which the decode calls its embedded, exceptions-disabled \
+         C++ library: whether it throws there is not known (docs/customop-device.md).\n{stderr}",
+        src.display()
+    )
 }
 
 /// Each compute source through the device's compile up to its diagnostics
@@ -137,8 +166,9 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
             "-o".as_ref(),
             ir.as_os_str(),
         ],
+        true,
     )?;
-    run(&mut cmd, &sdk.clang).map_err(|e| crate::parity::refusal(src, &e))?;
+    run(&mut cmd, &sdk.clang).map_err(|e| emulation_refusal(src, &e))?;
     // The IR and the assembly are bytes: the assembly's comments print the debug
     // information's constants raw (a float's DW_OP_implicit_value: -1.0f is 0x80 0xbf),
     // which need not be UTF-8. Both edits touch ASCII lines only.
