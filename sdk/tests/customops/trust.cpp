@@ -122,8 +122,15 @@ static int deeper(volatile char *above, int n)
 
 static volatile int deepest;
 
-torch::Tensor recurses(const torch::Tensor &input)
+// Ends badly, by `how`: 1, a recursion deeper than any stack; 2, killing the process that
+// started this core's process (the runner).
+torch::Tensor ends_badly(const torch::Tensor &input, double how)
 {
-    deepest = deeper(nullptr, 1 << 20);
+    if (how == 1)
+        deepest = deeper(nullptr, 1 << 20);
+    if (how == 2) {
+        kill(getppid(), SIGKILL);
+        pause();
+    }
     return input;
 }

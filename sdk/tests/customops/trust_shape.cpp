@@ -16,5 +16,5 @@ NEURON_LIBRARY(trust, m)
     m.def("chatty_scale", &like_scaled, "chatty_scale");
     m.def("aborts", &like, "aborts");
     m.def("core_limit", &like, "core_limit");
-    m.def("recurses", &like, "recurses");
+    m.def("ends_badly", &like_scaled, "ends_badly");
 }

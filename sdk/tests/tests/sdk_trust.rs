@@ -341,6 +341,18 @@ fn nothing_a_run_starts_outlives_it_and_a_timeout_names_the_kernels_line() {
         strays.is_empty(),
         "a kernel's child outlived ntx: {strays:?}"
     );
+    // A kernel that kills the runner: ntx says what happened.
+    let o = ntx_run(&ntx, &dir, &["ends_badly", "x.npy", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr)
+            .contains("error[kernel-crashed] op ends_badly: the op's program (the runner")
+            && text(&o.stderr).contains("died of signal 9"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = ntx_run(&ntx, &dir, &["naps", "x.npy", "--timeout", "0.5"])
         .output()
         .unwrap();
@@ -478,7 +490,7 @@ fn a_crash_leaves_no_core_file() {
         .collect();
     assert!(cores.is_empty(), "{cores:?}");
     // A stack overflow is a crash that says so.
-    let o = unlimited("recurses x.npy");
+    let o = unlimited("ends_badly x.npy 1");
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains("died of signal 11 (Segmentation fault): its stack overflowed,"),

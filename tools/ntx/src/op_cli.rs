@@ -337,7 +337,23 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
     });
     guard.finish();
     let status = status.map_err(Failure::Refused)?;
+    if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        eprintln!("{}", program_killed(&r.op, sig));
+    }
     Ok(status.code().map_or(3, |c| c as u8))
+}
+
+/// What ntx says when the op's program itself was killed by signal `sig`: it wrote no
+/// report, so nothing else says it (exit status 3, as for a crash).
+fn program_killed(op: &str, sig: i32) -> String {
+    // SAFETY: strsignal returns a static or thread-local string for any number.
+    let name = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(sig)) }.to_string_lossy();
+    format!(
+        "error[kernel-crashed] op {op}: the op's program (the runner, which starts each core's \
+         process) died of signal {sig} ({name}) before it reported: a kernel that signals its \
+         parent process or its process group (kill(getppid(), ...), kill(0, ...)) ends it so, \
+         and so does a signal from outside"
+    )
 }
 
 /// The kernels' program for the device and what the runner needs to run it.
