@@ -58,6 +58,15 @@ def test_a_crash_raises_and_the_next_call_works(built) -> None:
         np.testing.assert_array_equal(lib.passes(x), x)
 
 
+def test_a_kernel_that_closes_its_stdout_silences_no_later_call(built, capfd) -> None:
+    x = np.ones(4, np.float32)
+    with built("trust") as lib:
+        lib.ends_badly(x, 3.0)
+        capfd.readouterr()
+        np.testing.assert_array_equal(lib.chatty_scale(x, 2.0), x * 2)
+        assert capfd.readouterr().out == '{"factor": 2}\n'
+
+
 def test_the_same_workers_serve_every_call(built) -> None:
     x = (np.arange(3001, dtype=np.float32) - 1500).reshape(1, 3001)
     with built("relu_tcm", cores=8) as lib:

@@ -123,9 +123,11 @@ static int deeper(volatile char *above, int n)
 static volatile int deepest;
 
 // Ends badly, by `how`: 1, a recursion deeper than any stack; 2, killing the process that
-// started this core's process (the runner).
+// started this core's process (the runner); 3, closing its stdout's descriptor.
 torch::Tensor ends_badly(const torch::Tensor &input, double how)
 {
+    if (how == 3)
+        close(1);
     if (how == 1)
         deepest = deeper(nullptr, 1 << 20);
     if (how == 2) {

@@ -182,12 +182,21 @@ pub fn receive(sock: &mut UnixStream) -> std::io::Result<Vec<u8>> {
 }
 
 /// A worker's process: each job through `body`, then the report it returns as the answer.
+/// Each job starts with descriptor 1 on the worker's stdout file again: a kernel that
+/// closed or moved it silences no later call (the device has no descriptors: its printf
+/// goes to the core's ring whatever a kernel did before).
 fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment) -> Vec<u8>) -> ! {
+    // SAFETY: a duplicate of this process's own stdout, past the low numbers kernels use.
+    let stdout = unsafe { libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 100) };
     loop {
         let Ok(job) = receive(&mut sock).map(|b| serde_json::from_slice::<Assignment>(&b)) else {
             // SAFETY: the runner is gone: end.
             unsafe { libc::_exit(0) }
         };
+        if stdout >= 0 {
+            // SAFETY: both descriptors this process's; 1 replaced, as dup2 does.
+            unsafe { libc::dup2(stdout, 1) };
+        }
         let report = match job {
             Ok(job) => body(&job),
             // SAFETY: a job this runner did not write: end.
