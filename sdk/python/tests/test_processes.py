@@ -136,8 +136,8 @@ def test_outputs_and_reports_are_the_runners(built, build_dir: Path, tmp_path: P
     ran = subprocess.run(
         [*program, "--cores", str(cores), "--out", "y.npy", "--stats=json"], cwd=tmp_path, capture_output=True, text=True
     )
-    # The runner names an input by its file too ("input 0 (x.npy)"); a call has no file.
-    text = re.sub(r"(input \d+) \([^)]*\.npy\)", r"\1", ran.stdout[ran.stdout.index("{") :])
+    # The runner names an input by its file too ("input 0 `x` (x.npy)"); a call has no file.
+    text = re.sub(r"(input \d+(?: `[^`]*`)?) \([^)]*\.npy\)", r"\1", ran.stdout[ran.stdout.index("{") :])
     want = json.loads(text)
     with built(name, cores=cores) as lib:
         try:

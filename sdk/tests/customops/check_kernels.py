@@ -183,6 +183,8 @@ MISUSES = [
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
 ONCE_ACROSS_CORES = {"STANDARD_ACCESSOR_MULTICORE", "CORES_WRITE_SAME", "MULTICORE_NO_DST"}
+# Cases whose report names the input: by position, the kernel's parameter name, the file.
+NAMES_THE_INPUT = {"STANDARD_ACCESSOR_MULTICORE"}
 
 # The words a stray TCM access's report gives, by case: the block nearest the address.
 TCM_STRAYS = {
@@ -238,6 +240,8 @@ def each_misuse(m, work):
             sys.exit(f"case {case}: {TCM_STRAYS[case]!r} and the line not in {p.stderr!r}")
         if kind == "tensor-not-live" and "at misuse(at::Tensor const&, int) (" not in p.stderr:
             sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
+        if case in NAMES_THE_INPUT and f"[{kind}] op misuse, cores 0 to 7, input 0 `x` (x.npy)" not in p.stderr:
+            sys.exit(f"case {case}: the input not named by its parameter and file: {p.stderr!r}")
         wrote = (work / "out.npy").exists()
         if wrote != (code == 0):
             sys.exit(f"case {case}: output written: {wrote}")

@@ -36,6 +36,8 @@ pub struct Entry {
     pub refs: u32,
     /// Its name in reports.
     pub label: String,
+    /// The file it was read from (`ntx op run`'s argument), for its label.
+    pub source: Option<String>,
     /// `CoherencyEnforcer::Policy`.
     pub policy: crate::base::cabi::Policy,
     /// Open accessors.

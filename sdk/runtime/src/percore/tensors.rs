@@ -197,6 +197,7 @@ pub fn insert(rt: &mut Runtime, dtype: DType, sizes: &[i64], storage: Option<(u6
         dtype,
         refs: 1,
         label: format!("tensor {}", k + 1),
+        source: None,
         policy: Policy::Coherent,
         open: Open::default(),
         bytes,

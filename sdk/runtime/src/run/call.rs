@@ -135,7 +135,7 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, RunError> {
             }
             let meta = state::with(|rt| {
                 let h = tensors::from_array(rt, &a);
-                rt.entry(h).label = format!("input {k} ({text})");
+                rt.entry(h).source = Some(text.to_string());
                 &*rt.entry(h).meta as *const Meta
             });
             Ok(Arg {
@@ -300,8 +300,23 @@ fn convert(p: Param, a: &Arg) -> Option<Arg> {
     Some(Arg { kind, ..*a })
 }
 
+/// An input tensor's name in reports: its parameter's name in the kernel, when the
+/// program's debug information gives it, its position, and the file it came from:
+/// "input 0 `t_in` (x.npy)".
+pub fn input_label(k: usize, name: Option<&str>, source: Option<&str>) -> String {
+    let mut label = format!("input {k}");
+    if let Some(n) = name {
+        label += &format!(" `{n}`");
+    }
+    if let Some(s) = source {
+        label += &format!(" ({s})");
+    }
+    label
+}
+
 /// The shape function, the output, the cores: the output tensor, or why it stopped.
 fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
+    let names = session.param_names(&o.op);
     state::with(|rt| {
         tensors::ensure_machine(rt);
         rt.job.op = o.op.clone();
@@ -312,9 +327,8 @@ fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
         {
             // SAFETY: a live tensor the caller holds.
             let e = rt.entry(unsafe { (*a.meta).handle });
-            if !e.label.starts_with("input") {
-                e.label = format!("input {k}");
-            }
+            let name = names.as_ref().and_then(|n| n.get(k));
+            e.label = input_label(k, name.map(String::as_str), e.source.as_deref());
         }
     });
     let (d, sizes) = crate::run::shape::run(&mut session.shapes, &mut session.workers, o, call)?;

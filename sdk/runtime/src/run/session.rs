@@ -18,4 +18,30 @@ pub struct Session {
     /// `get_dst_tensor()`'s: their next call skips poisoning the output, which the copy
     /// of what they return overwrites.
     pub returners: Vec<String>,
+    /// Each op's kernel's parameter names, once read (None: the debug information has
+    /// none).
+    names: std::collections::HashMap<String, Option<Vec<String>>>,
+}
+
+impl Session {
+    /// Op `op`'s kernel's parameter names, in order, if the program's debug information
+    /// gives them (read once per op).
+    pub fn param_names(&mut self, op: &str) -> Option<Vec<String>> {
+        if let Some(n) = self.names.get(op) {
+            return n.clone();
+        }
+        let kernel = crate::percore::registry::with(|r| {
+            let o = r.ops.iter().find(|o| o.name == op)?;
+            let k = r.kernels_of(o).first().copied()?;
+            Some((k.function as usize, k.params.len()))
+        });
+        let names = kernel.and_then(|k| {
+            crate::run::param_names::of_functions(&[k])
+                .into_iter()
+                .next()
+                .flatten()
+        });
+        self.names.insert(op.to_string(), names.clone());
+        names
+    }
 }
