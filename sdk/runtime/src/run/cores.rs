@@ -54,26 +54,7 @@ fn on_core_error(rt: &Runtime) -> ! {
 /// report written, the tensors let go.
 fn kernel_job(job: &Assignment) -> Vec<u8> {
     let (_, kernel) = registry::lookup(&job.op).expect("the runner checked the op");
-    let call = state::with(|rt| {
-        rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel, on_core_error);
-        rt.job.sanitize = job.sanitize;
-        if job.device.is_some() {
-            tensors::use_device_core_share(rt, job.core);
-            rt.share = None;
-        } else if rt.share != Some(job.core) {
-            tensors::use_core_share(rt, job.core);
-            rt.share = Some(job.core);
-        }
-        let (call, mut held) = worker::adopt_args(rt, &job.args, false);
-        if let Some(out) = &job.output {
-            held.extend(adopt_output(rt, job, out));
-        }
-        if let Some(m) = &rt.machine {
-            m.reset_counters();
-        }
-        (call, held)
-    });
-    let (call, held) = call;
+    let (call, held) = state::with(|rt| begin_kernel_job(rt, job));
     let mut ran = None;
     let out = match &job.device {
         Some(d) => {
@@ -132,6 +113,28 @@ fn kernel_job(job: &Assignment) -> Vec<u8> {
         rt.job.dst = None;
         answer
     })
+}
+
+/// A kernel job's start on this core: its runtime state, its share of HBM, its tensors
+/// adopted: the call's arguments and the handles to release after it.
+fn begin_kernel_job(rt: &mut Runtime, job: &Assignment) -> (Vec<crate::base::cabi::Arg>, Vec<u32>) {
+    rt.begin_job(&job.op, job.core, job.cores, Phase::Kernel, on_core_error);
+    rt.job.sanitize = job.sanitize;
+    if job.device.is_some() {
+        tensors::use_device_core_share(rt, job.core);
+        rt.share = None;
+    } else if rt.share != Some(job.core) {
+        tensors::use_core_share(rt, job.core);
+        rt.share = Some(job.core);
+    }
+    let (call, mut held) = worker::adopt_args(rt, &job.args, false);
+    if let Some(out) = &job.output {
+        held.extend(adopt_output(rt, job, out));
+    }
+    if let Some(m) = &rt.machine {
+        m.reset_counters();
+    }
+    (call, held)
 }
 
 /// The output's elements (of `numel`) this core's TCM and stream copies wrote.
