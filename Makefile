@@ -161,8 +161,11 @@ DIST_HEADER := $(DIST)/include/neuron_translate.h
 CXX_HEADER := include/neuron_translate.hpp
 DIST_CXX_HEADER := $(DIST)/include/neuron_translate.hpp
 dist-header: $(DIST_HEADER) $(DIST_CXX_HEADER)
+# The generator as cargo runs it; `make test` uses the one its test build made
+# (tools/header/tests), instead of compiling it again with other features.
+NT_HEADER ?= $(CARGO) run --locked -q -p nt-header --
 $(DIST_HEADER): $(SOURCES) $(HEADER_SOURCES)
-	$(CARGO) run --locked -q -p nt-header -- --out $@
+	$(NT_HEADER) --out $@
 $(DIST_CXX_HEADER): $(CXX_HEADER)
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -508,21 +511,27 @@ fmt-check:
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
 # then says so); here they all run. The steps run in this order, side by side where they
 # are independent, so that one step's serial stretches (one crate compiling, a link) leave
-# the other core to the other: clippy beside the device's build, with the validator's
-# environment installing beside them (it mostly waits on the network, so it gets a job
-# slot of its own); the proof (whose work does not depend on the machine's load) beside
-# the host builds and the checks of the object, each started at once, and the workspace's
-# test build (test-build) in the first free slot after them (no step waits for the proof's
-# last unit); last the workspace's tests, which then only run (none of them is timed).
+# the other core to the other: the workspace's linted test build (test-build) beside the
+# device's build, with the validator's and the SDK checks' environments installing beside
+# them (they mostly wait on the network, so each gets a job slot of its own); the proof
+# (whose work does not depend on the machine's load) beside the host builds and the checks
+# of the object; last the workspace's tests, which then only run (none of them is timed).
 # Two nightly builds are opt-in, to keep make test within its time on 2 cores: the fuzz
 # targets (264 s of a core on a fresh clone; their checks run over the committed corpus
 # among the workspace's tests, abi-tests/tests/fuzz_corpus.rs, and `make fuzz-smoke` runs
 # the targets) and the library tests under AddressSanitizer (`make asan-test`, 74 s of
 # the cores; the same tests run without it among the workspace's).
-WORKSPACE_TESTS := --locked --workspace --all-features
+# The test build is also the workspace's lint: cargo runs clippy's driver (what `cargo
+# clippy` runs) as the compiler of the workspace's own crates (rustc-workspace-wrapper),
+# which lints them as it compiles them, every target (--all-targets, as `make clippy`),
+# with warnings as errors. The dependencies are compiled once, not checked by clippy and
+# then compiled again (a separate clippy took 146 s of the cores on a fresh clone). Every
+# cargo test of `make test` passes the same flags, so that nothing is built twice.
+LINTED := --config 'build.rustc-workspace-wrapper="clippy-driver"' --config 'build.rustflags=["-Dwarnings"]'
+WORKSPACE_TESTS := --locked --workspace --all-features $(LINTED)
 .PHONY: test-build workspace-tests
 test-build:
-	$(CARGO) test $(WORKSPACE_TESTS) --no-run
+	$(CARGO) test $(WORKSPACE_TESTS) --all-targets --no-run
 # The workspace's tests in two halves side by side: cargo runs one test binary at a time,
 # and the long ones (SLOW_TESTS) spend much of their time waiting on compilers, qemu,
 # pip and the processes they start. One half is those; the other every other test target
@@ -533,7 +542,7 @@ test-build:
 # sdk_python 55, sdk_failures 48, sdk_author 36, sdk_trust 27, prove_cost 20, docs_run 13):
 # about 200 s each.
 SLOW_TESTS := docs_run sdk_runner sdk_python accessor prove_cost
-TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs sdk/tests/tests/*.rs)))
+TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs sdk/tests/tests/*.rs tools/*/tests/*.rs)))
 .PHONY: workspace-tests-slow workspace-tests-rest
 workspace-tests:
 	$(MAKE) --no-print-directory -j2 workspace-tests-slow workspace-tests-rest
@@ -557,7 +566,7 @@ test-proof:
 	$(MAKE) --no-print-directory python-lint
 	$(MAKE) --no-print-directory prove
 test-host-checks:
-	$(MAKE) --no-print-directory -j2 all abi-check header-check bench-check
+	$(MAKE) --no-print-directory -j2 all abi-check bench-check
 # Each step says how long it took (and the total at the end), for CI's log.
 STEP = t=$$(date +%s); $(MAKE) --no-print-directory
 STEP_DONE = && echo "make test: step $(1) took $$(( $$(date +%s) - t )) s"
@@ -566,11 +575,12 @@ TEST_T0 := target/make-test-started
 # writing them: without them the workspace's test build took 192 s of the cores instead of
 # 225 (2026-12-07, 2 cores), and clippy's check of the workspace likewise.
 test: export CARGO_INCREMENTAL := 0
+test: export NT_HEADER := $(CURDIR)/target/debug/nt-header
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
-	@$(STEP) -j3 clippy xtensa prove-env sdk-env $(call STEP_DONE,1 (clippy, device object, validator's and SDK checks' environments))
-	@$(STEP) -j2 test-proof test-host-checks test-build $(call STEP_DONE,2 (validator lint and proof, host builds and checks, test build))
+	@$(STEP) -j3 test-build xtensa prove-env sdk-env $(call STEP_DONE,1 (linted test build, device object, validator's and SDK checks' environments))
+	@$(STEP) -j2 test-proof test-host-checks $(call STEP_DONE,2 (validator lint and proof, host builds and checks))
 	@$(STEP) workspace-tests $(call STEP_DONE,3 (workspace tests))
 	@echo "make test: passed in $$(( $$(date +%s) - $$(cat $(TEST_T0)) )) s"
 
