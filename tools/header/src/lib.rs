@@ -199,19 +199,22 @@ fn version_macros(h: &mut String) {
     h.push_str(
         "/* The library's version. The original ABI never changes; an addition bumps MINOR. */\n",
     );
+    // This crate's version is the workspace's (version.workspace), so the library's; read
+    // when the generator is compiled, so that its binary runs alone (not only under cargo).
     let mut parts = Vec::new();
-    for part in ["MAJOR", "MINOR", "PATCH"] {
-        let v: u32 = std::env::var(format!("CARGO_PKG_VERSION_{part}"))
-            .expect("cargo sets the version")
-            .parse()
-            .expect("a number");
+    for (part, v) in [
+        ("MAJOR", env!("CARGO_PKG_VERSION_MAJOR")),
+        ("MINOR", env!("CARGO_PKG_VERSION_MINOR")),
+        ("PATCH", env!("CARGO_PKG_VERSION_PATCH")),
+    ] {
+        let v: u32 = v.parse().expect("cargo's version parts are numbers");
         parts.push(v);
         let _ = writeln!(h, "#define NEURON_TRANSLATE_VERSION_{part} {v}");
     }
     let _ = writeln!(
         h,
         "#define NEURON_TRANSLATE_VERSION_STRING \"{}\"",
-        std::env::var("CARGO_PKG_VERSION").expect("cargo sets the version")
+        env!("CARGO_PKG_VERSION")
     );
     h.push_str("/* One number for #if: MAJOR * 10000 + MINOR * 100 + PATCH. */\n");
     let _ = writeln!(
