@@ -521,27 +521,20 @@ fmt-check:
 # among the workspace's tests, abi-tests/tests/fuzz_corpus.rs, and `make fuzz-smoke` runs
 # the targets) and the library tests under AddressSanitizer (`make asan-test`, 74 s of
 # the cores; the same tests run without it among the workspace's).
-# The test build is also the workspace's lint: cargo runs clippy's driver (what `cargo
-# clippy` runs) as the compiler of the workspace's own crates (rustc-workspace-wrapper),
-# which lints them as it compiles them, every target (--all-targets, as `make clippy`),
-# with warnings as errors. The dependencies are compiled once, not checked by clippy and
-# then compiled again (a separate clippy took 146 s of the cores on a fresh clone). Every
-# cargo test of `make test` passes the same flags, so that nothing is built twice.
+# The test build is also the workspace's lint: clippy's driver (what `cargo clippy` runs)
+# compiles the workspace's own crates (rustc-workspace-wrapper) and lints every target as
+# `make clippy` does, warnings as errors; the dependencies are compiled once, not checked
+# then compiled (clippy alone took 146 s of the cores on a fresh clone).
 LINTED := --config 'build.rustc-workspace-wrapper="clippy-driver"' --config 'build.rustflags=["-Dwarnings"]'
 WORKSPACE_TESTS := --locked --workspace --all-features $(LINTED)
 .PHONY: test-build workspace-tests
 test-build:
 	$(CARGO) test $(WORKSPACE_TESTS) --all-targets --no-run
-# The workspace's tests in two halves side by side: cargo runs one test binary at a time,
-# and the long ones (SLOW_TESTS) spend much of their time waiting on compilers, qemu,
-# pip and the processes they start. One half is those; the other every other test target
-# (the integration test files of abi-tests, abi-tests/library and sdk/tests, every library's and
-# binary's unit tests, the doc tests). Both select the whole workspace, so that cargo
-# resolves features as test-build did and builds nothing again. The halves are balanced by
-# the times a fresh clone's make test prints (2026-12-06, 2 cores: sdk_runner 114 s,
-# sdk_python 55, sdk_failures 48, sdk_author 36, sdk_trust 27, prove_cost 20, docs_run 13):
-# about 200 s each.
-SLOW_TESTS := docs_run sdk_runner sdk_python accessor prove_cost
+# The workspace's tests in two halves side by side (cargo runs one test binary at a time):
+# the long ones (SLOW_TESTS), which mostly wait on compilers, qemu and pip, and every other
+# test target with the doc tests. Both select the whole workspace with test-build's flags,
+# so that nothing is built again. Balanced by a fresh clone's times (2026-12-07, 2 cores).
+SLOW_TESTS := sdk_runner sdk_python accessor
 TEST_FILES := $(basename $(notdir $(wildcard abi-tests/tests/*.rs abi-tests/library/tests/*.rs sdk/tests/tests/*.rs tools/*/tests/*.rs)))
 .PHONY: workspace-tests-slow workspace-tests-rest
 workspace-tests:
