@@ -516,11 +516,9 @@ fmt-check:
 # them (they mostly wait on the network, so each gets a job slot of its own); the proof
 # (whose work does not depend on the machine's load) beside the host builds and the checks
 # of the object; last the workspace's tests, which then only run (none of them is timed).
-# Two nightly builds are opt-in, to keep make test within its time on 2 cores: the fuzz
-# targets (264 s of a core on a fresh clone; their checks run over the committed corpus
-# among the workspace's tests, abi-tests/tests/fuzz_corpus.rs, and `make fuzz-smoke` runs
-# the targets) and the library tests under AddressSanitizer (`make asan-test`, 74 s of
-# the cores; the same tests run without it among the workspace's).
+# Opt-in, for make test's time on 2 cores: the nightly fuzz build (264 s of a core; the
+# targets' checks run over the committed corpus in abi-tests/tests/fuzz_corpus.rs; `make
+# fuzz-smoke`) and the library tests under AddressSanitizer (`make asan-test`, 74 s).
 # The test build is also the workspace's lint: clippy's driver (what `cargo clippy` runs)
 # compiles the workspace's own crates (rustc-workspace-wrapper) and lints every target as
 # `make clippy` does, warnings as errors; the dependencies are compiled once, not checked
@@ -551,30 +549,34 @@ TESTS ?=
 .PHONY: test-files
 test-files:
 	$(CARGO) test --locked -p abi-tests -p nt-sdk-tests $(TESTS) -- --include-ignored
-# Step 2's two halves, each a make of its own so that neither waits for a job slot the
-# other's first jobs took.
-.PHONY: test-proof test-host-checks
+# Step 2's parts, each a make of its own (none waits for a slot another's first jobs took):
+# the tests' slow half starts when the host builds and checks end, beside the proof's last
+# units; the other half (prove_cost and prove_replay read the proof's results) after both.
+.PHONY: test-proof test-host-checks test-late test-late-slow test-late-rest
 test-proof:
 	$(MAKE) --no-print-directory prove-lint
 	$(MAKE) --no-print-directory python-lint
 	$(MAKE) --no-print-directory prove
 test-host-checks:
 	$(MAKE) --no-print-directory -j2 all abi-check bench-check
+test-late: test-late-slow test-late-rest
+test-late-slow: test-host-checks
+	$(MAKE) --no-print-directory workspace-tests-slow
+test-late-rest: test-host-checks test-proof
+	$(MAKE) --no-print-directory workspace-tests-rest
 # Each step says how long it took (and the total at the end), for CI's log.
 STEP = t=$$(date +%s); $(MAKE) --no-print-directory
 STEP_DONE = && echo "make test: step $(1) took $$(( $$(date +%s) - t )) s"
 TEST_T0 := target/make-test-started
-# A fresh clone's build gains nothing from incremental compilation's caches and pays for
-# writing them: without them the workspace's test build took 192 s of the cores instead of
-# 225 (2026-12-07, 2 cores), and clippy's check of the workspace likewise.
+# No incremental compilation: a fresh clone gains nothing from its caches and pays for
+# writing them (the test build took 192 s of the cores instead of 225, 2026-12-07).
 test: export CARGO_INCREMENTAL := 0
 test: export NT_HEADER := $(CURDIR)/target/debug/nt-header
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
 	@$(STEP) -j3 test-build xtensa prove-env sdk-env $(call STEP_DONE,1 (linted test build, device object, validator's and SDK checks' environments))
-	@$(STEP) -j2 test-proof test-host-checks $(call STEP_DONE,2 (validator lint and proof, host builds and checks))
-	@$(STEP) workspace-tests $(call STEP_DONE,3 (workspace tests))
+	@$(STEP) -j3 test-late $(call STEP_DONE,2 (validator lint and proof, host builds and checks, then the workspace tests))
 	@echo "make test: passed in $$(( $$(date +%s) - $$(cat $(TEST_T0)) )) s"
 
 # Opt-in: the warnings the device's compile turns off (tools/ntx/src/parity.rs) against
