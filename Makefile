@@ -549,18 +549,19 @@ TESTS ?=
 .PHONY: test-files
 test-files:
 	$(CARGO) test --locked -p abi-tests -p nt-sdk-tests $(TESTS) -- --include-ignored
-# Step 2's parts, each a make of its own (none waits for a slot another's first jobs took):
-# the tests' slow half starts when the host builds and checks end, beside the proof's last
-# units; the other half (prove_cost and prove_replay read the proof's results) after both.
+# make test's parts as one graph, each a make of its own: the proof once the device object
+# and its environment are there, beside the linted test build; the host builds and checks
+# after that build (its nt-header); the tests' slow half when they end, beside the proof;
+# the other half (prove_cost and prove_replay read the proof's results) after both.
 .PHONY: test-proof test-host-checks test-late test-late-slow test-late-rest
-test-proof:
+test-proof: xtensa prove-env sdk-env
 	$(MAKE) --no-print-directory prove-lint
 	$(MAKE) --no-print-directory python-lint
 	$(MAKE) --no-print-directory prove
-test-host-checks:
+test-host-checks: test-build xtensa
 	$(MAKE) --no-print-directory -j2 all abi-check bench-check
 test-late: test-late-slow test-late-rest
-test-late-slow: test-host-checks
+test-late-slow: test-host-checks sdk-env
 	$(MAKE) --no-print-directory workspace-tests-slow
 test-late-rest: test-host-checks test-proof
 	$(MAKE) --no-print-directory workspace-tests-rest
@@ -575,8 +576,7 @@ test: export NT_HEADER := $(CURDIR)/target/debug/nt-header
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))
-	@$(STEP) -j3 test-build xtensa prove-env sdk-env $(call STEP_DONE,1 (linted test build, device object, validator's and SDK checks' environments))
-	@$(STEP) -j3 test-late $(call STEP_DONE,2 (validator lint and proof, host builds and checks, then the workspace tests))
+	@$(STEP) -j4 test-late $(call STEP_DONE,1 (the linted test build; the proof; the host builds and checks; the workspace tests))
 	@echo "make test: passed in $$(( $$(date +%s) - $$(cat $(TEST_T0)) )) s"
 
 # Opt-in: the warnings the device's compile turns off (tools/ntx/src/parity.rs) against
