@@ -118,7 +118,7 @@ include sdk/device/device.mk
 $(NTX): $(SOURCES) $(NTX_SOURCES)
 	$(CARGO) build --locked --release -p ntx --bin ntx
 
-bootstrap: bootstrap-host bootstrap-xtensa
+bootstrap: bootstrap-host bootstrap-xtensa sdk-rust-target
 bootstrap-xtensa:
 	@xtensa/bootstrap.sh $(XTENSA_BOOTSTRAP)
 bootstrap-host:
@@ -140,7 +140,7 @@ $(HOST_LIB): $(SOURCES)
 	cp target/release/libneuron_translate.a $(HOST_LIB)
 
 sdk: $(SDK_LIB)
-$(SDK_LIB): $(SOURCES) $(SDK_SOURCES)
+$(SDK_LIB): $(SOURCES) $(SDK_SOURCES) | sdk-rust-target
 	@mkdir -p $(HOST_OUT)
 	$(CARGO) rustc --locked --release -p neuron-customop-host --lib --target $(SDK_RUST_TARGET) \
 	  -- --print native-static-libs 2> $(HOST_OUT)/sdk-rustc.log || { cat $(HOST_OUT)/sdk-rustc.log >&2; exit 1; }

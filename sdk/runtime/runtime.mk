@@ -14,3 +14,9 @@ SDK_HEADERS := $(sort $(shell find -L sdk/include -type f))
 COMMON_SOURCES := $(wildcard sdk/common/src/*.rs) sdk/common/Cargo.toml
 SDK_SOURCES := $(wildcard sdk/runtime/src/*.rs sdk/runtime/src/*/*.rs sdk/runtime/src/*/*/*.rs sdk/runtime/src/*.c) sdk/device/ubsan_abi.h sdk/runtime/Cargo.toml sdk/runtime/build.rs $(COMMON_SOURCES)
 
+# rust-toolchain.toml lists the target, but rustup adds a listed target only when it installs
+# the toolchain itself: a machine whose toolchain was there before gets it here.
+.PHONY: sdk-rust-target
+sdk-rust-target:
+	@if command -v rustup >/dev/null 2>&1 && ! rustup target list --installed | grep -qx $(SDK_RUST_TARGET); then \
+	  echo "bootstrap: rustup target add $(SDK_RUST_TARGET)" >&2; rustup target add $(SDK_RUST_TARGET); fi
