@@ -155,6 +155,47 @@ fn the_runner_destroys_nothing_and_reads_no_more_than_promised() {
         text(&o.stderr)
     );
     assert!(started.elapsed() < Duration::from_secs(10));
+    profile_targets_refused_first(&program, &dir);
+}
+
+/// `--profile` on a file, `/dev/null` or a link to nothing is refused before anything runs
+/// (exit 1, nothing printed by the kernel; the emulator named is never started), saying
+/// what it is; a missing folder is made.
+fn profile_targets_refused_first(program: &Path, dir: &Path) {
+    std::fs::write(dir.join("a-file"), "kept").unwrap();
+    std::os::unix::fs::symlink(dir.join("nowhere/at/all"), dir.join("dangling")).unwrap();
+    let device = ["--device", "no-such-emulator", "--translation", "none"];
+    for (target, says) in [
+        ("a-file", "is not a folder"),
+        ("/dev/null", "is not a folder"),
+        ("dangling", "is a link to nothing"),
+    ] {
+        let args = [
+            &["chatty_scale", "x.npy", "2", "--profile", target][..],
+            &device,
+        ]
+        .concat();
+        let o = run(program, dir, &args);
+        assert_eq!(o.status.code(), Some(1), "{target}: {}", text(&o.stderr));
+        let said = text(&o.stderr);
+        assert!(
+            said.contains(&format!("--profile {target}: {says}")),
+            "{said}"
+        );
+        assert!(o.stdout.is_empty(), "{target}: the kernel ran");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("a-file")).unwrap(), "kept");
+    let args = [
+        &["chatty_scale", "x.npy", "2", "--profile", "made/here"][..],
+        &device,
+    ]
+    .concat();
+    let o = run(program, dir, &args);
+    assert!(dir.join("made/here").is_dir(), "{}", text(&o.stderr));
+    assert!(std::fs::read_dir(dir.join("made/here"))
+        .unwrap()
+        .next()
+        .is_none());
 }
 
 /// A folder or a FIFO named as a source is refused before the compiler runs (a FIFO would

@@ -316,6 +316,9 @@ pub fn input_label(k: usize, name: Option<&str>, source: Option<&str>) -> String
 
 /// The shape function, the output, the cores: the output tensor, or why it stopped.
 fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
+    if let Some(dir) = &o.profile {
+        crate::run::profile::check_folder(dir).map_err(usage)?;
+    }
     let names = session.param_names(&o.op);
     state::with(|rt| {
         tensors::ensure_machine(rt);
