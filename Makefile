@@ -396,7 +396,7 @@ prove-lint: $(PROVE_STAMP)
 # The Python package at its own minimum version (sdk/python/pyproject.toml's settings):
 # ruff's rules for that version, and mypy.
 .PHONY: python-lint
-python-lint: $(PROVE_STAMP) $(SDK_STAMP)
+python-lint: $(PROVE_STAMP) sdk-env
 	$(PROVE_VENV)/bin/ruff check --config sdk/python/pyproject.toml sdk/python/src
 	cd sdk/python && $(abspath $(SDK_VENV))/bin/mypy --cache-dir=$(abspath target/mypy-cache)
 

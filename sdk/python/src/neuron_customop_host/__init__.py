@@ -33,6 +33,7 @@ from .errors import (
     NotPicklableError,
     RefusedError,
     ServerGoneError,
+    ShapeRelationError,
 )
 from .library import Library, Op, TensorSpec
 
@@ -55,6 +56,7 @@ __all__ = [
     "NotPicklableError",
     "RefusedError",
     "ServerGoneError",
+    "ShapeRelationError",
     "TensorSpec",
     "Op",
     "custom_op",

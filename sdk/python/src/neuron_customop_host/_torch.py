@@ -6,12 +6,14 @@ replaced) and keeps the others on the library that defined them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
-from .errors import ArgumentTypeError, warn
+from . import _symbolic
+from .errors import ArgumentTypeError, ShapeRelationError, warn
 from .library import BFLOAT16, Library, TensorSpec
 
 # Per library name: its torch.library.Library (kept alive) and, per op, the Library that
@@ -41,22 +43,88 @@ def _fake(routes: dict[str, Library], name: str) -> Any:
     cache: dict[tuple[Any, ...], tuple[np.dtype, tuple[int, ...]]] = {}
 
     def fake(*args: Any) -> torch.Tensor:
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("meta"))
+        symbolic = _symbolic_output(routes[name], name, args) if _symbolic.is_symbolic(args) else None
+        if symbolic is not None:
+            dtype, sizes = symbolic
+            return torch.empty(sizes, dtype=_torch_dtype(dtype), device=device)
         specs: list[Any] = []
         for a in args:
             if isinstance(a, torch.Tensor):
                 specs.append(TensorSpec(_numpy_dtype(name, a), tuple(int(d) for d in a.shape)))
             else:
-                specs.append(int(a) if isinstance(a, torch.SymInt) else float(a) if isinstance(a, torch.SymFloat) else a)
+                specs.append(_scalar(a))
         library = routes[name]
         key = (library, *(_key(s) for s in specs))
         if key not in cache:
             cache[key] = library.output_spec(name, specs)
         dtype, shape = cache[key]
-        torch_dtype = next(t for t, n in _DTYPES if n == dtype)
-        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("meta"))
-        return torch.empty(shape, dtype=torch_dtype, device=device)
+        return torch.empty(shape, dtype=_torch_dtype(dtype), device=device)
 
     return fake
+
+
+def _torch_dtype(dtype: np.dtype) -> Any:
+    return next(t for t, n in _DTYPES if n == dtype)
+
+
+# Per (library, op): the relations between sizes that graphs compiled with dynamic shapes
+# assumed (_symbolic), which every call of the op is held to; and the ops whose sizes could
+# not be kept symbolic, warned of once.
+_RELATIONS: dict[tuple[Library, str], set[_symbolic.Relation]] = {}
+_WARNED_CONCRETE: set[tuple[Library, str]] = set()
+
+
+def _symbolic_output(library: Library, name: str, args: Sequence[Any]) -> tuple[np.dtype, list[Any]] | None:
+    """The output's element type and symbolic sizes for arguments with symbolic sizes, or
+    None (warned once per op) when they cannot be kept symbolic."""
+    dtypes: set[np.dtype] = set()
+
+    def output_shape(shapes: list[list[int] | None]) -> tuple[int, ...]:
+        specs = [
+            TensorSpec(_numpy_dtype(name, a), tuple(s)) if s is not None else _scalar(a)
+            for a, s in zip(args, shapes, strict=True)
+        ]
+        dtype, shape = library.output_spec(name, specs)
+        dtypes.add(dtype)
+        if len(dtypes) > 1:
+            raise _symbolic.NotAffine("the output's element type changes with the sizes")
+        return shape
+
+    try:
+        relation, sizes = _symbolic.derive(args, output_shape)
+    except _symbolic.NotAffine as why:
+        if (library, name) not in _WARNED_CONCRETE:
+            _WARNED_CONCRETE.add((library, name))
+            warn(
+                f"torch.ops.{library.name}.{name}: the output's sizes are not kept symbolic ({why}); "
+                f"torch.compile with dynamic shapes compiles the graph again for each new size"
+            )
+        return None
+    _RELATIONS.setdefault((library, name), set()).add(relation)
+    return dtypes.pop(), sizes
+
+
+def _scalar(a: Any) -> Any:
+    """A scalar argument as the shape function takes it (a symbolic one made concrete)."""
+    return int(a) if isinstance(a, torch.SymInt) else float(a) if isinstance(a, torch.SymFloat) else a
+
+
+def _held_to_relations(library: Library, name: str, args: Sequence[Any], out: torch.Tensor) -> None:
+    """Raises ShapeRelationError when `out`'s shape is not the one a relation compiled for
+    inputs like `args` says."""
+    relations = _RELATIONS.get((library, name))
+    if not relations:
+        return
+    shapes = [list(a.shape) if isinstance(a, torch.Tensor) else None for a in args]
+    for r in relations:
+        if r.applies(shapes) and tuple(out.shape) != r.shape_at(shapes):
+            raise ShapeRelationError(
+                f"torch.ops.{library.name}.{name}: the output is {tuple(out.shape)} for inputs of "
+                f"{[s for s in shapes if s is not None]}, where a graph compiled with dynamic shapes "
+                f"assumed {r.spelled()} = {r.shape_at(shapes)} (found by running the shape function "
+                f"at other sizes)"
+            )
 
 
 def _key(s: Any) -> Any:
@@ -132,6 +200,9 @@ def _impl(routes: dict[str, Library], name: str) -> Any:
         for a in args:
             if isinstance(a, torch.Tensor):
                 _numpy_dtype(name, a)
-        return _to_torch(routes[name].ops[name](*[_to_numpy(a) for a in args]))
+        library = routes[name]
+        out = _to_torch(library.ops[name](*[_to_numpy(a) for a in args]))
+        _held_to_relations(library, name, args, out)
+        return out
 
     return impl

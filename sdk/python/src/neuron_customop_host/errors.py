@@ -107,6 +107,14 @@ class RefusedError(NeuronCustomOpError, ValueError):
     """The op program refused the call before anything ran (the runner's exit status 1)."""
 
 
+class ShapeRelationError(NeuronCustomOpError, RuntimeError):
+    """A call's output has another shape than the relation between sizes that a graph
+    compiled with dynamic shapes assumed for inputs like these (`torch.compile`: the fake
+    implementation found it by running the shape function at other sizes). The shape
+    function is not the affine function of the sizes it seemed; compile without dynamic
+    sizes for this op (`torch._dynamo.mark_static`, or `dynamic=False`)."""
+
+
 class HbmFullError(NeuronCustomOpError, MemoryError):
     """A tensor does not fit in the simulated HBM that is left: nothing ran; the library,
     its server and its arrays go on."""
