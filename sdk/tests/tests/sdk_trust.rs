@@ -199,7 +199,8 @@ fn profile_targets_refused_first(program: &Path, dir: &Path) {
 }
 
 /// A folder or a FIFO named as a source is refused before the compiler runs (a FIFO would
-/// block it), saying what it is.
+/// block it), saying what it is; a program that never describes itself is ended at
+/// `op schema --timeout`.
 #[test]
 #[ignore = "needs the tools and products the Makefile names: run `make test`"]
 fn a_source_that_is_no_regular_file_is_refused_at_once() {
@@ -227,6 +228,33 @@ fn a_source_that_is_no_regular_file_is_refused_at_once() {
         );
         assert!(started.elapsed() < Duration::from_secs(10));
     }
+    // A program that never describes itself: ended at --timeout, with nothing left running.
+    let silent = dir.join("silent");
+    std::fs::write(&silent, "#!/bin/sh\nexec sleep 297.5\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&silent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = Instant::now();
+    let o = Command::new(&ntx)
+        .current_dir(&dir)
+        .args(["op", "schema", "--library", "silent", "--timeout", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("silent: cannot run it: it had not ended after 1 s"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let left = Command::new("pgrep")
+        .args(["-f", "sleep 297.5"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "left running: {}",
+        text(&left.stdout)
+    );
 }
 
 #[test]

@@ -249,6 +249,51 @@ pub fn output(cmd: &mut Command) -> io::Result<Output> {
     guarded(cmd, std::process::Child::wait_with_output)
 }
 
+/// [`Command::output`], guarded, and its process group killed if it has not ended within
+/// `limit` (None: no limit): an error of kind `TimedOut` then.
+pub fn output_within(cmd: &mut Command, limit: Option<std::time::Duration>) -> io::Result<Output> {
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    guarded(cmd, |mut child| {
+        let drain = |pipe: Option<Box<dyn io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        };
+        let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+        let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
+        let deadline = limit.map(|l| std::time::Instant::now() + l);
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) || interrupted() {
+                // SAFETY: the group guarded() started for this child.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "it had not ended after {} s",
+                        limit.unwrap_or_default().as_secs_f64()
+                    ),
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        let join = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
+        Ok(Output {
+            status,
+            stdout: join(out),
+            stderr: join(err),
+        })
+    })
+}
+
 /// [`Command::status`], guarded.
 pub fn status(cmd: &mut Command) -> io::Result<ExitStatus> {
     guarded(cmd, |mut c| c.wait())

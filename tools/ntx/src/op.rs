@@ -490,8 +490,11 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
 
 /// What the program `exe` registers: its `--describe`.
 fn describe(exe: &Path) -> Result<serde_json::Value, String> {
-    let out = crate::guard::output(Command::new(exe).arg("--describe"))
-        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let out = crate::guard::output_within(
+        Command::new(exe).arg("--describe"),
+        Some(nt_sdk_common::DEFAULT_TIMEOUT),
+    )
+    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(&text).map_err(|e| {
         format!(

@@ -37,6 +37,10 @@ pub struct OpSchema {
     /// A program op build (or custom_op.load) wrote: its schema, without building.
     #[arg(long, conflicts_with_all = ["compute", "shape"], required_unless_present = "compute")]
     library: Option<PathBuf>,
+    /// Seconds the program may take to describe itself (its static constructors run
+    /// first) before it is ended and the command fails (0: no limit).
+    #[arg(long, default_value_t = nt_sdk_common::DEFAULT_TIMEOUT.as_secs().to_string(), value_parser = timeout_arg, allow_hyphen_values = true)]
+    timeout: String,
 }
 
 /// What `op build` and `op run` both take: the sources and how they compile.
@@ -274,11 +278,11 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
 
 /// `ntx op schema`: each op's schema, one a line, from the program's own description.
 pub fn op_schema(s: OpSchema) -> Result<u8, Failure> {
+    let limit = nt_sdk_common::timeout_of(&s.timeout).map_err(Failure::Refused)?;
     let describe = |exe: &Path| -> Result<String, String> {
-        let out = std::process::Command::new(exe)
-            .arg("--describe")
-            .output()
-            .map_err(|e| format!("{}: cannot run it: {e}", exe.display()))?;
+        let out =
+            ntx::guard::output_within(std::process::Command::new(exe).arg("--describe"), limit)
+                .map_err(|e| format!("{}: cannot run it: {e}", exe.display()))?;
         if !out.status.success() {
             return Err(format!("{} is not an op program ntx built", exe.display()));
         }
