@@ -6,6 +6,8 @@ model with torch.relu."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 from conftest import KERNELS
@@ -122,3 +124,19 @@ def test_an_op_on_a_tensor_that_requires_grad_has_no_formula_as_the_docs_say() -
     with pytest.warns(UserWarning):
         y.sum().backward()
     assert x.grad is None
+
+
+def test_torch_ops_run_on_the_emulated_q7_with_device_true(tmp_path) -> None:
+    x = torch.linspace(-2, 2, 12).reshape(3, 4)
+    sources = [KERNELS / "relu.cpp"], [KERNELS / "relu_shape.cpp"]
+    with pytest.warns(NeuronCustomOpWarning, match="now run"):
+        device = custom_op.load("relu_q7", *sources, tmp_path, device=True, profile=tmp_path / "profile")
+    try:
+        assert torch.equal(torch.ops.relu_ops.relu_forward(x), torch.relu(x))
+        assert device.last_stats["device"]["instructions"] > 0
+        assert (tmp_path / "profile" / "profile.txt").is_file()
+    finally:
+        device.close()
+        with pytest.warns(NeuronCustomOpWarning, match="now run"):
+            custom_op.load_library(os.path.join(os.environ["NT_TORCH_BUILD"], "librelu.so"))
+    assert torch.equal(torch.ops.relu_ops.relu_forward(x), torch.relu(x))

@@ -15,12 +15,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import _sdk
+from . import _device, _sdk
 from ._abi import DEFAULT_TIMEOUT
 from .errors import ArgumentTypeError, ArgumentValueError, BuildError, NotFoundError
 from .library import Library
 
-STAMP_VERSION = 3
+STAMP_VERSION = 4
 
 
 def _fingerprint(tool: str, name: str, std: str, options: list[str]) -> str:
@@ -44,7 +44,8 @@ def _built_here(name: str) -> bool:
     dependency list, ntx's temporary copy): left out of a folder's listing, so that building
     one library beside its sources, or another library, does not make it out of date."""
     bare = name[1:] if name.startswith(".") else name
-    return bare.startswith("lib") and (name.endswith((".so", ".so.stamp", ".so.deps")) or ".so.ntx-" in name)
+    built = name.endswith((".so", ".so.stamp", ".so.deps", ".so.device")) or ".so.ntx-" in name
+    return bare.startswith("lib") and built
 
 
 def _digest(path: str) -> str | None:
@@ -89,11 +90,14 @@ def load(
     timeout: float = DEFAULT_TIMEOUT,
     sanitize: bool = False,
     device_parity: bool = True,
+    device: bool = False,
+    profile: str | os.PathLike[str] | None = None,
 ) -> Library:
     """Builds lib<name>.so from the sources into `build_directory` (default: the current
     folder) unless it is up to date, and loads it (see `load_library`). The kernels are held
     to the device's own compile (C++14, -Wall -Werror); `device_parity=False` builds what it
-    refuses, for exploring, and every call then warns (`device-parity-off`)."""
+    refuses, for exploring, and every call then warns (`device-parity-off`). `device` and
+    `profile`: see `load_library`."""
     if not name or name == "builtin" or "/" in name:
         raise ArgumentValueError(f"name={name!r}: a library's name, not empty, not 'builtin', without '/'")
     if isinstance(compute_srcs, (str, os.PathLike)) or isinstance(shape_srcs, (str, os.PathLike)):
@@ -121,9 +125,21 @@ def load(
             print(f"neuron_customop_host: {lib} is not built yet", file=sys.stderr)
         _build(tool, name, std, options, compute, shape, lib, verbose)
         files = _depended_on(lib, compute + shape)
-        record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files}
+        build = _device.DeviceBuild(
+            tool,
+            name,
+            std,
+            tuple(options),
+            tuple(map(str, compute)),
+            tuple(map(str, shape)),
+            os.getcwd(),
+            str(out_dir.resolve() / f"lib{name}.so.device"),
+        )
+        record = {"version": STAMP_VERSION, "fingerprint": fingerprint, "files": files, "build": build.record()}
         stamp.write_text(json.dumps(record, indent=1) + "\n")
-    library = load_library(lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize)
+    library = load_library(
+        lib, multicore=multicore, cores=cores, timeout=timeout, sanitize=sanitize, device=device, profile=profile
+    )
     _record_cores(stamp, library.cores)
     return library
 
@@ -181,15 +197,33 @@ def load_library(
     cores: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     sanitize: bool = False,
+    device: bool = False,
+    profile: str | os.PathLike[str] | None = None,
 ) -> Library:
     """Loads an op library `load` built: its ops as methods, on the cores `load` was given
     (`multicore=True`: all of them; recorded beside the library), unless `multicore` or `cores` here
     say otherwise; each call ended after `timeout` seconds (0: no limit), each op
     registered as torch.ops.<library>.<op> when PyTorch is installed; `sanitize` turns on
-    the watch of TCM blocks' bytes nothing wrote (docs/customop-host.md)."""
+    the watch of TCM blocks' bytes nothing wrote (docs/customop-host.md). `device=True` runs
+    each call on the emulated Q7, as `ntx op run --device` does, from the sources `load`
+    recorded beside the library; `profile=DIR` (with `device`) writes each call's profile
+    there (docs/customop-device.md)."""
     if multicore is None and cores is None:
         cores = _recorded_cores(path)
-    library = Library(path, multicore=bool(multicore), cores=cores, timeout=timeout, sanitize=sanitize)
+    if profile is not None and not device:
+        raise ArgumentValueError(f"profile={os.fspath(profile)!r} counts a run on the emulated Q7: give device=True too")
+    build = None
+    if device:
+        build = _device.recorded(Path(f"{os.fspath(path)}.stamp"), _sdk.ntx())
+        if build is None:
+            raise ArgumentValueError(
+                f"device=True: {os.fspath(path)} has no record of the sources it was built from (its .stamp, which "
+                f"custom_op.load writes): build it with custom_op.load, then load it with device=True"
+            )
+    where = os.fspath(Path(profile).resolve()) if profile is not None else None
+    library = Library(
+        path, multicore=bool(multicore), cores=cores, timeout=timeout, sanitize=sanitize, device=build, profile=where
+    )
     if "torch" in sys.modules or _torch_installed():
         from . import _torch
 

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import _device
 from ._abi import DEFAULT_TIMEOUT, DType, ExitStatus, Tag
 from ._server import Held, Server
 from .errors import (
@@ -178,9 +179,14 @@ class Library:
         cores: int | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         sanitize: bool = False,
+        device: _device.DeviceBuild | None = None,
+        profile: str | None = None,
     ):
         self.path = str(Path(path).resolve())
         self.sanitize = bool(sanitize)
+        # On the emulated Q7 (custom_op's device=True): each call through ntx op run --device.
+        self.device = device
+        self.profile = profile
         try:
             out = subprocess.run([self.path, "--describe"], capture_output=True, text=True, check=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
@@ -313,6 +319,11 @@ class Library:
         """Op `op` on `args`: its output. See the package's documentation for the errors."""
         self._check_count(op, params, args)
         prepared = [self._prepare(p, k, a) for k, (p, a) in enumerate(zip(params, args, strict=True))]
+        if self.device is not None:
+            settings = _device.Settings(self.cores, self.timeout, self.sanitize, self.profile)
+            answer, result = _device.call(self.device, op, prepared, settings)
+            self.last_stats = answer.get("stats")
+            return self._conclude(op, answer, result)
         with self._lock:
             return self._call_locked(op, prepared)
 
