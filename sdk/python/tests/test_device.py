@@ -34,9 +34,6 @@ def test_a_call_on_the_emulated_q7_gives_the_host_runs_values_and_its_counts(bui
     with custom_op.load_library(build_dir / "librelu_dev.so") as host:
         np.testing.assert_array_equal(host.relu_forward(x), y)
         assert "device" not in (host.last_stats or {})
-    with custom_op.load_library(build_dir / "librelu_dev.so", device=True) as again:
-        np.testing.assert_array_equal(again.relu_forward(x), y)
-        assert again.last_stats["device"]["instructions"] == counted
 
 
 def test_a_misuse_on_the_emulated_q7_raises_as_on_the_host(built, build_dir: Path) -> None:
@@ -46,7 +43,6 @@ def test_a_misuse_on_the_emulated_q7_raises_as_on_the_host(built, build_dir: Pat
         with pytest.raises(MisuseError, match="index-out-of-range") as e:
             lib.misuse(x, MISUSE["INDEX_PAST_END"])
         assert [r["kind"] for r in e.value.reports] == ["index-out-of-range"]
-        np.testing.assert_array_equal(lib.misuse(x, MISUSE["NOTHING"]), np.zeros_like(x))
 
 
 def test_device_and_profile_are_refused_where_they_cannot_run(built, build_dir: Path, tmp_path: Path) -> None:
