@@ -167,16 +167,18 @@ static void on_block(unsigned int vcpu, void *userdata)
         count_at(b, current);
         return;
     }
-    /* A block after one that ends in a call or a return, starting at that block's start or
-     * at its last instruction, is a restart: a window overflow at the callee's ENTRY or an
-     * underflow at RETW stops the block, and qemu runs from the stopped instruction again
-     * once the registers are spilled or filled. The tree stays where it is. (Taken for a
-     * restart too, and so misplacing the stacks after it: a function whose first block
-     * calls itself, and a recursive call followed at once by a return. The counts and
-     * lines do not depend on the tree.) */
+    /* A block after one that ends in a call or a return, starting at one of that block's
+     * instructions, is a restart: a window overflow at the callee's ENTRY, an underflow at
+     * RETW, or the alloca exception of a MOVSP before a RETW (the callee's frame popped
+     * while the caller's window is spilled) stops the block, and qemu runs from the
+     * stopped instruction again once the registers are spilled or filled. The tree stays
+     * where it is. (Taken for a restart too, and so misplacing the stacks after it: a
+     * function whose first block calls itself, and a recursive call followed at once by a
+     * return. The counts and lines do not depend on the tree.) */
     const struct block *l = last_block;
-    int restarted = l && l->ends != ENDS_OTHER && l->insns &&
-                    (b->start == l->start || b->start == l->addrs[l->insns - 1]);
+    int restarted = 0;
+    for (uint64_t k = 0; l && l->ends != ENDS_OTHER && k < l->insns && !restarted; ++k)
+        restarted = b->start == l->addrs[k];
     last_block = b;
     if (restarted) {
     } else if (pending == ENDS_CALL) {

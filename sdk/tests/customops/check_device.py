@@ -10,6 +10,7 @@ runs right" at the end; exits 1 at the first failure.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -128,6 +129,33 @@ def profiled(built, name, *args, cores=1):
     return p
 
 
+def copies_at_their_lines(p, kernel, work):
+    """On several cores as on one: each TCM copy's line counts, inclusive, what the copy's
+    function ran (within 2%: the line's own argument set-up), the call of the kernel's helper
+    all of the helper, the SDK under no author line under 5%; profile.svg's total and its
+    SDK frame are profile.json's."""
+    text = kernel.read_text().splitlines()
+    lines = {x["line"]: x for x in p["lines"] if Path(x["file"]) == kernel}
+    functions = p["functions"]
+    for marker, name in (
+        ("src.tensor_to_tcm", "::tensor_to_tcm<"),
+        ("dst.tcm_to_tensor", "::tcm_to_tensor<"),
+        ("relu_range(input, out, first", "relu_range("),
+    ):
+        line = 1 + next(k for k, t in enumerate(text) if marker in t)
+        ran = next(f["inclusive"] for f in functions if name in f["function"])
+        there = lines[line]["inclusive"]
+        if not ran <= there <= ran * 1.02 + 64:
+            sys.exit(f"{kernel.name}:{line} ({marker}) counts {there} inclusive, where {name} ran {ran}")
+    if p["sdk"] * 20 > p["instructions"]:
+        sys.exit(f"the SDK under no author line is {p['sdk']} of {p['instructions']}")
+    svg = (work / "profile" / "profile.svg").read_text()
+    total = re.search(r"<title>all \(([\d,]+) instructions", svg)
+    if not total or int(total.group(1).replace(",", "")) != p["instructions"]:
+        sys.exit(f"profile.svg's total is not profile.json's {p['instructions']}: {total and total.group(0)}")
+    print(f"ok the copies and the helper call counted at their lines on several cores; profile.svg's total {p['instructions']}")
+
+
 def hottest(p, kernel, marker):
     """The author line of `kernel` that ran the most (inclusive), and the line holding `marker`."""
     line = 1 + next(k for k, t in enumerate(kernel.read_text().splitlines()) if marker in t)
@@ -147,10 +175,14 @@ def profile_checks(relu, tcm, src):
     listing = (relu.work / "profile" / "profile.txt").read_text()
     if not any(f" {body}  " in t and "out[r][c]" in t and t.split()[0].isdigit() for t in listing.splitlines()):
         sys.exit("profile.txt does not show relu.cpp's loop body with its count")
+    top = listing.split("The author's lines that ran the most (inclusive, at most 10):\n", 1)[-1].splitlines()[0]
+    if f"relu.cpp:{body}  out[r][c] = in[r][c]" not in top:
+        sys.exit(f"profile.txt does not open with relu.cpp's loop body as its top line: {top!r}")
     if not any(s["stack"].endswith("relu_forward(at::Tensor const&)") for s in p["stacks"]):
         sys.exit(f"no stack ends in the kernel: {p['stacks'][:5]}")
     print(f"ok the accessor relu's hottest line of relu.cpp is in its inner loop (lines {body - 1}, {body})")
-    profiled(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=2)
+    multi = profiled(tcm, "relu_multicore", "relu_multicore", "odd.npy", cores=2)
+    copies_at_their_lines(multi, src / "relu_tcm.cpp", tcm.work)
     cmd = [relu.program, "relu_forward", "x.npy", "--profile", relu.work / "nowhere"]
     r = subprocess.run(cmd, cwd=relu.work, capture_output=True, text=True, check=False)
     if r.returncode != 1 or "give --device too" not in r.stderr:

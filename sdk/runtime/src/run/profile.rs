@@ -123,6 +123,7 @@ fn listing(op: &str, p: &Profile) -> String {
     );
     out.push_str(crate::run::stats::COUNTS_ARE);
     out.push('\n');
+    top_lines(&mut out, p, total);
     for (file, n) in files(p, true) {
         let _ = writeln!(
             out,
@@ -149,6 +150,46 @@ fn listing(op: &str, p: &Profile) -> String {
         file_lines(&mut out, p, file, false);
     }
     out
+}
+
+/// How many of the author's lines the listing's summary names.
+const TOP_LINES: usize = 10;
+
+/// The summary the listing opens with: the author's lines that ran the most instructions,
+/// themselves or through their calls, most first (ties in file and line order), at most
+/// [`TOP_LINES`].
+fn top_lines(out: &mut String, p: &Profile, total: f64) {
+    let mut lines: Vec<&crate::run::device::profile::Line> = p
+        .lines
+        .iter()
+        .filter(|l| l.author && l.line > 0 && l.inclusive > 0)
+        .collect();
+    lines.sort_by(|a, b| {
+        (std::cmp::Reverse(a.inclusive), &a.file, a.line).cmp(&(
+            std::cmp::Reverse(b.inclusive),
+            &b.file,
+            b.line,
+        ))
+    });
+    let _ = writeln!(
+        out,
+        "\nThe author's lines that ran the most (inclusive, at most {TOP_LINES}):"
+    );
+    for l in lines.iter().take(TOP_LINES) {
+        // The line's source, where the file can be read; else its function.
+        let text = std::fs::read_to_string(&l.file)
+            .ok()
+            .and_then(|t| Some(t.lines().nth(l.line as usize - 1)?.trim().to_string()))
+            .unwrap_or_else(|| l.function.clone());
+        let _ = writeln!(
+            out,
+            "{:>10} {:>5.1}%  {}:{}  {text}",
+            l.inclusive,
+            100.0 * l.inclusive as f64 / total,
+            l.file,
+            l.line,
+        );
+    }
 }
 
 /// `file`'s lines: each line of the source (`whole`, when it can be read) or the counted
