@@ -7,6 +7,7 @@ kernels right" at the end; exits 1 at the first failure.
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -203,6 +204,27 @@ TCM_STRAYS = {
 }
 
 
+# Cases whose finding is made in the kernel's call into the SDK: named at the kernel's line,
+# a `case NAME:` line of misuse.cpp or one of the six after it.
+AT_THE_LINE = [
+    "STANDARD_ACCESSOR_MULTICORE",
+    "INDEX_PAST_END",
+    "ACCESSOR_WRONG_TYPE",
+    "INCOHERENT_ACCESSORS",
+    "STREAM_PAST_END",
+    "STREAM_AFTER_CLOSE",
+    "TCM_COPY_PAST_END",
+    "TCM_FREE_FOREIGN",
+]
+
+
+def at_the_line(case, said, source):
+    """Whether `said` (a report's words) names the line of misuse.cpp that made `case`."""
+    labels = [k + 1 for k, t in enumerate(source.splitlines()) if f"case {case}:" in t]
+    found = re.search(r", at [^\n]* \([^)\n]*misuse\.cpp:(\d+)\)", said)
+    return bool(found) and any(k <= int(found.group(1)) <= k + 6 for k in labels)
+
+
 def idioms(ntx, src, work):
     """Kernels in ATen's idioms (idioms.cpp) against NumPy, and what they print."""
     x = np.load(work / "x.npy")[:7, :9] * np.float32(0.25)
@@ -227,9 +249,10 @@ def idioms(ntx, src, work):
     print("ok printf of accessor elements")
 
 
-def each_misuse(m, work):
+def each_misuse(m, work, src):
     """Every case of MISUSES: its kind reported, once across cores where it should be, at
     its line where it has one, the output written only when the run succeeded."""
+    source = (src / "misuse.cpp").read_text()
     for case, cores, code, kind in MISUSES:
         p = m.run("misuse", "x.npy", MISUSE[case], cores=cores, code=code)
         if f"[{kind}] op misuse" not in p.stderr:
@@ -239,6 +262,8 @@ def each_misuse(m, work):
         if case in TCM_STRAYS and (TCM_STRAYS[case] not in p.stderr or "misuse.cpp:" not in p.stderr):
             sys.exit(f"case {case}: {TCM_STRAYS[case]!r} and the line not in {p.stderr!r}")
         if kind == "tensor-not-live" and "at misuse(at::Tensor const&, int) (" not in p.stderr:
+            sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
+        if case in AT_THE_LINE and not at_the_line(case, p.stderr, source):
             sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
         if case in NAMES_THE_INPUT and f"[{kind}] op misuse, cores 0 to 7, input 0 `x` (x.npy)" not in p.stderr:
             sys.exit(f"case {case}: the input not named by its parameter and file: {p.stderr!r}")
@@ -250,7 +275,14 @@ def each_misuse(m, work):
 
 def misuses(ntx, src, work):
     m = Runner(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp")
-    each_misuse(m, work)
+    each_misuse(m, work, src)
+    p = m.run("misuse", "x.npy", MISUSE["INDEX_PAST_END"], code=2, stats=True)
+    (r,) = json.loads(p.stdout)["reports"]
+    if not at_the_line("INDEX_PAST_END", r["detail"], (src / "misuse.cpp").read_text()):
+        sys.exit(f"--stats=json: index-out-of-range not at the kernel's line: {r}")
+    if not r["stack"] or "misuse.cpp:" not in r["stack"][-1]:
+        sys.exit(f"--stats=json: the stack does not end at the kernel's outermost line: {r['stack']}")
+    print("ok the kernel's line in the report's words, in text and JSON, its stack up to the kernel")
     # A standard accessor's elements are proxies that tell the runtime of each read and
     # write (as the device's are proxies): no --sanitize needed.
     for sanitize in (True, False):

@@ -29,7 +29,7 @@ fn check_open(rt: &mut Runtime, h: u32, kind: AccessorKind, dtype: c_int, ndim: 
             "a {} opened in a shape function (its inputs have no data)",
             kind.name()
         );
-        rt.misuse(Kind::ShapeDataRead, Some(h), None, d);
+        rt.misuse_here(Kind::ShapeDataRead, Some(h), None, d);
     }
     let t = DType::from_code(dtype);
     if t != Some(tdtype) || (kind == AccessorKind::Standard && ndim != tndim) {
@@ -42,7 +42,7 @@ fn check_open(rt: &mut Runtime, h: u32, kind: AccessorKind, dtype: c_int, ndim: 
         } else {
             format!("{} of {asked} on a {tdtype} tensor", kind.name())
         };
-        rt.misuse(Kind::AccessorType, Some(h), None, d);
+        rt.misuse_here(Kind::AccessorType, Some(h), None, d);
     }
     if rt.job.cores > 1 && kind != AccessorKind::Tcm {
         let d = format!(
@@ -50,7 +50,7 @@ fn check_open(rt: &mut Runtime, h: u32, kind: AccessorKind, dtype: c_int, ndim: 
             kind.name(),
             rt.job.cores
         );
-        rt.misuse(Kind::AccessorMulticore, Some(h), None, d);
+        rt.misuse_here(Kind::AccessorMulticore, Some(h), None, d);
     }
 }
 
@@ -84,7 +84,7 @@ fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
         } else {
             Kind::IncoherentAllowed
         };
-        rt.misuse(k, Some(h), None, d);
+        rt.misuse_here(k, Some(h), None, d);
     }
     // A standard accessor's elements are proxies that tell of each read and write (as the
     // device's are proxies): the tensor's written elements stay tracked.
@@ -123,7 +123,7 @@ fn open(rt: &mut Runtime, h: u32, kind: AccessorKind) -> *mut u8 {
             } else {
                 format!("{open} open streams: this one goes element by element")
             };
-            rt.misuse(Kind::SlowStream, Some(h), None, d);
+            rt.misuse_here(Kind::SlowStream, Some(h), None, d);
             core::ptr::null_mut()
         }
     }
@@ -163,7 +163,7 @@ pub fn bad_index(rt: &mut Runtime, h: u32, dim: c_int, index: i64, size: i64) {
     } else {
         format!("index {index} in dimension {dim} of size {size}")
     };
-    rt.misuse(Kind::IndexOutOfRange, Some(h), Some(index.to_string()), d);
+    rt.misuse_here(Kind::IndexOutOfRange, Some(h), Some(index.to_string()), d);
 }
 
 /// Reports a stream used past its end or after `close()` (and stops the core).
@@ -178,7 +178,7 @@ pub fn bad_stream(rt: &mut Runtime, h: u32, closed: bool, write: bool, index: u6
             format!("a stream {verb} at element {index} of {n}"),
         )
     };
-    rt.misuse(kind, Some(h), Some(index.to_string()), d);
+    rt.misuse_here(kind, Some(h), Some(index.to_string()), d);
 }
 
 /// Counts bytes a stream moved between its tensor and TCM.
@@ -203,7 +203,7 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
         };
         let d = format!("{verb} of {count} elements from element {offset}: the tensor has {n}");
         let range = format!("{offset}..{}", offset.saturating_add(count));
-        rt.misuse(Kind::TcmCopyPastEnd, Some(h), Some(range), d);
+        rt.misuse_here(Kind::TcmCopyPastEnd, Some(h), Some(range), d);
     }
     let access = Access {
         tensor: addr,
@@ -312,7 +312,7 @@ pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
              a kernel on an HBM stack when its core has less room than that, and a TCM copy from or \
              to the stack there asserts (the stack is dataram only on the core); use tcm_malloc"
         );
-        rt.misuse(Kind::TcmCopyStack, None, None, d);
+        rt.misuse_here(Kind::TcmCopyStack, None, None, d);
     }
 }
 
@@ -326,7 +326,7 @@ pub fn tcm_free(rt: &mut Runtime, p: *mut c_void) {
     rt.job.tcm_blocks.retain(|b| b.0 != p as usize);
     if !rt.job.pool.free(p.cast()) {
         let d = format!("tcm_free({p:p}): not a live block of this core's TCM pool");
-        rt.misuse(Kind::TcmFreeForeign, None, None, d);
+        rt.misuse_here(Kind::TcmFreeForeign, None, None, d);
     }
 }
 

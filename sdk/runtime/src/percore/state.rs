@@ -433,6 +433,30 @@ impl Runtime {
         (self.job.phase == Phase::Kernel).then_some(self.job.core)
     }
 
+    /// Records a misuse made by the kernel's call into the SDK that is running now (an
+    /// accessor's index, a TCM copy's range), placed at that call in the kernel's source
+    /// (the runner names the innermost line of the author's); an error stops the core here.
+    pub fn misuse_here(
+        &mut self,
+        kind: Kind,
+        tensor: Option<u32>,
+        index: Option<String>,
+        detail: String,
+    ) {
+        let at = crate::base::stack::callers();
+        let tensor = tensor.map(|h| self.entry(h).label.clone());
+        let core = self.kernel_core();
+        self.job.reports.push(Report {
+            tensor,
+            index,
+            at: Some(At::Calls(at)),
+            ..Report::of_run(&self.job.op, kind, core, detail)
+        });
+        if kind.severity() == Severity::Error {
+            (self.job.on_error)(self)
+        }
+    }
+
     /// Records a misuse; an error stops the core here (through `on_error`).
     pub fn misuse(
         &mut self,

@@ -176,7 +176,9 @@ pub fn frames(stack: &[u64]) -> Vec<Frame> {
 }
 
 /// Where `stack` was in the author's terms: the innermost frame of the author's sources
-/// (else the innermost frame with a line, else the innermost), and the whole chain.
+/// (else the innermost frame with a line, else the innermost), and the chain up to the
+/// outermost frame of the author's (the frames that called the kernel, which differ
+/// between the runner and the server, left out), or the whole chain where it has none.
 pub fn author_place(stack: &[u64]) -> (String, Vec<String>) {
     let frames = frames(stack);
     let chosen = frames
@@ -185,7 +187,11 @@ pub fn author_place(stack: &[u64]) -> (String, Vec<String>) {
         .or_else(|| frames.iter().find(|f| f.known()))
         .or(frames.first());
     let place = chosen.map_or_else(|| "a place not known".into(), Frame::shown);
-    (place, frames.iter().map(Frame::shown).collect())
+    let chain = match frames.iter().rposition(Frame::authors) {
+        Some(last) => &frames[..=last],
+        None => &frames[..],
+    };
+    (place, chain.iter().map(Frame::shown).collect())
 }
 
 /// `pc` (a call's address) in the author's terms, for a report's words.
