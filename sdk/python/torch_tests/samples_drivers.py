@@ -36,6 +36,24 @@ EDITS = {
     ],
 }
 
+# The same drivers on torch.relu, for the comparison (not the docs' edits: the check's own):
+# my_ops.py's two ops replaced by PyTorch's, and the inference driver keeping its last
+# batch's output (in both copies) to compare.
+ON_TORCH_RELU = {
+    "my_ops.py": [
+        ("torch.ops.my_ops.relu_forward(input)", "torch.relu(input)"),
+        ("torch.ops.my_ops.relu_backward(grad, input)", "torch.where(input > 0, grad, torch.zeros_like(grad))"),
+    ],
+}
+KEEP_OUTPUT = {
+    "inference.py": [
+        (
+            "    print('----------End Inference ---------------')",
+            "    torch.save(output.detach().cpu(), 'output.pt')\n    print('----------End Inference ---------------')",
+        ),
+    ],
+}
+
 # A stand-in torchvision: MNIST-shaped images (1 x 28 x 28 in [0, 1)) and labels, fixed.
 TORCHVISION = {
     "torchvision/__init__.py": "",
@@ -54,10 +72,11 @@ TORCHVISION = {
 }
 
 
-def edited(src: Path, dst: Path) -> None:
-    """The sample folder `src` copied to `dst` with its files edited as EDITS says."""
+def edited(src: Path, dst: Path, *more: dict[str, list[tuple[str, str]]]) -> None:
+    """The sample folder `src` copied to `dst` with its files edited as EDITS says, then as
+    each of `more` says."""
     shutil.copytree(src, dst)
-    for name, edits in EDITS.items():
+    for name, edits in [e for table in (EDITS, *more) for e in table.items()]:
         path = dst / name
         if not path.exists():
             continue
@@ -85,15 +104,35 @@ def main() -> None:
         ("training/customop_mlp/neuron", "train.py", "Final loss is"),
         ("inference/customop_mlp/neuron", "inference.py", "Inf throughput"),
     ]:
-        copy = work / folder.replace("/", "-")
-        edited(samples / folder, copy)
-        run(copy, "build.py", env)
-        out = run(copy, script, env)
-        assert said in out, f"{folder}/{script} printed {out!r}"
-        if script == "train.py":
-            assert (copy / "checkpoints" / "checkpoint.pt").is_file(), "no checkpoint saved"
-        print(f"ok {folder}/{script} with the documented edits: {said} ...")
-    print("the public samples' drivers run with the documented edits")
+        outs = []
+        for variant, more in (("custom-op", [KEEP_OUTPUT]), ("torch-relu", [KEEP_OUTPUT, ON_TORCH_RELU])):
+            copy = work / f"{folder.replace('/', '-')}-{variant}"
+            edited(samples / folder, copy, *more)
+            run(copy, "build.py", env)
+            out = run(copy, script, env)
+            assert said in out, f"{folder}/{script} printed {out!r}"
+            outs.append((copy, out))
+        same_results(folder, script, outs)
+        print(f"ok {folder}/{script} with the documented edits: {said} ..., bit for bit as on torch.relu")
+    print("the public samples' drivers run with the documented edits, as on torch.relu")
+
+
+def same_results(folder: str, script: str, outs: list[tuple[Path, str]]) -> None:
+    """The custom op's run and torch.relu's give the same bits: the training's checkpoint
+    (every tensor of its state) and final loss, the inference's last output."""
+    import torch
+
+    (mine, said), (theirs, their_said) = outs
+    if script == "train.py":
+        a, b = (torch.load(c / "checkpoints" / "checkpoint.pt")["state_dict"] for c in (mine, theirs))
+        assert a.keys() == b.keys(), f"{folder}: the checkpoints hold {sorted(a)} and {sorted(b)}"
+        differ = [k for k in a if not torch.equal(a[k], b[k])]
+        assert not differ, f"{folder}: the checkpoint's {differ} differ from the same training on torch.relu"
+        loss = [line for line in said.splitlines() if line.startswith("Final loss")]
+        assert loss == [line for line in their_said.splitlines() if line.startswith("Final loss")], (said, their_said)
+    else:
+        a, b = (torch.load(c / "output.pt") for c in (mine, theirs))
+        assert torch.equal(a, b), f"{folder}: the last batch's output differs from the same model on torch.relu"
 
 
 if __name__ == "__main__":
