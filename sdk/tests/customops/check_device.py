@@ -439,6 +439,14 @@ def misuse_on_device(ntx, src, work):
     if p.returncode != 0 or "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
         sys.exit(f"a store past a TCM block on the device: exit {p.returncode}\n{p.stderr}")
     print("ok device-tcm-unchecked: a store past a TCM block on the device, said unchecked")
+    # A block never freed: named at the kernel's line that allocated it, as on the host.
+    cmd[3] = str(case["TCM_LEAK"])
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    host = subprocess.run(cmd[:6], cwd=work, capture_output=True, text=True, check=False)
+    said = [re.search(r"allocated at (.*) was never freed", q.stderr) for q in (p, host)]
+    if not all(said) or said[0].group(1) != said[1].group(1) or "misuse.cpp:" not in said[0].group(1):
+        sys.exit(f"tcm-leak on the device not at the host's line: {p.stderr!r} / {host.stderr!r}")
+    print(f"ok tcm-leak on the device at the kernel's line, as on the host: {said[0].group(1)}")
     # An integer division by zero: the device's value is not given, the host's report is.
     cmd[3] = str(case["DIVIDE_BY_ZERO"])
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)

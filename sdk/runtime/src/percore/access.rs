@@ -243,7 +243,7 @@ pub fn tcm_malloc(rt: &mut Runtime, bytes: usize, site: u64) -> *mut c_void {
 /// At a kernel's return: a `tcm-leak` warning for each `tcm_malloc` block still live, with
 /// its size, its offset in the pool and the place that allocated it (`place` turns a
 /// return address into words).
-pub fn report_leaks(rt: &mut Runtime, place: fn(u64) -> String) {
+pub fn report_leaks(rt: &mut Runtime, place: &dyn Fn(u64) -> String) {
     for (p, _, site) in rt.job.tcm_blocks.clone() {
         if let Some(written) = rt.job.pool.slack_written(p as *const u8) {
             let at = place(site.saturating_sub(1));

@@ -68,7 +68,15 @@ fn kernel_job(job: &Assignment) -> Vec<u8> {
     };
     let fp_invalid = job.device.is_none() && crate::base::fpflags::invalid_raised();
     state::with(|rt| {
-        crate::percore::access::report_leaks(rt, crate::run::place::place);
+        // A block's site: a return address in this process, or the device program's.
+        let place = |pc: u64| match &job.device {
+            Some(d) => {
+                let at = crate::run::device::symbols::code_address(pc + 1) - 1;
+                crate::run::device::symbols::place_in(&d.program, at)
+            }
+            None => crate::run::place::place(pc),
+        };
+        crate::percore::access::report_leaks(rt, &place);
         let returned = (!out.is_null()).then(|| {
             // SAFETY: the invoker returns a live tensor.
             let m = unsafe { *out };

@@ -223,3 +223,31 @@ fn inlined(data: &[u8]) -> gimli::Result<Vec<Inlined>> {
     })?;
     Ok(out)
 }
+
+/// A return address the device runtime took with `__builtin_return_address` (its top two
+/// bits the caller's window increment, as the windowed ABI keeps them) as a code address:
+/// the device program's code lies below 1 GiB.
+pub fn code_address(ret: u64) -> u64 {
+    ret & 0x3fff_ffff
+}
+
+/// Address `pc` of the device program at `program` in the author's terms, as the host's
+/// reports give a place: `function (file:line)`, the line the innermost of the author's
+/// sources where the SDK's code was inlined into theirs, else the innermost with a line;
+/// `pc 0x... in the device program (no line)` where its debug information has none.
+pub fn place_in(program: &Path, pc: u64) -> String {
+    let data = std::fs::read(program).unwrap_or_default();
+    let function = Functions::of(&data).name(pc);
+    let mut chain = vec![LineTable::of(&data).enclosing(pc)];
+    chain.extend(Inlines::of(&data).at(pc));
+    let known = |p: &&(String, u64)| p.1 > 0;
+    let chosen = chain
+        .iter()
+        .filter(known)
+        .find(|p| crate::run::place::authors_file(&p.0))
+        .or_else(|| chain.iter().find(known));
+    match chosen {
+        Some((file, line)) => format!("{function} ({file}:{line})"),
+        None => format!("pc {pc:#x} in the device program (no line)"),
+    }
+}
