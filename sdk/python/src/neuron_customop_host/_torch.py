@@ -35,6 +35,12 @@ _DTYPES: list[tuple[Any, np.dtype]] = [
 ]
 
 
+# A call's lookups: a tensor's NumPy type by its PyTorch type, and the NumPy types an
+# output of bfloat16 comes back as (ml_dtypes' type, or its bit patterns as uint16).
+_NUMPY_OF: dict[Any, np.dtype] = dict(_DTYPES)
+_BFLOAT16_BITS = {np.dtype(np.uint16)} | ({np.dtype(BFLOAT16)} if BFLOAT16 is not None else set())
+
+
 def _fake(routes: dict[str, Library], name: str) -> Any:
     """Op `name`'s fake implementation: its shape function run on data-less tensors of the
     arguments' shapes and element types (once per signature and library), an empty tensor
@@ -140,7 +146,7 @@ def _key(s: Any) -> Any:
 def _numpy_dtype(name: str, t: torch.Tensor) -> np.dtype:
     """The NumPy element type a tensor crosses as, or a refusal in PyTorch's words
     (torch.uint16 is no bfloat16: torch.bfloat16 is)."""
-    dtype = next((n for d, n in _DTYPES if d == t.dtype), None)
+    dtype = _NUMPY_OF.get(t.dtype)
     if dtype is None:
         names = ", ".join(str(d) for d, _ in _DTYPES)
         raise ArgumentTypeError(f"{name}: tensors of {t.dtype} are not an API type ({names})")
@@ -157,7 +163,7 @@ def _to_numpy(t: Any) -> Any:
 
 
 def _to_torch(a: np.ndarray) -> torch.Tensor:
-    if a.dtype == np.uint16 or a.dtype.name == "bfloat16":
+    if a.dtype in _BFLOAT16_BITS:
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
 
