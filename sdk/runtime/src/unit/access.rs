@@ -419,7 +419,7 @@ fn tcm_blocks_are_watched_under_sanitize_and_leaks_are_placed() {
         ["error[uninitialized-read] op t, core 0: tcm_to_tensor of 8 bytes reads bytes 4..12 of a block of 64 bytes (pool offset 0), which nothing wrote"]
     );
     access::tcm_read(&mut rt, 0x1000, 8, 0x91);
-    access::report_leaks(&mut rt, |site| format!("place {site:#x}"));
+    access::report_leaks(&mut rt, &|site| format!("place {site:#x}"));
     assert_eq!(
         lines(&rt),
         [
@@ -449,7 +449,7 @@ fn a_foreign_or_second_tcm_free_stops_the_core() {
         take(&mut rt),
         [format!("error[tcm-free-foreign] op t, core 0: tcm_free({p:p}): not a live block of this core's TCM pool")]
     );
-    access::report_leaks(&mut rt, |_| String::new());
+    access::report_leaks(&mut rt, &|_| String::new());
     assert_eq!(rt.job.reports.len(), 1, "{:?}", lines(&rt));
     access::tcm_free(&mut rt, q);
 }
