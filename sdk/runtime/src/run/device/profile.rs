@@ -206,15 +206,10 @@ impl Places {
         let (functions, table, inlines) = (&self.functions, &self.table, &self.inlines);
         self.chains.entry(pc).or_insert_with(|| {
             let function = functions.name(pc);
-            let (file, line) = table.enclosing(pc);
-            let mut chain = vec![(file, line, function.clone())];
-            chain.extend(
-                inlines
-                    .at(pc)
-                    .into_iter()
-                    .map(|(f, l)| (f, l, function.clone())),
-            );
-            chain
+            crate::run::device::symbols::chain_at(table, inlines, pc)
+                .into_iter()
+                .map(|(f, l)| (f, l, function.clone()))
+                .collect()
         })
     }
 }

@@ -238,8 +238,7 @@ pub fn code_address(ret: u64) -> u64 {
 pub fn place_in(program: &Path, pc: u64) -> String {
     let data = std::fs::read(program).unwrap_or_default();
     let function = Functions::of(&data).name(pc);
-    let mut chain = vec![LineTable::of(&data).enclosing(pc)];
-    chain.extend(Inlines::of(&data).at(pc));
+    let chain = chain_at(&LineTable::of(&data), &Inlines::of(&data), pc);
     let known = |p: &&(String, u64)| p.1 > 0;
     let chosen = chain
         .iter()
@@ -250,4 +249,11 @@ pub fn place_in(program: &Path, pc: u64) -> String {
         Some((file, line)) => format!("{function} ({file}:{line})"),
         None => format!("pc {pc:#x} in the device program (no line)"),
     }
+}
+
+/// `pc`'s own file and line, then the sites of the calls inlined there, innermost first.
+pub(crate) fn chain_at(table: &LineTable, inlines: &Inlines, pc: u64) -> Vec<(String, u64)> {
+    let mut chain = vec![table.enclosing(pc)];
+    chain.extend(inlines.at(pc));
+    chain
 }
