@@ -152,6 +152,19 @@ pub fn tmp_name(path: &Path, pid: u32) -> Option<PathBuf> {
     Some(path.with_file_name(format!(".{}{suffix}", &name[..keep])))
 }
 
+/// Whether a file can be made beside `path`: this process's temporary file for it
+/// ([`tmp_name`]) made and removed at once. `None` when `path` names no file.
+pub fn try_write_beside(path: &Path) -> Option<std::io::Result<()>> {
+    let tmp = tmp_name(path, std::process::id())?;
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp);
+    Some(made.map(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    }))
+}
+
 /// The stack a core gives a kernel on the device unless the build says `-DSTACK_SIZE=N`:
 /// the shipped library's `stack_switch.hpp` defaults `STACK_SIZE` to 4196 bytes (the
 /// developer guide says "about 8 KB"; the library wins: docs/customop-api.md, "Device

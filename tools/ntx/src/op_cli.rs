@@ -212,17 +212,9 @@ fn check_out(out: &Path) -> Result<(), String> {
             ));
         }
     }
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let probe = dir.join(format!(".ntx-out-check-{}", std::process::id()));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
+    nt_sdk_common::try_write_beside(out)
+        .ok_or_else(|| format!("--out {}: names no file", out.display()))?
         .map_err(|e| format!("--out {}: cannot write there: {e}", out.display()))?;
-    let _ = std::fs::remove_file(&probe);
     Ok(())
 }
 

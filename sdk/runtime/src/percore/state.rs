@@ -443,18 +443,8 @@ impl Runtime {
         index: Option<String>,
         detail: String,
     ) {
-        let at = crate::base::stack::callers();
-        let tensor = tensor.map(|h| self.entry(h).label.clone());
-        let core = self.kernel_core();
-        self.job.reports.push(Report {
-            tensor,
-            index,
-            at: Some(At::Calls(at)),
-            ..Report::of_run(&self.job.op, kind, core, detail)
-        });
-        if kind.severity() == Severity::Error {
-            (self.job.on_error)(self)
-        }
+        let at = At::Calls(crate::base::stack::callers());
+        self.record(kind, tensor, index, detail, Some(at));
     }
 
     /// Records a misuse; an error stops the core here (through `on_error`).
@@ -465,11 +455,24 @@ impl Runtime {
         index: Option<String>,
         detail: String,
     ) {
+        self.record(kind, tensor, index, detail, None);
+    }
+
+    /// A misuse's report, placed `at` (if known); an error stops the core here.
+    fn record(
+        &mut self,
+        kind: Kind,
+        tensor: Option<u32>,
+        index: Option<String>,
+        detail: String,
+        at: Option<At>,
+    ) {
         let tensor = tensor.map(|h| self.entry(h).label.clone());
         let core = self.kernel_core();
         self.job.reports.push(Report {
             tensor,
             index,
+            at,
             ..Report::of_run(&self.job.op, kind, core, detail)
         });
         if kind.severity() == Severity::Error {

@@ -68,12 +68,9 @@ fn kernel_job(job: &Assignment) -> Vec<u8> {
     };
     let fp_invalid = job.device.is_none() && crate::base::fpflags::invalid_raised();
     state::with(|rt| {
-        // A block's site: a return address in this process, or the device program's.
+        // A block's site: an address in this process, or in the device program.
         let place = |pc: u64| match &job.device {
-            Some(d) => {
-                let at = crate::run::device::symbols::code_address(pc + 1) - 1;
-                crate::run::device::symbols::place_in(&d.program, at)
-            }
+            Some(d) => crate::run::device::symbols::place_in(&d.program, pc),
             None => crate::run::place::place(pc),
         };
         crate::percore::access::report_leaks(rt, &place);

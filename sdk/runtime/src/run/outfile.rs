@@ -53,14 +53,9 @@ impl Reserved {
                 ));
             }
         }
-        let tmp =
-            tmp_name(&target, std::process::id()).ok_or_else(|| refuse("names no file".into()))?;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
+        crate::base::limits::try_write_beside(&target)
+            .ok_or_else(|| refuse("names no file".into()))?
             .map_err(|e| refuse(format!("cannot write there: {e}")))?;
-        let _ = std::fs::remove_file(&tmp);
         Ok(Reserved {
             path: target,
             way: Way::Rename,

@@ -40,35 +40,29 @@ pub fn write(o: &Options, cores: &[CoreReport]) -> i32 {
 /// with the reason.
 pub fn check_folder(dir: &Path) -> Result<(), RunError> {
     let refuse = |why: String| RunError::Usage(format!("--profile {}: {why}", dir.display()));
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.file_type().is_symlink() && std::fs::metadata(dir).is_err() => {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
             return Err(refuse(
-                "is a link to nothing (the profile is a folder of three files)".into(),
-            ));
+                "is not a folder (the profile is a folder of three files: profile.json, \
+                 profile.txt, profile.svg)"
+                    .into(),
+            ))
         }
-        Ok(_) => match std::fs::metadata(dir) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(refuse(
-                    "is not a folder (the profile is a folder of three files: profile.json, \
-                     profile.txt, profile.svg)"
-                        .into(),
-                ))
-            }
-            Err(e) => return Err(refuse(format!("cannot be read: {e}"))),
-        },
+        // Something is there that cannot be followed: a link to nothing, most often.
+        Err(e) if std::fs::symlink_metadata(dir).is_ok() => {
+            return Err(if e.kind() == std::io::ErrorKind::NotFound {
+                refuse("is a link to nothing (the profile is a folder of three files)".into())
+            } else {
+                refuse(format!("cannot be read: {e}"))
+            });
+        }
         Err(_) => std::fs::create_dir_all(dir)
             .map_err(|e| refuse(format!("cannot make the folder: {e}")))?,
     }
-    let probe = crate::base::limits::tmp_name(&dir.join("profile.json"), std::process::id())
-        .ok_or_else(|| refuse("names no folder".into()))?;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-        .map_err(|e| refuse(format!("cannot write in the folder: {e}")))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
+    crate::base::limits::try_write_beside(&dir.join("profile.json"))
+        .ok_or_else(|| refuse("names no folder".into()))?
+        .map_err(|e| refuse(format!("cannot write in the folder: {e}")))
 }
 
 fn refused(dir: &Path, why: &str) -> i32 {

@@ -250,7 +250,9 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
             let (bytes, site) = (r.u64()?, r.u32()?);
             rt.job.tcm_mallocs += 1;
             let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
-            let p = access::tcm_malloc(rt, bytes, u64::from(site));
+            // The site is a return address with the window bits: made a code address here.
+            let site = crate::run::device::symbols::code_address(u64::from(site));
+            let p = access::tcm_malloc(rt, bytes, site);
             out.extend(offset_of(rt, p.cast()).to_le_bytes());
         }
         DeviceRequest::Free => {
