@@ -31,7 +31,7 @@ enum {
      * u32 name bytes, name, u32 args, args.
      */
     NT_DEVICE_START = 1,
-    /* i32 dtype, i32 fill, u32 ndim, i64 sizes[ndim], arg -> meta. */
+    /* i32 dtype, i32 fill, u32 ndim, i64 sizes[ndim], arg, u32 site -> meta. */
     NT_DEVICE_NEW = 2,
     /* u32 handle. */
     NT_DEVICE_RETAIN = 3,
@@ -39,7 +39,7 @@ enum {
     NT_DEVICE_RELEASE = 4,
     /* u32 handle, arg. */
     NT_DEVICE_FILL = 5,
-    /* i32 op, u32 out handle (0: none), arg[3] -> meta. */
+    /* i32 op, u32 out handle (0: none), arg[3], u32 site -> meta. */
     NT_DEVICE_APPLY = 6,
     /* u32 handle, i32 set -> i32. */
     NT_DEVICE_POLICY = 7,

@@ -173,7 +173,7 @@ static void nt_device_put_arg(const nt_customop_arg *a)
 }
 
 const nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, size_t ndim, int fill,
-                                               const nt_customop_arg *value)
+                                               const nt_customop_arg *value, const void *site)
 {
     nt_customop_arg none = {NT_CUSTOMOP_ARG_NONE, NULL, 0, 0.0};
     nt_device_begin();
@@ -182,22 +182,21 @@ const nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, 
     nt_device_put32((uint32_t)ndim);
     nt_device_put(sizes, (uint32_t)(ndim * 8));
     nt_device_put_arg(value ? value : &none);
+    nt_device_put32((uint32_t)(uintptr_t)site);
     return nt_device_meta_at(nt_device_ask(NT_DEVICE_NEW));
 }
 
-void nt_customop_tensor_retain(const nt_customop_meta *m)
+/* A request whose payload is one tensor's handle. */
+static void nt_device_ask_of(const nt_customop_meta *m, uint32_t code)
 {
     nt_device_begin();
     nt_device_put32(nt_device_handle(m));
-    nt_device_ask(NT_DEVICE_RETAIN);
+    nt_device_ask(code);
 }
 
-void nt_customop_tensor_release(const nt_customop_meta *m)
-{
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_ask(NT_DEVICE_RELEASE);
-}
+void nt_customop_tensor_retain(const nt_customop_meta *m) { nt_device_ask_of(m, NT_DEVICE_RETAIN); }
+
+void nt_customop_tensor_release(const nt_customop_meta *m) { nt_device_ask_of(m, NT_DEVICE_RELEASE); }
 
 void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *value)
 {
@@ -207,13 +206,15 @@ void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *v
     nt_device_ask(NT_DEVICE_FILL);
 }
 
-const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, const nt_customop_arg *args)
+const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, const nt_customop_arg *args,
+                                          const void *site)
 {
     nt_device_begin();
     nt_device_put32((uint32_t)op);
     nt_device_put32(nt_device_handle(out));
     for (int k = 0; k < 3; ++k)
         nt_device_put_arg(&args[k]);
+    nt_device_put32((uint32_t)(uintptr_t)site);
     return nt_device_meta_at(nt_device_ask(NT_DEVICE_APPLY));
 }
 

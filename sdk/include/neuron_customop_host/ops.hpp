@@ -25,24 +25,36 @@ inline nt_customop_arg none()
     return a;
 }
 
+// The calls that make a tensor pass their return address, which the emulated Q7's
+// runtime sends to place a report at the author's line (a kernel's tensor the device's
+// heap has no block for): so they are not inlined into the factories and operations,
+// which are inlined into the kernel.
+#if defined(__GNUC__)
+#define NT_CUSTOMOP_SITED __attribute__((noinline))
+#define NT_CUSTOMOP_SITE __builtin_return_address(0)
+#else
+#define NT_CUSTOMOP_SITED
+#define NT_CUSTOMOP_SITE nullptr
+#endif
+
 /// op on up to three operands into a new tensor.
 template <class A, class B = nt_customop_arg, class C = nt_customop_arg>
-at::Tensor apply(int op, const A &a, const B &b = none(), const C &c = none())
+NT_CUSTOMOP_SITED at::Tensor apply(int op, const A &a, const B &b = none(), const C &c = none())
 {
     nt_customop_arg args[3] = {arg(a), arg(b), arg(c)};
-    return adopt(nt_customop_apply(op, nullptr, args));
+    return adopt(nt_customop_apply(op, nullptr, args, NT_CUSTOMOP_SITE));
 }
 /// The same into out.
 template <class A, class B = nt_customop_arg, class C = nt_customop_arg>
 at::Tensor &apply_out(int op, at::Tensor &out, const A &a, const B &b = none(), const C &c = none())
 {
     nt_customop_arg args[3] = {arg(a), arg(b), arg(c)};
-    nt_customop_apply(op, out.nt_meta(), args);
+    nt_customop_apply(op, out.nt_meta(), args, nullptr);
     return out;
 }
 
-inline at::Tensor make(c10::IntArrayRef size, const c10::TensorOptions &options, int fill,
-                       const c10::Scalar &value = c10::Scalar())
+NT_CUSTOMOP_SITED inline at::Tensor make(c10::IntArrayRef size, const c10::TensorOptions &options, int fill,
+                                         const c10::Scalar &value = c10::Scalar())
 {
     nt_customop_arg v = value.arg();
     int dtype = options.has_dtype() ? static_cast<int>(options.dtype()) : -1;
@@ -50,7 +62,7 @@ inline at::Tensor make(c10::IntArrayRef size, const c10::TensorOptions &options,
     int64_t bad[1] = {-1};
     const int64_t *sizes = size.too_long() ? bad : size.data();
     size_t n = size.too_long() ? 1 : size.size();
-    return adopt(nt_customop_tensor_new(dtype, sizes, n, fill, &v));
+    return adopt(nt_customop_tensor_new(dtype, sizes, n, fill, &v, NT_CUSTOMOP_SITE));
 }
 
 } // namespace nt_customop

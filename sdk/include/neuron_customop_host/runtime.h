@@ -300,11 +300,12 @@ extern "C" {
 
 // A new tensor of element type `dtype` (a [`crate::base::codes::DType`] code) filled as
 // `fill` (a [`crate::base::codes::Fill`] code) says (`value` for `Fill::Value`). Its
-// meta, one reference.
+// meta, one reference. `site` is the call's return address, which the emulated Q7's
+// runtime sends to place a report; here the stack places it, and `site` is not read.
 //
 // # Safety
 // `sizes` points to `ndim` sizes; `value` is a valid argument.
-const struct nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, size_t ndim, int fill, const struct nt_customop_arg *value);
+const struct nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, size_t ndim, int fill, const struct nt_customop_arg *value, const void *site);
 
 // One more holder of the tensor.
 //
@@ -325,11 +326,12 @@ void nt_customop_tensor_release(const struct nt_customop_meta *m);
 void nt_customop_tensor_fill(const struct nt_customop_meta *m, const struct nt_customop_arg *value);
 
 // Runs operation `op` on `args[0..3]`, into `out` (non-null: the `_out` form) or a new
-// tensor; the result's meta (a new tensor has one reference).
+// tensor; the result's meta (a new tensor has one reference). `site` as for
+// [`nt_customop_tensor_new`].
 //
 // # Safety
 // `args` points to three valid arguments; `out` is null or live.
-const struct nt_customop_meta *nt_customop_apply(int op, const struct nt_customop_meta *out, const struct nt_customop_arg *args);
+const struct nt_customop_meta *nt_customop_apply(int op, const struct nt_customop_meta *out, const struct nt_customop_arg *args, const void *site);
 
 // The tensor's coherence policy's code ([`crate::base::codes::Policy`]), set first
 // unless `set` is -1.

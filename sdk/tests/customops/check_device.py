@@ -21,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases  # noqa: E402  (misuse.cpp's cases by name)
 import check_ops  # noqa: E402  (its value generators and operation table)
+import device_misuse  # noqa: E402  (misuse.cpp's cases on the emulated Q7)
 
 
 def ntx_device(ntx, src, work, name, compute, shape, *args, code=0):
@@ -425,41 +426,7 @@ def misuse_on_device(ntx, src, work):
     """A misuse on the emulated Q7 is the host's report: an accessor read after its tensor is gone."""
     case = cases.read("misuse_cases.h")
     m = Built(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp", "misuse", "x.npy", case["NOTHING"])
-    cmd = [m.program, "misuse", "x.npy", str(case["ACCESSOR_OUTLIVES_TENSOR"]), "--out", work / "misuse-out.npy"]
-    cmd += ["--device", m.elf, "--translation", m.translation]
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != 2 or "error[tensor-not-live] op misuse, core 0, tensor" not in p.stderr:
-        sys.exit(f"an accessor outliving its tensor on the device: exit {p.returncode}\n{p.stderr}")
-    if (work / "misuse-out.npy").exists():
-        sys.exit("an accessor outliving its tensor on the device: the output was written")
-    print("ok tensor-not-live on the device: an accessor outliving its tensor, exit 2")
-    # A store past a tcm_malloc block: the host stops there; the device run says it did not check.
-    cmd[3] = str(case["TCM_OVER_BY_4"])
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != 0 or "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
-        sys.exit(f"a store past a TCM block on the device: exit {p.returncode}\n{p.stderr}")
-    print("ok device-tcm-unchecked: a store past a TCM block on the device, said unchecked")
-    # A block never freed: named at the kernel's line that allocated it, as on the host.
-    cmd[3] = str(case["TCM_LEAK"])
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-    host = subprocess.run(cmd[:6], cwd=work, capture_output=True, text=True, check=False)
-    said = [re.search(r"allocated at (.*) was never freed", q.stderr) for q in (p, host)]
-    if not all(said) or said[0].group(1) != said[1].group(1) or "misuse.cpp:" not in said[0].group(1):
-        sys.exit(f"tcm-leak on the device not at the host's line: {p.stderr!r} / {host.stderr!r}")
-    print(f"ok tcm-leak on the device at the kernel's line, as on the host: {said[0].group(1)}")
-    # An integer division by zero: the device's value is not given, the host's report is.
-    cmd[3] = str(case["DIVIDE_BY_ZERO"])
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != 2 or "error[integer-divide-by-zero] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
-        sys.exit(f"an integer division by zero on the device: exit {p.returncode}\n{p.stderr}")
-    print("ok integer-divide-by-zero on the device, at the kernel's line, exit 2")
-    # A shift past the width and a float the integer cannot hold: reported as on the host.
-    for name in ("SHIFT_PAST_WIDTH", "FLOAT_TO_INT_OVERFLOW"):
-        cmd[3] = str(case[name])
-        p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-        if p.returncode != 2 or "error[undefined-arithmetic] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
-            sys.exit(f"{name} on the device: exit {p.returncode}\n{p.stderr}")
-    print("ok undefined-arithmetic on the device (a shift, a float to int), at the kernel's line, exit 2")
+    device_misuse.check(m, case, work)
 
 
 def overloads(ntx, src, work):

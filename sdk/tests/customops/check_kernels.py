@@ -180,6 +180,7 @@ MISUSES = [
     ("SHIFT_PAST_WIDTH", 1, 2, "undefined-arithmetic"),
     ("FLOAT_TO_INT_OVERFLOW", 1, 2, "undefined-arithmetic"),
     ("MIN_DIVIDED_BY_MINUS_ONE", 1, 2, "undefined-arithmetic"),
+    ("HBM_HEAP_33_LIVE", 1, 2, "hbm-heap-exhausted"),
 ]
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
@@ -215,6 +216,7 @@ AT_THE_LINE = [
     "STREAM_AFTER_CLOSE",
     "TCM_COPY_PAST_END",
     "TCM_FREE_FOREIGN",
+    "HBM_HEAP_33_LIVE",
 ]
 
 
@@ -273,6 +275,16 @@ def each_misuse(m, work, src):
         print(f"ok {kind} reported (exit {code})")
 
 
+def hbm_heap_fits(m):
+    """32 of a kernel's tensors live at once, and temporaries given back one by one: the
+    device's HBM heap has blocks for them, and nothing is reported."""
+    for case in ("HBM_HEAP_32_LIVE", "HBM_HEAP_REUSED"):
+        p = m.run("misuse", "x.npy", MISUSE[case])
+        if p.stderr:
+            sys.exit(f"{case}: the device's HBM heap has blocks for these tensors: {p.stderr!r}")
+    print("ok 32 of a kernel's tensors live, and temporaries given back: the device's HBM heap has blocks")
+
+
 def misuses(ntx, src, work):
     m = Runner(ntx, src, work, "misuse", "misuse.cpp", "misuse_shape.cpp")
     each_misuse(m, work, src)
@@ -313,6 +325,7 @@ def misuses(ntx, src, work):
     if "incoherent" in p.stderr or m.run("misuse", "x.npy", MISUSE["NOTHING"]).stderr:
         sys.exit(f"INCOHERENT_QUIET reported: {p.stderr!r}")
     print("ok INCOHERENT_QUIET allows it silently")
+    hbm_heap_fits(m)
     # failures.cpp throws and exits, which the device runtime lacks: built for the host only.
     spin = Runner(ntx, src, work, "failures", "failures.cpp", "failures_shape.cpp", "--no-device-parity")
     p = spin.run("spin", "x.npy", "--timeout", "1", cores=2, code=4)

@@ -198,6 +198,26 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
         torch::neuron::tcm_free(t);
         return (void)static_cast<volatile float *>(t)[3], out;
     }
+    case HBM_HEAP_33_LIVE: { // out and 32 more: the device's heap has no block for the last
+        torch::Tensor kept[32];
+        for (int k = 0; k < 32; ++k)
+            kept[k] = torch::zeros({4}, torch::kFloat);
+        return out;
+    }
+    case HBM_HEAP_32_LIVE: { // out and 31 more: the last takes the heap's last block whole
+        torch::Tensor kept[31];
+        for (int k = 0; k < 31; ++k)
+            kept[k] = torch::zeros({4}, torch::kFloat);
+        return out;
+    }
+    case HBM_HEAP_REUSED: { // out and 30 more, then each temporary's block given back
+        torch::Tensor kept[30];
+        for (int k = 0; k < 30; ++k)
+            kept[k] = torch::zeros({4}, torch::kFloat);
+        for (int k = 0; k < 100; ++k)
+            (void)torch::ones({4}, torch::kFloat).numel();
+        return out;
+    }
     default: return out;
     }
 }

@@ -48,6 +48,9 @@ enum misuse_case {
     SHIFT_PAST_WIDTH = 40,           // an int shifted by 32
     FLOAT_TO_INT_OVERFLOW = 41,      // (int)3e9f: x86's INT_MIN, the Q7's INT_MAX
     MIN_DIVIDED_BY_MINUS_ONE = 42,   // INT_MIN / -1 (the host only, as SIGNED_OVERFLOW)
+    HBM_HEAP_33_LIVE = 43,           // 33 of the kernel's tensors live: the device's HBM heap describes 32
+    HBM_HEAP_32_LIVE = 44,           // 32 live at once: the device has blocks for them, no report
+    HBM_HEAP_REUSED = 45,            // 31 live, then 100 made and let go one at a time: no report
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

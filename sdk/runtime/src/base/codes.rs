@@ -323,7 +323,7 @@ codes! {
         /// -> u32 core, u32 cores, u64 engine base, u64 hbm_scratch, u64 HBM base, u64 HBM
         /// bytes, u32 name bytes, name, u32 args, args.
         Start = 1,
-        /// i32 dtype, i32 fill, u32 ndim, i64 sizes[ndim], arg -> meta.
+        /// i32 dtype, i32 fill, u32 ndim, i64 sizes[ndim], arg, u32 site -> meta.
         New = 2,
         /// u32 handle.
         Retain = 3,
@@ -331,7 +331,7 @@ codes! {
         Release = 4,
         /// u32 handle, arg.
         Fill = 5,
-        /// i32 op, u32 out handle (0: none), arg[3] -> meta.
+        /// i32 op, u32 out handle (0: none), arg[3], u32 site -> meta.
         Apply = 6,
         /// u32 handle, i32 set -> i32.
         Policy = 7,

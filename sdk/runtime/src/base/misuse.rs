@@ -108,6 +108,8 @@ kinds! {
         "an integer division or remainder by zero, undefined in C++ (the host would die of SIGFPE, the device gives a value)";
     UndefinedArithmetic = "undefined-arithmetic", Error,
         "a signed integer overflow, a shift past its operand's width, or a float converted to an integer that cannot hold it: undefined in C++, the host's value and the device's differ";
+    HbmHeapExhausted = "hbm-heap-exhausted", Error,
+        "a kernel made a tensor the device's HBM heap has no block for: its 32 block descriptors in use (the device's allocator asserts)";
     TensorNotLive = "tensor-not-live", Error,
         "a tensor used after the last torch::Tensor holding it was destroyed (an accessor kept after its tensor's variable was given another, say)";
 }
@@ -168,6 +170,8 @@ pub enum At {
     /// address within a call instruction), the others return addresses
     /// ([`crate::base::stack::callers`]).
     Calls(Vec<u64>),
+    /// A call's return address in the emulated Q7's program, placed with its DWARF.
+    Device(u64),
 }
 
 impl Report {

@@ -13,11 +13,18 @@
 //! start is what lets four 4 KiB stream buffers fit, as the guide says they do).
 //!
 //! The host's pool ([`crate::base::tcm::Pool`]) asks this model whether and where a block
-//! goes, so `tcm_malloc` returns NULL here exactly when the device's heap would.
+//! goes, so `tcm_malloc` returns NULL here exactly when the device's heap would. The HBM
+//! heap a kernel's own tensors come from is the same manager over another pool
+//! ([`HBM_HEAP_BYTES`], `crate::percore::heap`).
 
 /// The pool's bytes (`init_neuron_dataram_allocator`'s `0x4000`).
 pub const HEAP_BYTES: u32 = 0x4000;
-/// Block descriptors the heap has (`num_blocks = 32`, not xmem's default 64).
+/// The HBM heap's pool as modelled: the decode gives no size (`init_neuron_hbm_allocator`
+/// reads `hbm_scratch_size`, set by the firmware), so the model takes the most a 32-bit size
+/// can ask for, and only its descriptors bound it; the SDK's HBM bounds the bytes
+/// (`hbm-full`).
+pub const HBM_HEAP_BYTES: u32 = 0xFFFF_FFC0;
+/// Block descriptors a heap has (`num_blocks = 32`, not xmem's default 64).
 pub const DESCRIPTORS: usize = 32;
 /// The alignment `neuron_dataram_allocate` gives when asked for none.
 pub const DEFAULT_ALIGN: u32 = 64;
@@ -43,19 +50,30 @@ pub struct Heap {
 }
 
 impl Default for Heap {
+    /// The dataram heap.
     fn default() -> Heap {
+        Heap::new(HEAP_BYTES)
+    }
+}
+
+impl Heap {
+    /// A heap over a pool of `bytes` (a multiple of 64), all of it one free block.
+    pub fn new(bytes: u32) -> Heap {
         Heap {
             free: vec![Block {
                 buffer: 0,
-                size: HEAP_BYTES,
+                size: bytes,
                 aligned: 0,
             }],
             taken: Vec::new(),
         }
     }
-}
 
-impl Heap {
+    /// Blocks taken (the allocations live).
+    pub fn taken_count(&self) -> usize {
+        self.taken.len()
+    }
+
     /// Descriptors in use: one per block, free or taken.
     fn descriptors(&self) -> usize {
         self.free.len() + self.taken.len()

@@ -45,7 +45,8 @@ fn operand(rt: &mut Runtime, a: &Arg) -> Operand {
 
 /// A new tensor of element type `dtype` (a [`crate::base::codes::DType`] code) filled as
 /// `fill` (a [`crate::base::codes::Fill`] code) says (`value` for `Fill::Value`). Its
-/// meta, one reference.
+/// meta, one reference. `site` is the call's return address, which the emulated Q7's
+/// runtime sends to place a report; here the stack places it, and `site` is not read.
 ///
 /// # Safety
 /// `sizes` points to `ndim` sizes; `value` is a valid argument.
@@ -56,7 +57,9 @@ pub unsafe extern "C" fn nt_customop_tensor_new(
     ndim: usize,
     fill: c_int,
     value: *const Arg,
+    site: *const c_void,
 ) -> *const Meta {
+    let _ = site;
     // SAFETY: the caller's contract.
     let (sizes, value) = unsafe { (std::slice::from_raw_parts(sizes, ndim), &*value) };
     state::with(|rt| {
@@ -103,7 +106,8 @@ pub unsafe extern "C" fn nt_customop_tensor_fill(m: *const Meta, value: *const A
 }
 
 /// Runs operation `op` on `args[0..3]`, into `out` (non-null: the `_out` form) or a new
-/// tensor; the result's meta (a new tensor has one reference).
+/// tensor; the result's meta (a new tensor has one reference). `site` as for
+/// [`nt_customop_tensor_new`].
 ///
 /// # Safety
 /// `args` points to three valid arguments; `out` is null or live.
@@ -112,7 +116,9 @@ pub unsafe extern "C" fn nt_customop_apply(
     op: c_int,
     out: *const Meta,
     args: *const Arg,
+    site: *const c_void,
 ) -> *const Meta {
+    let _ = site;
     // SAFETY: the caller's contract.
     let args = unsafe { std::slice::from_raw_parts(args, 3) };
     // SAFETY: the caller's contract.

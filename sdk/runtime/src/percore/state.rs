@@ -48,6 +48,8 @@ pub struct Entry {
     pub owned: bool,
     /// While `meta.track` is 1: the element ranges written so far, sorted and merged.
     pub written: Vec<(u64, u64)>,
+    /// A kernel's tensor of this call: where its block starts in the device's HBM heap.
+    pub heap: Option<u32>,
 }
 
 /// Where a run is.
@@ -198,6 +200,11 @@ pub struct Job {
     pub reports: Vec<Report>,
     /// Whether the kernel asked `get_cpu_count()` (which says 8 on one core).
     pub asked_cpu_count: bool,
+    /// The device's HBM heap the kernel's tensors come from.
+    pub hbm_heap: crate::base::xmem::Heap,
+    /// On the emulated Q7, while a request that makes a tensor is answered: the kernel's
+    /// call's return address in the device program.
+    pub device_site: Option<u64>,
 }
 
 impl Job {
@@ -222,6 +229,8 @@ impl Job {
             accesses: Vec::new(),
             reports: Vec::new(),
             asked_cpu_count: false,
+            hbm_heap: crate::base::xmem::Heap::new(crate::base::xmem::HBM_HEAP_BYTES),
+            device_site: None,
         }
     }
 }
@@ -359,6 +368,10 @@ impl Runtime {
         on_error: fn(&Runtime) -> !,
     ) {
         self.job = Job::new(op, core, cores, phase, on_error);
+        // The device's HBM heap is set up again for each call: no earlier tensor is in it.
+        for e in self.tensors.iter_mut().flatten() {
+            e.heap = None;
+        }
     }
 
     /// The exit status the reports so far call for: a crash's, else a misuse error's.
@@ -445,6 +458,11 @@ impl Runtime {
     ) {
         let at = At::Calls(crate::base::stack::callers());
         self.record(kind, tensor, index, detail, Some(at));
+    }
+
+    /// Records a misuse made `at` a place; an error stops the core here.
+    pub fn misuse_at(&mut self, kind: Kind, detail: String, at: At) {
+        self.record(kind, None, None, detail, Some(at));
     }
 
     /// Records a misuse; an error stops the core here (through `on_error`).

@@ -111,12 +111,21 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
         return 0;
     };
     let bytes = n.saturating_mul(dtype.size() as u64);
+    // A kernel's tensor takes its block in the device's heap first: there it fails first.
+    let block = if data_less {
+        None
+    } else {
+        crate::percore::heap::take(rt, bytes)
+    };
     let addr = if data_less {
         Some(0)
     } else {
         rt.arena.alloc(bytes)
     };
     let Some(addr) = addr else {
+        if let Some(b) = block {
+            crate::percore::heap::give_back(rt, b);
+        }
         rt.misuse(
             Kind::OpFailed,
             None,
@@ -125,7 +134,9 @@ pub fn create(rt: &mut Runtime, dtype: DType, sizes: &[i64], data_less: bool) ->
         );
         return 0;
     };
-    insert(rt, dtype, sizes, (!data_less).then_some((addr, bytes)))
+    let h = insert(rt, dtype, sizes, (!data_less).then_some((addr, bytes)));
+    rt.entry(h).heap = block;
+    h
 }
 
 /// Whether the HBM left has room for a tensor of `sizes` elements of `dtype`: the reason
@@ -203,6 +214,7 @@ pub fn insert(rt: &mut Runtime, dtype: DType, sizes: &[i64], storage: Option<(u6
         bytes,
         owned: true,
         written: Vec::new(),
+        heap: None,
     });
     meta.handle
 }
@@ -253,9 +265,12 @@ pub fn release(rt: &mut Runtime, h: u32) {
     let e = rt.entry(h);
     e.refs -= 1;
     if e.refs == 0 {
-        let (addr, bytes) = (e.meta.hbm_addr, e.bytes);
+        let (addr, bytes, block) = (e.meta.hbm_addr, e.bytes, e.heap);
         if bytes > 0 && e.owned {
             rt.arena.free(addr, bytes);
+        }
+        if let Some(b) = block {
+            crate::percore::heap::give_back(rt, b);
         }
         rt.tensors[h as usize - 1] = None;
     }

@@ -6,7 +6,7 @@
 //! reports does not depend on how the cores were scheduled.
 
 use crate::base::cabi::Arg;
-use crate::base::misuse::{Kind, Report};
+use crate::base::misuse::{At, Kind, Report};
 use crate::percore::registry;
 use crate::percore::state::{self, Phase, Runtime};
 use crate::percore::tensors;
@@ -252,9 +252,10 @@ fn run_cores(
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
+                let device = o.device.as_ref();
                 r.reports
                     .iter_mut()
-                    .for_each(crate::run::place::place_report);
+                    .for_each(|r| place_core_report(r, device));
                 reports.push(r);
             }
             Err(_) => {
@@ -477,4 +478,18 @@ fn print_output(o: &Options, reports: &[CoreReport]) {
             }
         }
     }
+}
+
+/// A core's report with its place put into its words: a place in the emulated Q7's
+/// program by its DWARF, else by the host's stack ([`crate::run::place::place_report`]).
+fn place_core_report(r: &mut Report, device: Option<&crate::run::device::Device>) {
+    if let (Some(At::Device(pc)), Some(d)) = (&r.at, device) {
+        r.detail += &format!(
+            ", at {}",
+            crate::run::device::symbols::place_in(&d.program, *pc)
+        );
+        r.at = None;
+        return;
+    }
+    crate::run::place::place_report(r)
 }

@@ -104,3 +104,41 @@ fn numel_refuses_negative_sizes_and_overflow() {
     assert_eq!(tensors::numel(&[3, -1]), None);
     assert_eq!(tensors::numel(&[1 << 40, 1 << 40]), None);
 }
+
+#[test]
+fn the_hbm_heap_has_blocks_for_32_kernel_tensors_and_not_a_33rd() {
+    use crate::percore::heap;
+    let mut rt = runtime(1);
+    let blocks: Vec<_> = (0..32).map(|_| heap::take(&mut rt, 16).unwrap()).collect();
+    assert!(take(&mut rt).is_empty());
+    assert!(stops(&mut rt, |rt| assert!(heap::take(rt, 16).is_none())));
+    let said = take(&mut rt);
+    assert_eq!(said.len(), 1);
+    assert!(
+        said[0].starts_with(
+            "error[hbm-heap-exhausted] op t, core 0: a tensor of 16 bytes, with 32 of the kernel's tensors live: "
+        ),
+        "{said:?}"
+    );
+    // One given back: each later tensor takes that block whole, and gives it back.
+    heap::give_back(&mut rt, blocks[7]);
+    for _ in 0..100 {
+        let b = heap::take(&mut rt, 16).unwrap();
+        heap::give_back(&mut rt, b);
+    }
+    assert!(take(&mut rt).is_empty());
+    // The next call's heap is new, and a tensor of this call holds no block in it.
+    let h = tensor(&mut rt, &[4], 0x1000);
+    rt.entry(h).heap = Some(blocks[0]);
+    let stop = rt.job.on_error;
+    rt.begin_job("t", 0, 1, crate::percore::state::Phase::Kernel, stop);
+    assert_eq!(rt.entry(h).heap, None);
+    assert!((0..32).all(|_| heap::take(&mut rt, 16).is_some()));
+    assert!(stops(&mut rt, |rt| assert!(heap::take(rt, 16).is_none())));
+    // Outside a kernel, and for no bytes: no block, and nothing said.
+    rt.begin_job("t", 0, 1, crate::percore::state::Phase::Host, stop);
+    assert!((0..40).all(|_| heap::take(&mut rt, 16).is_none()));
+    rt.begin_job("t", 0, 1, crate::percore::state::Phase::Kernel, stop);
+    assert!(heap::take(&mut rt, 0).is_none());
+    assert!(take(&mut rt).is_empty());
+}

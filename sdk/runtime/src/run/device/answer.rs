@@ -171,6 +171,13 @@ pub fn answer(
     Ok(true)
 }
 
+/// A call's return address as the device runtime sent it (0: none), as a place in the
+/// program: the call instruction's address (a return address less one, its window bits
+/// cleared).
+fn site(ret: u32) -> Option<u64> {
+    (ret != 0).then(|| crate::run::device::symbols::code_address(u64::from(ret)).saturating_sub(1))
+}
+
 /// Tensors and operations.
 fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     match r.request {
@@ -180,7 +187,9 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
                 .map(|_| r.i64())
                 .collect::<Result<Vec<i64>, _>>()?;
             let value = r.operand(rt)?;
+            rt.job.device_site = site(r.u32()?);
             let h = decode::factory(rt, dtype, &sizes, fill, value);
+            rt.job.device_site = None;
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Retain => tensors::retain(rt, r.u32()?),
@@ -193,7 +202,9 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         DeviceRequest::Apply => {
             let (op, to) = (r.i32()?, r.u32()?);
             let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
+            rt.job.device_site = site(r.u32()?);
             let h = decode::apply(rt, op, operands, (to != 0).then_some(to));
+            rt.job.device_site = None;
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Policy => {

@@ -1,0 +1,64 @@
+"""misuse.cpp's cases on the emulated Q7 (check_device.py builds the program): each
+reported as the host run reports it, at the kernel's line where the host names one, or
+said unchecked where the emulation does not check it."""
+
+import re
+import subprocess
+import sys
+
+
+def check(m, case, work):
+    """The cases on `m` (check_device.Built of misuse.cpp); `case`: the cases by name."""
+    cmd = [m.program, "misuse", "x.npy", str(case["ACCESSOR_OUTLIVES_TENSOR"]), "--out", work / "misuse-out.npy"]
+    cmd += ["--device", m.elf, "--translation", m.translation]
+    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    if p.returncode != 2 or "error[tensor-not-live] op misuse, core 0, tensor" not in p.stderr:
+        sys.exit(f"an accessor outliving its tensor on the device: exit {p.returncode}\n{p.stderr}")
+    if (work / "misuse-out.npy").exists():
+        sys.exit("an accessor outliving its tensor on the device: the output was written")
+    print("ok tensor-not-live on the device: an accessor outliving its tensor, exit 2")
+    # A store past a tcm_malloc block: the host stops there; the device run says it did not check.
+    p = on_case(cmd, case["TCM_OVER_BY_4"], work)
+    if p.returncode != 0 or "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
+        sys.exit(f"a store past a TCM block on the device: exit {p.returncode}\n{p.stderr}")
+    print("ok device-tcm-unchecked: a store past a TCM block on the device, said unchecked")
+    # A block never freed: named at the kernel's line that allocated it, as on the host.
+    p = on_case(cmd, case["TCM_LEAK"], work)
+    host = subprocess.run(cmd[:6], cwd=work, capture_output=True, text=True, check=False)
+    said = [re.search(r"allocated at (.*) was never freed", q.stderr) for q in (p, host)]
+    if not all(said) or said[0].group(1) != said[1].group(1) or "misuse.cpp:" not in said[0].group(1):
+        sys.exit(f"tcm-leak on the device not at the host's line: {p.stderr!r} / {host.stderr!r}")
+    print(f"ok tcm-leak on the device at the kernel's line, as on the host: {said[0].group(1)}")
+    # An integer division by zero: the device's value is not given, the host's report is.
+    p = on_case(cmd, case["DIVIDE_BY_ZERO"], work)
+    if p.returncode != 2 or "error[integer-divide-by-zero] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
+        sys.exit(f"an integer division by zero on the device: exit {p.returncode}\n{p.stderr}")
+    print("ok integer-divide-by-zero on the device, at the kernel's line, exit 2")
+    # A shift past the width and a float the integer cannot hold: reported as on the host.
+    for name in ("SHIFT_PAST_WIDTH", "FLOAT_TO_INT_OVERFLOW"):
+        p = on_case(cmd, case[name], work)
+        if p.returncode != 2 or "error[undefined-arithmetic] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
+            sys.exit(f"{name} on the device: exit {p.returncode}\n{p.stderr}")
+    print("ok undefined-arithmetic on the device (a shift, a float to int), at the kernel's line, exit 2")
+    hbm_heap_on_device(cmd, case, work)
+
+
+def on_case(cmd, number, work):
+    """`cmd` (a misuse run) on case `number`."""
+    cmd[3] = str(number)
+    return subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+
+
+def hbm_heap_on_device(cmd, case, work):
+    """A kernel's 33rd live tensor: no block in the device's HBM heap, at the host's line;
+    32 live, and temporaries given back, run as on the host."""
+    p = on_case(cmd, case["HBM_HEAP_33_LIVE"], work)
+    host = subprocess.run(cmd[:6], cwd=work, capture_output=True, text=True, check=False)
+    said = [re.search(r"error\[hbm-heap-exhausted\] op misuse, core 0: .*, at (.*)", q.stderr) for q in (p, host)]
+    if p.returncode != 2 or not all(said) or said[0].group(1) != said[1].group(1) or "misuse.cpp:" not in said[0].group(1):
+        sys.exit(f"hbm-heap-exhausted on the device not at the host's line: {p.stderr!r} / {host.stderr!r}")
+    for name in ("HBM_HEAP_32_LIVE", "HBM_HEAP_REUSED"):
+        p = on_case(cmd, case[name], work)
+        if p.returncode != 0 or p.stderr:
+            sys.exit(f"{name} on the device: exit {p.returncode}\n{p.stderr}")
+    print(f"ok hbm-heap-exhausted on the device at the kernel's line, as on the host: {said[0].group(1)}")
