@@ -53,7 +53,7 @@ enum {
     NT_DEVICE_BAD_STREAM = 11,
     /* u64 in, u64 out. */
     NT_DEVICE_COUNT_TCM = 12,
-    /* u32 handle, i32 dtype, u64 offset, u64 count, i32 write. */
+    /* u32 handle, i32 dtype, u64 offset, u64 count, i32 write, u32 site. */
     NT_DEVICE_TCM_COPY = 13,
     /* u32 handle, u64 first, u64 count, i32 write -> meta. */
     NT_DEVICE_NOTE = 14,

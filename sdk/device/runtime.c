@@ -3,11 +3,11 @@
  * Q7: what a kernel built for the device calls. Element accesses and copies run here, on
  * the core, through the translation object it is linked with; tensors live in the model's
  * HBM (fd NT_DEVICE_FD_HBM), which the three reusable windows show by mmap as the window
- * registers change (the pinned windows: memory of their own, SBUF and scratch are not
- * the model's here); TCM is 16 KiB of this program. What the
- * host runtime decides (checks, tensors, operations, reports, the pool's layout) is asked
- * of the runner's core process over fd NT_DEVICE_FD_RPC (protocol.h). The runner leaves
- * this file's functions out of the instruction counts (the host runtime's work).
+ * registers change (the pinned windows: memory of their own, SBUF and scratch are not the
+ * model's here); TCM is 16 KiB of this program. What the host runtime decides (checks,
+ * tensors, operations, reports, the pool's layout) is asked of the runner's core process
+ * over fd NT_DEVICE_FD_RPC (protocol.h). The runner leaves this file's functions out of
+ * the instruction counts (the host runtime's work).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,7 +195,6 @@ static void nt_device_ask_of(const nt_customop_meta *m, uint32_t code)
 }
 
 void nt_customop_tensor_retain(const nt_customop_meta *m) { nt_device_ask_of(m, NT_DEVICE_RETAIN); }
-
 void nt_customop_tensor_release(const nt_customop_meta *m) { nt_device_ask_of(m, NT_DEVICE_RELEASE); }
 
 void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *value)
@@ -280,7 +279,8 @@ void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes)
     nt_device_ask(NT_DEVICE_COUNT_TCM);
 }
 
-void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write)
+void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write,
+                          const void *site)
 {
     nt_device_begin();
     nt_device_put32(nt_device_handle(m));
@@ -288,6 +288,7 @@ void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset,
     nt_device_put64(offset);
     nt_device_put64(count);
     nt_device_put32((uint32_t)write);
+    nt_device_put32((uint32_t)(uintptr_t)site);
     nt_device_ask(NT_DEVICE_TCM_COPY);
 }
 
@@ -317,7 +318,6 @@ void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
     nt_device_copy(&at, nt_device_ask(NT_DEVICE_MALLOC), 8);
     return at < 0 ? NULL : tcm + at;
 }
-
 void *nt_customop_tcm_malloc(size_t bytes) { return nt_customop_tcm_malloc_at(bytes, NULL); }
 
 void nt_customop_tcm_free(void *p)

@@ -85,11 +85,12 @@ class Copier {
 
     /// Checks a TCM copy of `count` T from element `first`: inline on one core when it is
     /// right; otherwise the runtime checks it, records it (several cores) or stops the core.
-    template <class T> void check(uint64_t first, uint64_t count, bool write)
+    /// `site`: the kernel's call's return address.
+    template <class T> void check(uint64_t first, uint64_t count, bool write, const void *site)
     {
         note(first, count, write);
         if (cores_ > 1 || code<T>() != m_->dtype || first > m_->numel || count > m_->numel - first)
-            nt_customop_tcm_copy(m_, code<T>(), first, count, write);
+            nt_customop_tcm_copy(m_, code<T>(), first, count, write, site);
         else
             (write ? out_ : in_) += count * sizeof(T);
     }
@@ -397,7 +398,7 @@ template <bool ReadOnly> class TensorTcmAccessor {
     template <class T> NT_CUSTOMOP_PLACED void tensor_to_tcm(T *tcm, size_t offset, size_t count) const
     {
         nt_customop_tcm_local(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
-        copier_.check<T>(offset, count, false);
+        copier_.check<T>(offset, count, false, NT_CUSTOMOP_CALLER);
         copier_.copy_out(offset, count, tcm);
     }
     /// (The runtime is told of the TCM bytes it reads: under --sanitize, a watched block's
@@ -406,7 +407,7 @@ template <bool ReadOnly> class TensorTcmAccessor {
     {
         static_assert(!ReadOnly, "tcm_to_tensor through the TCM accessor of a const tensor");
         nt_customop_tcm_local(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
-        copier_.check<T>(offset, count, true);
+        copier_.check<T>(offset, count, true, NT_CUSTOMOP_CALLER);
         nt_customop_tcm_read_at(tcm, count * sizeof(T), NT_CUSTOMOP_CALLER);
         copier_.copy_in(offset, count, tcm);
     }

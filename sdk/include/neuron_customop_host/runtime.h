@@ -426,11 +426,13 @@ void nt_customop_bad_stream(const struct nt_customop_meta *m, int closed, int wr
 void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes);
 
 // Checks and records a TCM copy of `count` elements of type `dtype` from element
-// `offset` (`write`: TCM to tensor).
+// `offset` (`write`: TCM to tensor). `site` is the kernel's call's return address, which
+// the emulated Q7's runtime sends to place a finding; here the stack places it, and
+// `site` is not read.
 //
 // # Safety
 // `m` is live.
-void nt_customop_tcm_copy(const struct nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write);
+void nt_customop_tcm_copy(const struct nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write, const void *site);
 
 // `torch::neuron::tcm_malloc`: `bytes` from this core's 16 KiB pool, or null.
 void *nt_customop_tcm_malloc(size_t bytes);

@@ -185,6 +185,8 @@ MISUSES = [
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
 ONCE_ACROSS_CORES = {"STANDARD_ACCESSOR_MULTICORE", "CORES_WRITE_SAME", "MULTICORE_NO_DST"}
+# Findings across cores placed where the first core made the copy: the function named.
+PLACED_ACROSS_CORES = {"CORES_WRITE_SAME": ", at copy_half(", "CORE_READS_OTHER": ", at multicore("}
 # Cases whose report names the input: by position, the kernel's parameter name, the file.
 NAMES_THE_INPUT = {"STANDARD_ACCESSOR_MULTICORE"}
 
@@ -265,6 +267,8 @@ def each_misuse(m, work, src):
             sys.exit(f"case {case}: {TCM_STRAYS[case]!r} and the line not in {p.stderr!r}")
         if kind == "tensor-not-live" and "at misuse(at::Tensor const&, int) (" not in p.stderr:
             sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
+        if case in PLACED_ACROSS_CORES and (PLACED_ACROSS_CORES[case] not in p.stderr or "misuse.cpp:" not in p.stderr):
+            sys.exit(f"case {case}: the copy's line not in {p.stderr!r}")
         if case in AT_THE_LINE and not at_the_line(case, p.stderr, source):
             sys.exit(f"case {case}: the kernel's line not in {p.stderr!r}")
         if case in NAMES_THE_INPUT and f"[{kind}] op misuse, cores 0 to 7, input 0 `x` (x.npy)" not in p.stderr:

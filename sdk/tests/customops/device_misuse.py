@@ -62,3 +62,10 @@ def hbm_heap_on_device(cmd, case, work):
         if p.returncode != 0 or p.stderr:
             sys.exit(f"{name} on the device: exit {p.returncode}\n{p.stderr}")
     print(f"ok hbm-heap-exhausted on the device at the kernel's line, as on the host: {said[0].group(1)}")
+    # Two cores writing the same elements: placed at the copy's line, as on the host.
+    cmd[3] = str(case["CORES_WRITE_SAME"])
+    runs = [subprocess.run(c + ["--cores", "2"], cwd=work, capture_output=True, text=True, check=False) for c in (cmd, cmd[:6])]
+    said = [re.search(r"error\[cores-write-same-element\] op misuse, .*, at (.*)", q.stderr) for q in runs]
+    if not all(said) or said[0].group(1) != said[1].group(1) or "copy_half(" not in said[0].group(1):
+        sys.exit(f"cores-write-same-element on the device not at the host's line: {runs[0].stderr!r} / {runs[1].stderr!r}")
+    print(f"ok cores-write-same-element on the device at the copy's line, as on the host: {said[0].group(1)}")

@@ -346,7 +346,7 @@ codes! {
         BadStream = 11,
         /// u64 in, u64 out.
         CountTcm = 12,
-        /// u32 handle, i32 dtype, u64 offset, u64 count, i32 write.
+        /// u32 handle, i32 dtype, u64 offset, u64 count, i32 write, u32 site.
         TcmCopy = 13,
         /// u32 handle, u64 first, u64 count, i32 write -> meta.
         Note = 14,

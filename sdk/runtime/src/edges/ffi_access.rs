@@ -70,7 +70,9 @@ pub extern "C" fn nt_customop_count_tcm(in_bytes: u64, out_bytes: u64) {
 }
 
 /// Checks and records a TCM copy of `count` elements of type `dtype` from element
-/// `offset` (`write`: TCM to tensor).
+/// `offset` (`write`: TCM to tensor). `site` is the kernel's call's return address, which
+/// the emulated Q7's runtime sends to place a finding; here the stack places it, and
+/// `site` is not read.
 ///
 /// # Safety
 /// `m` is live.
@@ -81,7 +83,9 @@ pub unsafe extern "C" fn nt_customop_tcm_copy(
     offset: u64,
     count: u64,
     write: c_int,
+    site: *const c_void,
 ) {
+    let _ = site;
     // SAFETY: the caller's contract.
     let h = unsafe { handle(m) };
     state::with(|rt| access::tcm_copy(rt, h, dtype, offset, count, write != 0))

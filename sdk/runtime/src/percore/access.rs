@@ -205,20 +205,24 @@ pub fn tcm_copy(rt: &mut Runtime, h: u32, dtype: c_int, offset: u64, count: u64,
         let range = format!("{offset}..{}", offset.saturating_add(count));
         rt.misuse_here(Kind::TcmCopyPastEnd, Some(h), Some(range), d);
     }
-    let access = Access {
-        tensor: addr,
-        first: offset,
-        count,
-        write,
-    };
     // A copy that continues one of the last few of its tensor and direction extends it
     // (a kernel alternating reads and writes of two tensors keeps two ranges, not one
     // per block).
     let n = rt.job.accesses.len();
     let mut recent = rt.job.accesses[n.saturating_sub(4)..].iter_mut().rev();
-    match recent.find(|a| a.tensor == addr && a.write == access.write) {
+    match recent.find(|a| a.tensor == addr && a.write == write) {
         Some(a) if a.first + a.count == offset => a.count += count,
-        _ => rt.job.accesses.push(access),
+        _ => {
+            // Its place only where checks across cores may name it.
+            let at = (rt.job.cores > 1).then(|| rt.here());
+            rt.job.accesses.push(Access {
+                tensor: addr,
+                first: offset,
+                count,
+                write,
+                at,
+            })
+        }
     }
     if write {
         rt.job.counts.tcm_out_bytes += count * size;

@@ -12,7 +12,7 @@
 //! larger `STACK_SIZE` may take from the same heap (whether it switches depends on the
 //! device's stack at the call).
 
-use crate::base::misuse::{At, Kind};
+use crate::base::misuse::Kind;
 use crate::base::xmem::{DEFAULT_ALIGN, DESCRIPTORS};
 use crate::percore::state::{Phase, Runtime};
 
@@ -36,10 +36,7 @@ pub fn take(rt: &mut Runtime, bytes: u64) -> Option<u32> {
          device's allocator asserts here (NeuronAllocator::allocate); keep fewer tensors alive at \
          once (let temporaries go, write into a tensor with an _out operation)"
     );
-    let at = match rt.job.device_site {
-        Some(pc) => At::Device(pc),
-        None => At::Calls(crate::base::stack::callers()),
-    };
+    let at = rt.here();
     rt.misuse_at(Kind::HbmHeapExhausted, detail, at);
     None
 }

@@ -63,8 +63,8 @@ pub enum Phase {
     Kernel,
 }
 
-/// A TCM copy: which elements of which tensor a core read or wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+/// A TCM copy: which elements of which tensor a core read or wrote, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Access {
     /// The tensor's HBM address (the same on every core).
     pub tensor: u64,
@@ -74,6 +74,10 @@ pub struct Access {
     pub count: u64,
     /// A write (tcm_to_tensor) or a read (tensor_to_tcm).
     pub write: bool,
+    /// Where the kernel made the copy (its first, when later ones extended it), on several
+    /// cores: a finding across cores is placed there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<At>,
 }
 
 /// What a core counted that the model does not.
@@ -456,8 +460,16 @@ impl Runtime {
         index: Option<String>,
         detail: String,
     ) {
-        let at = At::Calls(crate::base::stack::callers());
+        let at = self.here();
         self.record(kind, tensor, index, detail, Some(at));
+    }
+
+    /// Where the kernel's call into the runtime is: on the emulated Q7 the call the
+    /// request answered came from, else this process's stack.
+    pub fn here(&self) -> At {
+        self.job
+            .device_site
+            .map_or_else(|| At::Calls(crate::base::stack::callers()), At::Device)
     }
 
     /// Records a misuse made `at` a place; an error stops the core here.

@@ -97,6 +97,31 @@ fn pairwise(
     Some(r)
 }
 
+/// Report `r` of `pairs` on `tensor` placed where the first pair's first core made the copy
+/// (a write, or a read: `write`) of the first element found.
+fn placed(
+    r: Option<Report>,
+    reports: &[CoreReport],
+    pairs: &Pairs,
+    tensor: u64,
+    write: bool,
+) -> Option<Report> {
+    let mut r = r?;
+    let (core, _, found) = pairs.first()?;
+    let element = found.first()?.0;
+    r.at = reports
+        .iter()
+        .filter(|c| c.core == *core)
+        .flat_map(|c| c.accesses.iter())
+        .find(|a| {
+            a.tensor == tensor
+                && a.write == write
+                && (a.first..a.first + a.count).contains(&element)
+        })
+        .and_then(|a| a.at.clone());
+    Some(r)
+}
+
 /// Sorted stretches merged where they touch or overlap.
 fn merged(sorted: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     let mut out: Vec<(u64, u64)> = Vec::new();
@@ -144,16 +169,18 @@ pub fn across_cores(o: &Options, reports: &[CoreReport], output: (u64, u64)) -> 
             }
         }
         let both_wrote = (Kind::SharedWrite, "both wrote");
-        found.extend(pairwise(o, both_wrote, &name(t), &shared, |a, b, r| {
+        let r = pairwise(o, both_wrote, &name(t), &shared, |a, b, r| {
             format!("cores {a} and {b} both wrote elements {r}")
-        }));
+        });
+        found.extend(placed(r, reports, &shared, t, true));
         let read_other = (
             Kind::CrossRead,
             "(reader-writer) read what the other wrote:",
         );
-        found.extend(pairwise(o, read_other, &name(t), &cross, |a, b, r| {
+        let r = pairwise(o, read_other, &name(t), &cross, |a, b, r| {
             format!("core {a} read elements {r}, which core {b} wrote")
-        }));
+        });
+        found.extend(placed(r, reports, &cross, t, false));
     }
     if o.cores > 1 {
         let mut written: Vec<(u64, u64)> = reports

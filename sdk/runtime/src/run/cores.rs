@@ -429,6 +429,8 @@ fn conclude(
         (e.meta.hbm_addr, e.meta.numel)
     });
     let mut found = across_cores(o, &reports, (addr, numel));
+    let device = o.device.as_ref();
+    found.iter_mut().for_each(|r| place_core_report(r, device));
     if o.device.is_none() {
         found.extend(device_lacks(o));
     }

@@ -1,5 +1,6 @@
 //! The checks across cores of [`crate::run::checks`].
 
+use crate::base::misuse::{At, Kind};
 use crate::percore::state::{Access, Counts};
 use crate::run::checks::{across_cores, take_result};
 use crate::run::options::Options;
@@ -25,6 +26,7 @@ fn core(core: u32, accesses: &[(u64, u64, u64, bool)]) -> CoreReport {
                 first,
                 count,
                 write,
+                at: Some(At::Calls(vec![tensor + first, u64::from(core)])),
             })
             .collect(),
         reports: Vec::new(),
@@ -82,6 +84,23 @@ fn a_shared_write_a_read_of_anothers_write_and_unwritten_output_are_reported() {
             "error[output-unwritten] op t, output, index 22..24: no core wrote output elements 22..24 of 24",
         ]
     );
+}
+
+#[test]
+fn a_finding_across_cores_is_placed_at_the_first_cores_copy() {
+    let a = core(0, &[(OUT, 0, 6, true), (0x100, 0, 4, true)]);
+    let b = core(1, &[(OUT, 4, 4, true), (0x100, 2, 3, false)]);
+    let found = across_cores(&options(2), &[a, b], (OUT, 8));
+    let at = |k: Kind| {
+        found
+            .iter()
+            .find(|r| r.kind == k)
+            .and_then(|r| r.at.clone())
+    };
+    // Core 0's write of elements 0..6 holds the first shared element, 4.
+    assert_eq!(at(Kind::SharedWrite), Some(At::Calls(vec![OUT, 0])));
+    // Core 1 read elements 2..5 of what core 0 wrote.
+    assert_eq!(at(Kind::CrossRead), Some(At::Calls(vec![0x102, 1])));
 }
 
 #[test]

@@ -250,7 +250,9 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         DeviceRequest::TcmCopy => {
             let (h, dtype, offset, count) = (r.u32()?, r.i32()?, r.u64()?, r.u64()?);
             let write = r.i32()? != 0;
+            rt.job.device_site = site(r.u32()?);
             access::tcm_copy(rt, h, dtype, offset, count, write);
+            rt.job.device_site = None;
         }
         DeviceRequest::Note => {
             let (h, first, count, write) = (r.u32()?, r.u64()?, r.u64()?, r.i32()? != 0);
