@@ -76,6 +76,12 @@ enum {
      * the file's name.
      */
     NT_DEVICE_UNDEFINED = 22,
+    /* `neuron_hbm_allocate`: u32 bytes, u32 alignment, u32 site -> i32 status, u64 address. */
+    NT_DEVICE_HBM_ALLOCATE = 23,
+    /* `neuron_hbm_deallocate`: u64 address, u32 site -> i32 status. */
+    NT_DEVICE_HBM_FREE = 24,
+    /* `neuron_memcpy`'s check: u64 HBM address, u64 bytes, i32 write (to HBM), u32 site. */
+    NT_DEVICE_HBM_COPY = 25,
 };
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */

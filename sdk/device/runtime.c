@@ -88,7 +88,7 @@ static void nt_device_exit(int status)
 }
 
 /* The runtime's own copies (memcpy is counted as the kernel's: the copies call it). */
-static void nt_device_copy(void *d, const void *s, size_t n)
+void nt_device_copy(void *d, const void *s, size_t n)
 {
     unsigned char *dp = d;
     const unsigned char *sp = s;
@@ -111,8 +111,8 @@ static void nt_device_put(const void *p, uint32_t n)
     nt_device_copy(msg + msg_len, p, n);
     msg_len += n;
 }
-static void nt_device_put32(uint32_t v) { nt_device_put(&v, 4); }
-static void nt_device_put64(uint64_t v) { nt_device_put(&v, 8); }
+void nt_device_put32(uint32_t v) { nt_device_put(&v, 4); }
+void nt_device_put64(uint64_t v) { nt_device_put(&v, 8); }
 
 static void nt_device_io(int read, unsigned char *p, uint32_t n)
 {
@@ -126,7 +126,7 @@ static void nt_device_io(int read, unsigned char *p, uint32_t n)
 }
 
 /* Sends the request `code` with the message written so far; the reply, in msg. */
-static const unsigned char *nt_device_ask(uint32_t code)
+const unsigned char *nt_device_ask(uint32_t code)
 {
     uint32_t head[2] = {code, msg_len};
     nt_device_io(0, (unsigned char *)head, 8);
@@ -138,7 +138,7 @@ static const unsigned char *nt_device_ask(uint32_t code)
     return msg;
 }
 static void nt_device_stack_check(uintptr_t low, int at_least);
-static void nt_device_begin(void)
+void nt_device_begin(void)
 {
     msg_len = 0;
     if (stack_top) {

@@ -32,6 +32,9 @@ struct Q7PtrType {
     uint32_t is_nullptr;
 };
 static_assert(sizeof(Q7PtrType) == 16, "Q7PtrType is 16 bytes, as on the device");
+static_assert(sizeof(c10::Q7PtrType) == 16 && offsetof(c10::Q7PtrType, ctx_ptr) == 8 &&
+                  offsetof(c10::Q7PtrType, is_nullptr) == 12,
+              "c10::Q7PtrType as the device's: 16 bytes, the context at 8, the flag at 12");
 static_assert(offsetof(Q7PtrType, hbm_addr) == 0 && offsetof(Q7PtrType, ctx) == 8 &&
                   offsetof(Q7PtrType, is_nullptr) == 12,
               "Q7PtrType's fields at 0, 8 and 12");
@@ -66,6 +69,31 @@ template <class T> NT_CUSTOMOP_INLINE T *element(const Q7PtrType &p)
 template <class T> inline NEURON_TRANSLATE_NAMESPACE::Tensor<T> view(const nt_customop_meta *m)
 {
     return NEURON_TRANSLATE_NAMESPACE::Tensor<T>(nt_customop_ctx(kCoreCtx), m->hbm_addr, m->numel);
+}
+
+/// A stretch's bytes: on the emulated Q7 through the device runtime's DMA stand-in, counted
+/// in bytes, not as core instructions (docs/q7-isa.md, "DMA").
+inline void dma(void *to, const void *from, size_t bytes)
+{
+#if defined(__XTENSA__)
+    nt_device_dma(to, from, bytes);
+#else
+    __builtin_memcpy(to, from, bytes);
+#endif
+}
+
+/// `bytes` between HBM `addr` and local memory at `local` (`write`: to HBM), a window
+/// stretch at a time (`neuron_memcpy`, after the runtime checked it).
+inline void hbm_move(uint64_t addr, uint64_t bytes, void *local, bool write)
+{
+    unsigned char *l = static_cast<unsigned char *>(local);
+    NEURON_TRANSLATE_NAMESPACE::Tensor<unsigned char> v(nt_customop_ctx(kCoreCtx), addr, bytes);
+    v.for_each_span(0, bytes, [&](unsigned long long i, size_t n, unsigned char *p) {
+        if (write)
+            dma(p, l + i, n);
+        else
+            dma(l + i, p, n);
+    });
 }
 
 /// What a TCM accessor or a stream keeps between its copies: the cores running (on one,
@@ -121,16 +149,7 @@ class Copier {
     }
 
   private:
-    /// A stretch's bytes: on the emulated Q7 through the device runtime's DMA stand-in,
-    /// counted in bytes, not as core instructions (docs/q7-isa.md, "DMA").
-    static void move(void *to, const void *from, size_t bytes)
-    {
-#if defined(__XTENSA__)
-        nt_device_dma(to, from, bytes);
-#else
-        __builtin_memcpy(to, from, bytes);
-#endif
-    }
+    static void move(void *to, const void *from, size_t bytes) { dma(to, from, bytes); }
     /// Before the stretch at local p (element i): the runtime fills the rest of the tensor
     /// in that window view, unless the view it filled last shows p already.
     void hint(uint64_t i, const void *p, size_t size, int write)
@@ -437,6 +456,11 @@ template <class T> TensorWriteStreamAccessor<T> Tensor::write_stream_accessor() 
 }
 inline TensorTcmAccessor<false> Tensor::tcm_accessor() & { return TensorTcmAccessor<false>(m_); }
 inline TensorTcmAccessor<true> Tensor::tcm_accessor() const & { return TensorTcmAccessor<true>(m_); }
+inline c10::Q7PtrType Tensor::q7_data_ptr() const
+{
+    c10::Q7PtrType p = {m_->hbm_addr, nt_customop_ctx(nt_customop::kCoreCtx), false};
+    return p;
+}
 
 } // namespace at
 

@@ -468,6 +468,22 @@ void nt_customop_prefault(const struct nt_customop_meta *m, uint64_t first, cons
 // `m` is live.
 void nt_customop_note(const struct nt_customop_meta *m, uint64_t first, uint64_t count, int write);
 
+// `neuron_hbm_allocate(bytes, out, align)`: 0 and the block's SoC address in `*out`, or -1
+// when this call's HBM heap has no block for it (`*out` untouched).
+//
+// # Safety
+// `out` points to a writable `u64`.
+int nt_customop_hbm_allocate(uint32_t bytes, uint64_t *out, uint32_t align);
+
+// `neuron_hbm_deallocate(addr)`: 0, or -1 for an address no live block starts at (which
+// is also reported).
+int nt_customop_hbm_deallocate(uint64_t addr);
+
+// `neuron_memcpy`'s check of `bytes` between local `local` and HBM `addr` (`write`: to
+// HBM), before the caller moves them. `site` as for [`nt_customop_tcm_copy`] (the stack
+// places a finding here).
+void nt_customop_hbm_copy(uint64_t addr, uint64_t bytes, const void *local, int write, const void *site);
+
 // Calls op `op` with `args[0..n]` on `cores` cores (`stats`: a [`Stats`] code, what it
 // prints on stdout): the runner's exit status ([`ExitStatus`]); on `Ran`, `*out` is the
 // output (one reference).

@@ -28,6 +28,17 @@ struct CoherencyEnforcer {
 };
 } // namespace at
 
+namespace c10 {
+/// A tensor's data as the device's library hands it by value (`q7_data_ptr()`): its SoC
+/// address, the translation context and whether it is null; 16 bytes, as on the device.
+struct Q7PtrType {
+    uint64_t hbm_addr;
+    void *ctx_ptr;
+    bool is_nullptr;
+    explicit operator bool() const { return !is_nullptr; }
+};
+} // namespace c10
+
 namespace nt_customop {
 /// Adopts a tensor the runtime returned with one reference.
 at::Tensor adopt(const nt_customop_meta *m);
@@ -119,6 +130,9 @@ class Tensor {
 
     /// The runtime's view (for the SDK's own headers).
     const nt_customop_meta *nt_meta() const { return m_; }
+    /// The data's SoC address and translation context, for neuron_memcpy (the device
+    /// library's by-value Q7PtrType; its operator[] is not given here).
+    c10::Q7PtrType q7_data_ptr() const;
 
   private:
     /// Dimension d (negative d counts from the end) as an index, or -1 for one the tensor

@@ -238,6 +238,34 @@ def boxes(ntx, src, work):
     print(f"ok box_overlap (<algorithm>, TCM, printf): NumPy's areas, the host's text {text.strip()!r}")
 
 
+def hbm_calls(ntx, src, work):
+    """The calls on HBM beyond the guide (hbm_calls.cpp): neuron_memcpy through a block of
+    neuron_hbm_allocate's gives NumPy's 2x; the heap gives 31 blocks beside the kernel's
+    output tensor (its 32 descriptors), and one more once one is given back; a copy past the
+    tensor and a block freed twice are reported at the same line; the host and the device alike."""
+    x = np.arange(-300, 300, dtype=np.float32) / np.float32(8)
+    np.save(work / "line.npy", x)
+    built = Built(ntx, src, work, "hbm_calls", "hbm_calls.cpp", "hbm_calls_shape.cpp", "doubled_through_hbm", "line.npy", 0)
+    for device in (False, True):
+        got, _ = built.run("doubled_through_hbm", "line.npy", 0, device=device, stats=False)
+        blocks, _ = built.run("hbm_blocks", "line.npy", device=device, stats=False)
+        if got.tobytes() != (x * np.float32(2)).tobytes() or blocks.tolist() != [31.0, 1.0]:
+            sys.exit(f"hbm_calls (device {device}): {got[:6]} against {x[:6] * 2}, blocks {blocks}")
+    print("ok neuron_hbm_allocate, neuron_memcpy, q7_data_ptr: NumPy's values, 31 blocks beside the output, on both")
+    for which, kind in ((1, "hbm-copy-out-of-bounds"), (2, "hbm-free-foreign")):
+        said = []
+        for device in ([], ["--device", built.elf, "--translation", built.translation]):
+            cmd = [built.program, "doubled_through_hbm", "line.npy", str(which), *device]
+            p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+            m = re.search(rf"error\[{kind}\] op doubled_through_hbm, core 0: .*, at (.*)", p.stderr)
+            if p.returncode != 2 or not m or "hbm_calls.cpp:" not in m.group(1):
+                sys.exit(f"{kind} {device}: exit {p.returncode}\n{p.stderr}")
+            said.append(m.group(1))
+        if said[0] != said[1]:
+            sys.exit(f"{kind}: the host said {said[0]!r}, the device {said[1]!r}")
+        print(f"ok {kind} on the host and the device, at {said[0]}")
+
+
 def sdk_variable(ntx, name):
     """A variable of the device SDK's pkg-config file (the installed tree's)."""
     out = subprocess.run(
@@ -509,6 +537,7 @@ def main():
     print("ok relu_multicore on 1 core: get_cpu_count() is 8 on the device and the host, exit 2 on both, said")
     profile_checks(relu, tcm, src)
     boxes(ntx, src, work)
+    hbm_calls(ntx, src, work)
     original_shaped(ntx, src, work, relu)
     select = Built(ntx, src, work, "select", "float_select.cpp", "float_select_shape.cpp", "above_first", "x.npy")
     same_as_host(select, "above_first (a select of two float constants, references)", "above_first", "x.npy")

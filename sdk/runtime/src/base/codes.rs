@@ -367,6 +367,13 @@ codes! {
         /// Another operation undefined in C++: u32 what (an [`Undefined`]), u32 line, u32
         /// column, the file's name.
         Undefined = 22,
+        /// `neuron_hbm_allocate`: u32 bytes, u32 alignment, u32 site -> i32 status, u64
+        /// address.
+        HbmAllocate = 23,
+        /// `neuron_hbm_deallocate`: u64 address, u32 site -> i32 status.
+        HbmFree = 24,
+        /// `neuron_memcpy`'s check: u64 HBM address, u64 bytes, i32 write (to HBM), u32 site.
+        HbmCopy = 25,
     }
 }
 

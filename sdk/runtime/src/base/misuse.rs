@@ -110,6 +110,10 @@ kinds! {
         "a signed integer overflow, a shift past its operand's width, or a float converted to an integer that cannot hold it: undefined in C++, the host's value and the device's differ";
     HbmHeapExhausted = "hbm-heap-exhausted", Error,
         "a kernel made a tensor the device's HBM heap has no block for: its 32 block descriptors in use (the device's allocator asserts)";
+    HbmFreeForeign = "hbm-free-foreign", Error,
+        "neuron_hbm_deallocate of an address neuron_hbm_allocate did not give in this call (or freed twice)";
+    HbmCopyOutOfBounds = "hbm-copy-out-of-bounds", Error,
+        "a neuron_memcpy whose HBM bytes are not all inside one live tensor or neuron_hbm_allocate block";
     TensorNotLive = "tensor-not-live", Error,
         "a tensor used after the last torch::Tensor holding it was destroyed (an accessor kept after its tensor's variable was given another, say)";
 }

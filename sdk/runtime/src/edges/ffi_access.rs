@@ -162,3 +162,46 @@ pub unsafe extern "C" fn nt_customop_note(m: *const Meta, first: u64, count: u64
         crate::percore::tensors::note(rt, h, first, count, write != 0, "an accessor or a copy")
     })
 }
+
+/// `neuron_hbm_allocate(bytes, out, align)`: 0 and the block's SoC address in `*out`, or -1
+/// when this call's HBM heap has no block for it (`*out` untouched).
+///
+/// # Safety
+/// `out` points to a writable `u64`.
+#[no_mangle]
+pub unsafe extern "C" fn nt_customop_hbm_allocate(bytes: u32, out: *mut u64, align: u32) -> c_int {
+    match state::with(|rt| crate::percore::hbm::allocate(rt, bytes, align)) {
+        Some(addr) => {
+            // SAFETY: the caller's contract.
+            unsafe { *out = addr };
+            0
+        }
+        None => -1,
+    }
+}
+
+/// `neuron_hbm_deallocate(addr)`: 0, or -1 for an address no live block starts at (which
+/// is also reported).
+#[no_mangle]
+pub extern "C" fn nt_customop_hbm_deallocate(addr: u64) -> c_int {
+    if state::with(|rt| crate::percore::hbm::deallocate(rt, addr)) {
+        0
+    } else {
+        -1
+    }
+}
+
+/// `neuron_memcpy`'s check of `bytes` between local `local` and HBM `addr` (`write`: to
+/// HBM), before the caller moves them. `site` as for [`nt_customop_tcm_copy`] (the stack
+/// places a finding here).
+#[no_mangle]
+pub extern "C" fn nt_customop_hbm_copy(
+    addr: u64,
+    bytes: u64,
+    local: *const c_void,
+    write: c_int,
+    site: *const c_void,
+) {
+    let local = Some((local, site as u64));
+    state::with(|rt| crate::percore::hbm::copy(rt, addr, bytes, local, write != 0))
+}

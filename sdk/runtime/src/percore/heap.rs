@@ -30,7 +30,7 @@ pub fn take(rt: &mut Runtime, bytes: u64) -> Option<u32> {
     }
     let live = rt.job.hbm_heap.taken_count();
     let detail = format!(
-        "a tensor of {bytes} bytes, with {live} of the kernel's tensors live: the device's HBM heap \
+        "a tensor of {bytes} bytes, with {live} blocks live (the kernel's tensors, neuron_hbm_allocate's): the device's HBM heap \
          (neuron_hbm_allocate's, {DESCRIPTORS} block descriptors) has no block for it, since once its \
          descriptors are all in use it hands a free block over whole rather than split it; the \
          device's allocator asserts here (NeuronAllocator::allocate); keep fewer tensors alive at \

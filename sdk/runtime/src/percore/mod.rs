@@ -6,6 +6,7 @@
 pub mod access;
 pub(crate) mod decode;
 pub(crate) mod error;
+pub mod hbm;
 pub mod heap;
 pub mod ops;
 pub(crate) mod registry;

@@ -80,6 +80,17 @@ pub struct Access {
     pub at: Option<At>,
 }
 
+/// A live `neuron_hbm_allocate` block (`crate::percore::hbm`): the address given, its
+/// bytes, where it starts in the heap, and the arena's bytes behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HbmBlock {
+    pub addr: u64,
+    pub bytes: u64,
+    pub heap_at: u32,
+    pub raw: u64,
+    pub raw_bytes: u64,
+}
+
 /// What a core counted that the model does not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Counts {
@@ -191,6 +202,8 @@ pub struct Job {
     pub pool: Pool,
     /// Live `tcm_malloc` blocks: address, bytes asked for, the call's return address.
     pub tcm_blocks: Vec<(usize, usize, u64)>,
+    /// Live `neuron_hbm_allocate` blocks.
+    pub hbm_blocks: Vec<HbmBlock>,
     /// `tcm_malloc` calls of a kernel on the emulated Q7 (whose blocks' bounds it does not
     /// check).
     pub tcm_mallocs: u32,
@@ -227,6 +240,7 @@ impl Job {
             dst_poison: false,
             pool: Pool::default(),
             tcm_blocks: Vec::new(),
+            hbm_blocks: Vec::new(),
             tcm_mallocs: 0,
             fast_streams_open: 0,
             counts: Counts::default(),
@@ -371,8 +385,11 @@ impl Runtime {
         phase: Phase,
         on_error: fn(&Runtime) -> !,
     ) {
-        self.job = Job::new(op, core, cores, phase, on_error);
-        // The device's HBM heap is set up again for each call: no earlier tensor is in it.
+        let ended = std::mem::replace(&mut self.job, Job::new(op, core, cores, phase, on_error));
+        // The device's HBM heap is set up again for each call: no earlier block is in it.
+        for b in ended.hbm_blocks {
+            self.arena.free(b.raw, b.raw_bytes);
+        }
         for e in self.tensors.iter_mut().flatten() {
             e.heap = None;
         }

@@ -7,6 +7,7 @@
 
 mod access;
 mod checks;
+mod hbm;
 mod messages;
 mod protocol;
 mod tcm;

@@ -116,7 +116,7 @@ fn the_hbm_heap_has_blocks_for_32_kernel_tensors_and_not_a_33rd() {
     assert_eq!(said.len(), 1);
     assert!(
         said[0].starts_with(
-            "error[hbm-heap-exhausted] op t, core 0: a tensor of 16 bytes, with 32 of the kernel's tensors live: "
+            "error[hbm-heap-exhausted] op t, core 0: a tensor of 16 bytes, with 32 blocks live (the kernel's tensors, neuron_hbm_allocate's): "
         ),
         "{said:?}"
     );

@@ -167,6 +167,9 @@ pub fn answer(
         | DeviceRequest::Note
         | DeviceRequest::Malloc
         | DeviceRequest::Free => access_answer(rt, &mut r, out)?,
+        DeviceRequest::HbmAllocate | DeviceRequest::HbmFree | DeviceRequest::HbmCopy => {
+            hbm_answer(rt, &mut r, out)?
+        }
     }
     Ok(true)
 }
@@ -275,6 +278,33 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         }
         other => unreachable!("{other:?} is routed to tensor_answer"),
     }
+    Ok(())
+}
+
+/// The calls on HBM beyond the guide (`crate::percore::hbm`).
+fn hbm_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
+    match r.request {
+        DeviceRequest::HbmAllocate => {
+            let (bytes, align) = (r.u32()?, r.u32()?);
+            rt.job.device_site = site(r.u32()?);
+            let addr = crate::percore::hbm::allocate(rt, bytes, align);
+            out.extend(addr.map_or(-1i32, |_| 0).to_le_bytes());
+            out.extend(addr.unwrap_or_default().to_le_bytes());
+        }
+        DeviceRequest::HbmFree => {
+            let addr = r.u64()?;
+            rt.job.device_site = site(r.u32()?);
+            let freed = crate::percore::hbm::deallocate(rt, addr);
+            out.extend(if freed { 0i32 } else { -1 }.to_le_bytes());
+        }
+        DeviceRequest::HbmCopy => {
+            let (addr, bytes, write) = (r.u64()?, r.u64()?, r.i32()? != 0);
+            rt.job.device_site = site(r.u32()?);
+            crate::percore::hbm::copy(rt, addr, bytes, None, write);
+        }
+        other => unreachable!("{other:?} is routed elsewhere"),
+    }
+    rt.job.device_site = None;
     Ok(())
 }
 
