@@ -116,4 +116,28 @@ enum {
     NT_DEVICE_UB_FLOAT_TO_INTEGER = 3,
 };
 
+/*
+ * Why the device program's runtime ended the program itself (its exit status): an exchange
+ * with the runner that broke, or a limit of the runtime, which no kernel of the device's own
+ * kind reaches; the runner says which.
+ */
+enum {
+    /* A request's payload past the runtime's 64 KiB message. */
+    NT_DEVICE_EXIT_REQUEST_TOO_LONG = 70,
+    /* The runner's socket took no more (the runner had stopped). */
+    NT_DEVICE_EXIT_RUNNER_GONE = 71,
+    /* An answer past the runtime's 64 KiB message. */
+    NT_DEVICE_EXIT_ANSWER_TOO_LONG = 72,
+    /* A tensor handle past the runtime's 4,096 tensors. */
+    NT_DEVICE_EXIT_TOO_MANY_TENSORS = 73,
+    /* A window's memory that could not be mapped where the window table puts it. */
+    NT_DEVICE_EXIT_MAP_FAILED = 74,
+    /* A kernel name past the runtime's buffer. */
+    NT_DEVICE_EXIT_NAME_TOO_LONG = 75,
+    /* A call of more than 64 arguments. */
+    NT_DEVICE_EXIT_TOO_MANY_ARGUMENTS = 76,
+    /* A `STACK_SIZE` of 0 or past 4 MiB. */
+    NT_DEVICE_EXIT_BAD_STACK_SIZE = 77,
+};
+
 #endif /* NT_DEVICE_PROTOCOL_H */

@@ -107,7 +107,7 @@ static int nt_device_streq(const char *a, const char *b)
 static void nt_device_put(const void *p, uint32_t n)
 {
     if (msg_len + n > MSG_BYTES)
-        nt_device_exit(70);
+        nt_device_exit(NT_DEVICE_EXIT_REQUEST_TOO_LONG);
     nt_device_copy(msg + msg_len, p, n);
     msg_len += n;
 }
@@ -119,7 +119,7 @@ static void nt_device_io(int read, unsigned char *p, uint32_t n)
     while (n) {
         long got = nt_device_sys(read ? SYS_READ : SYS_WRITE, NT_DEVICE_FD_RPC, (long)p, (long)n, 0, 0, 0);
         if (got <= 0)
-            nt_device_exit(read ? 0 : 71); /* the runner stopped this core */
+            nt_device_exit(read ? 0 : NT_DEVICE_EXIT_RUNNER_GONE); /* the runner stopped this core */
         p += got;
         n -= (uint32_t)got;
     }
@@ -133,7 +133,7 @@ const unsigned char *nt_device_ask(uint32_t code)
     nt_device_io(0, msg, msg_len);
     nt_device_io(1, (unsigned char *)&msg_len, 4);
     if (msg_len > MSG_BYTES)
-        nt_device_exit(72);
+        nt_device_exit(NT_DEVICE_EXIT_ANSWER_TOO_LONG);
     nt_device_io(1, msg, msg_len);
     return msg;
 }
@@ -157,7 +157,7 @@ static const nt_customop_meta *nt_device_meta_at(const unsigned char *r)
     if (m.handle == 0)
         return NULL;
     if (m.handle > MAX_TENSORS)
-        nt_device_exit(73);
+        nt_device_exit(NT_DEVICE_EXIT_TOO_MANY_TENSORS);
     nt_device_copy(&metas[m.handle - 1], &m, sizeof m);
     return &metas[m.handle - 1];
 }
@@ -371,7 +371,7 @@ static void nt_device_stack_check(uintptr_t low, int at_least)
 void nt_customop_stack_size(uint32_t bytes)
 {
     if (bytes == 0 || bytes > NT_CUSTOMOP_STACK_MAX)
-        nt_device_exit(77);
+        nt_device_exit(NT_DEVICE_EXIT_BAD_STACK_SIZE);
     stack_limit = bytes;
 }
 
@@ -455,7 +455,7 @@ static void nt_device_show(uint32_t at, uint64_t size, uint64_t soc, int writabl
     else
         r = nt_device_sys(SYS_MMAP2, (long)at, (long)size, writable ? PROT_RW : 0, MAP_PRIVATE_ANON_FIXED, -1, 0);
     if (r != (long)at)
-        nt_device_exit(74);
+        nt_device_exit(NT_DEVICE_EXIT_MAP_FAILED);
 }
 
 /* Window k's register words, low and high. */
@@ -548,12 +548,12 @@ int nt_customop_main(int argc, const char *const *argv)
     r = nt_device_get(r, &hbm_bytes, 8);
     r = nt_device_get(r, &name_len, 4);
     if (name_len >= sizeof name)
-        nt_device_exit(75);
+        nt_device_exit(NT_DEVICE_EXIT_NAME_TOO_LONG);
     r = nt_device_get(r, name, name_len);
     name[name_len] = 0;
     r = nt_device_get(r, &nargs, 4);
     if (nargs > 64)
-        nt_device_exit(76);
+        nt_device_exit(NT_DEVICE_EXIT_TOO_MANY_ARGUMENTS);
     for (uint32_t k = 0; k < nargs; ++k) {
         uint32_t kind, h;
         r = nt_device_get(r, &kind, 4);

@@ -62,8 +62,10 @@ fn c_findings(text: &str, header: bool) -> Vec<String> {
     for w in word.captures_iter(&text) {
         found.push(format!("{} {} {}", &w[1], &w[2], &w[3]));
     }
-    // A number other than 0 and -1 passed to the runtime or to a factory.
-    let call = Regex::new(r"\b(nt_customop_\w+|make|apply|apply_out)\(([^()]*)\)").unwrap();
+    // A number other than 0 and -1 passed to the runtime, to a factory, or as the device
+    // runtime's own exit status.
+    let call =
+        Regex::new(r"\b(nt_customop_\w+|nt_device_exit|make|apply|apply_out)\(([^()]*)\)").unwrap();
     let literal = Regex::new(r"^-?([1-9]\d*|0x[0-9A-Fa-f]+)$").unwrap();
     for c in call.captures_iter(&text) {
         for a in c[2].split(',').map(str::trim) {
@@ -189,6 +191,7 @@ fn each_rule_finds_its_mistake() {
         "if (a.kind == 4) {}",
         "return nt_customop::make(size, o, 3, fill_value);",
         "nt_customop_run(op, list, n, cores, 2, &out);",
+        "        nt_device_exit(73);",
         "uint64_t cap = 4096 / sizeof(T);",
         "static_assert(N >= 1 && N <= 8, \"dims\");",
         "enum class ScalarType : int8_t {\n    Byte = 0,\n    BFloat16 = 15,\n};",
@@ -203,6 +206,7 @@ fn each_rule_finds_its_mistake() {
         "if (a.kind == NT_CUSTOMOP_ARG_SCALAR_INT) {}",
         "return p[0] | p[1] << 8 | p[2] >> 8;",
         "nt_customop_bad_stream(m_, closed_, true, next_);",
+        "nt_device_exit(read ? 0 : NT_DEVICE_EXIT_RUNNER_GONE);",
     ];
     for line in fine {
         assert_eq!(c_findings(line, true), Vec::<String>::new(), "{line}");

@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use neuron_customop_host::base::codes::{
-    self as c, screaming, AccessorKind, ArgKind, DType, DeviceFd, DeviceRequest, ExitStatus, Fill,
-    Form, Listing, Op, Param, Policy, PrintPiece, Stats, Undefined,
+    self as c, screaming, AccessorKind, ArgKind, DType, DeviceExit, DeviceFd, DeviceRequest,
+    ExitStatus, Fill, Form, Listing, Op, Param, Policy, PrintPiece, Stats, Undefined,
 };
 
 /// The committed device protocol header, relative to the repository root.
@@ -187,6 +187,7 @@ pub fn protocol_h() -> String {
     c_enum(&mut h, "NT_DEVICE_", &DeviceRequest::LISTING);
     c_enum(&mut h, "NT_DEVICE_", &PrintPiece::LISTING);
     c_enum(&mut h, "NT_DEVICE_UB_", &Undefined::LISTING);
+    c_enum(&mut h, "NT_DEVICE_EXIT_", &DeviceExit::LISTING);
     h.push_str("#endif /* NT_DEVICE_PROTOCOL_H */\n");
     h
 }

@@ -378,6 +378,38 @@ codes! {
 }
 
 codes! {
+    /// Why the device program's runtime ended the program itself (its exit status): an
+    /// exchange with the runner that broke, or a limit of the runtime, which no kernel of
+    /// the device's own kind reaches; the runner says which.
+    pub enum DeviceExit: i32 {
+        /// A request's payload past the runtime's 64 KiB message.
+        RequestTooLong = 70,
+        /// The runner's socket took no more (the runner had stopped).
+        RunnerGone = 71,
+        /// An answer past the runtime's 64 KiB message.
+        AnswerTooLong = 72,
+        /// A tensor handle past the runtime's 4,096 tensors.
+        TooManyTensors = 73,
+        /// A window's memory that could not be mapped where the window table puts it.
+        MapFailed = 74,
+        /// A kernel name past the runtime's buffer.
+        NameTooLong = 75,
+        /// A call of more than 64 arguments.
+        TooManyArguments = 76,
+        /// A `STACK_SIZE` of 0 or past 4 MiB.
+        BadStackSize = 77,
+    }
+}
+
+impl DeviceExit {
+    /// What it was, in a report's words (its text above).
+    pub fn words(self) -> String {
+        let item = Self::LISTING.items.iter().find(|i| i.1 == self as i64);
+        item.map_or(String::new(), |i| i.2.trim().replace('\n', " "))
+    }
+}
+
+codes! {
     /// An operation undefined in C++ that the kernels' checks catch (`-fsanitize=`
     /// `signed-integer-overflow`, `shift-exponent`, `float-cast-overflow`), on the host as on the
     /// device: each is `undefined-arithmetic`, at the kernel's line.

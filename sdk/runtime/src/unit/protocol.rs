@@ -53,3 +53,16 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     assert_eq!(whole, Ok(true));
     assert_eq!(rt.entry(h).refs, refs + 1);
 }
+
+#[test]
+fn the_device_runtimes_own_exits_are_named_in_words() {
+    use crate::base::codes::DeviceExit;
+    assert_eq!(
+        DeviceExit::from_code(73).map(DeviceExit::words).as_deref(),
+        Some("A tensor handle past the runtime's 4,096 tensors.")
+    );
+    assert!(DeviceExit::ALL
+        .iter()
+        .all(|e| !e.words().is_empty() && !e.words().contains('\n')));
+    assert_eq!(DeviceExit::from_code(0), None);
+}

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::base::cabi::Arg;
-use crate::base::codes::DeviceFd;
+use crate::base::codes::{DeviceExit, DeviceFd};
 use crate::percore::state;
 use crate::run::device::answer::{DeviceRequest, ProgramRun};
 use crate::run::device::count::{Classes, DeviceCounts};
@@ -221,7 +221,18 @@ pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> ProgramRun {
     if let Some(why) = unanswered {
         ran.ended = Some(format!("the runner stopped the program: {why}"));
     } else if !returned {
-        let how = status.map_or("was lost".into(), |s| format!("ended: {s}"));
+        let own = status
+            .and_then(|s| s.code())
+            .and_then(DeviceExit::from_code);
+        let how = match (status, own) {
+            (_, Some(e)) => format!(
+                "was ended by the device runtime ({}: {})",
+                e.code(),
+                e.words()
+            ),
+            (Some(s), None) => format!("ended: {s}"),
+            (None, None) => "was lost".into(),
+        };
         ran.ended = Some(format!("the program under qemu {how}{tail}"));
     }
     ran
