@@ -23,7 +23,6 @@ enum { SYS_READ = 12, SYS_WRITE = 13, SYS_MMAP2 = 80, SYS_EXIT_GROUP = 119 };
 /* Linux/Xtensa's values (MAP_ANONYMOUS is 0x800 there). */
 enum { PROT_RW = 3, MAP_SHARED_FIXED = 0x11, MAP_PRIVATE_ANON_FIXED = 0x812 };
 
-#define TCM_BYTES 16384u
 #define MAX_TENSORS 4096u
 #define MAX_KERNELS 64u
 #define MSG_BYTES 65536u
@@ -35,7 +34,7 @@ volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute_
 
 unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
-static unsigned char tcm[TCM_BYTES] __attribute__((aligned(64)));
+static unsigned char tcm[NT_CUSTOMOP_TCM_POOL_BYTES] __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
 static nt_customop_meta metas[MAX_TENSORS];
 static unsigned char msg[MSG_BYTES] __attribute__((aligned(8)));
 static uint32_t msg_len;
@@ -326,7 +325,7 @@ void nt_customop_tcm_free(void *p)
     if (!p)
         return;
     nt_device_begin();
-    nt_device_put64(b >= tcm && b < tcm + TCM_BYTES ? (uint64_t)(b - tcm) : ~0ull);
+    nt_device_put64(b >= tcm && b < tcm + NT_CUSTOMOP_TCM_POOL_BYTES ? (uint64_t)(b - tcm) : ~0ull);
     nt_device_put32((uint32_t)(uintptr_t)p);
     nt_device_ask(NT_DEVICE_FREE);
 }

@@ -29,6 +29,12 @@
 /* Most dimensions of a tensor. */
 #define NT_CUSTOMOP_MAX_DIMS 8
 
+/* Bytes of a core's TCM pool (the device's dataram heap). */
+#define NT_CUSTOMOP_TCM_POOL_BYTES 16384
+
+/* The alignment of a TCM block when none is asked. */
+#define NT_CUSTOMOP_TCM_ALIGN 64
+
 /* Bytes of a stream accessor's buffer in TCM. */
 #define NT_CUSTOMOP_STREAM_BUFFER_BYTES 4096
 

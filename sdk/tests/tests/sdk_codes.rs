@@ -85,6 +85,7 @@ fn limit_findings(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let limits = [
         codes::STREAM_BUFFER_BYTES,
+        codes::TCM_POOL_BYTES,
         codes::STACK_DEFAULT as usize,
         codes::STACK_MAX as usize,
     ];

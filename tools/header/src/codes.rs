@@ -86,6 +86,18 @@ pub fn runtime_h() -> String {
     );
     define(
         &mut h,
+        "Bytes of a core's TCM pool (the device's dataram heap).",
+        "NT_CUSTOMOP_TCM_POOL_BYTES",
+        c::TCM_POOL_BYTES,
+    );
+    define(
+        &mut h,
+        "The alignment of a TCM block when none is asked.",
+        "NT_CUSTOMOP_TCM_ALIGN",
+        c::TCM_ALIGN,
+    );
+    define(
+        &mut h,
         "Bytes of a stream accessor's buffer in TCM.",
         "NT_CUSTOMOP_STREAM_BUFFER_BYTES",
         c::STREAM_BUFFER_BYTES,

@@ -82,6 +82,13 @@ pub use nt_sdk_common::{
 /// Most dimensions of a tensor.
 pub const MAX_DIMS: usize = 8;
 
+/// Bytes of a core's TCM pool, the device's dataram heap (`init_neuron_dataram_allocator`'s
+/// `0x4000`; docs/customop-api.md, "Device parity").
+pub const TCM_POOL_BYTES: usize = 16 * 1024;
+
+/// The alignment of a TCM block when none is asked (`neuron_dataram_allocate`'s 64).
+pub const TCM_ALIGN: usize = 64;
+
 /// Bytes of a stream accessor's buffer in TCM (the guide's 4 KiB).
 pub const STREAM_BUFFER_BYTES: usize = 4096;
 

@@ -21,7 +21,7 @@
 //! bytes count as written (a miss is possible, a false report is not).
 
 /// Bytes in a core's pool.
-pub const POOL_BYTES: usize = 16 * 1024;
+pub const POOL_BYTES: usize = crate::base::codes::TCM_POOL_BYTES;
 const PAGE: usize = 4096;
 /// Inaccessible pages between two blocks of the arena (a block's own stray accesses up to
 /// this far past its end or before its start fault, even with a neighbour).

@@ -18,7 +18,7 @@
 //! ([`HBM_HEAP_BYTES`], `crate::percore::heap`).
 
 /// The pool's bytes (`init_neuron_dataram_allocator`'s `0x4000`).
-pub const HEAP_BYTES: u32 = 0x4000;
+pub const HEAP_BYTES: u32 = crate::base::codes::TCM_POOL_BYTES as u32;
 /// The HBM heap's pool as modelled: the decode gives no size (`init_neuron_hbm_allocator`
 /// reads `hbm_scratch_size`, set by the firmware), so the model takes the most a 32-bit size
 /// can ask for, and only its descriptors bound it; the SDK's HBM bounds the bytes
@@ -27,7 +27,7 @@ pub const HBM_HEAP_BYTES: u32 = 0xFFFF_FFC0;
 /// Block descriptors a heap has (`num_blocks = 32`, not xmem's default 64).
 pub const DESCRIPTORS: usize = 32;
 /// The alignment `neuron_dataram_allocate` gives when asked for none.
-pub const DEFAULT_ALIGN: u32 = 64;
+pub const DEFAULT_ALIGN: u32 = crate::base::codes::TCM_ALIGN as u32;
 /// A split's remainder is kept only when it is larger than this (`XMEM_HEAP_MIN_ALLOC_SIZE`).
 const MIN_ALLOC: u32 = 4;
 

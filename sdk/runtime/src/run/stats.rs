@@ -76,8 +76,8 @@ pub fn print(
         );
         let c = &r.counts;
         println!(
-            "core {}: TCM {} bytes in, {} bytes out; pool high-water {} of 16384 bytes; {} standard accessors, {} fast and {} slow streams",
-            r.core, c.tcm_in_bytes, c.tcm_out_bytes, r.pool_high_water, c.standard_accessors, c.fast_streams, c.slow_streams
+            "core {}: TCM {} bytes in, {} bytes out; pool high-water {} of {} bytes; {} standard accessors, {} fast and {} slow streams",
+            r.core, c.tcm_in_bytes, c.tcm_out_bytes, r.pool_high_water, crate::base::codes::TCM_POOL_BYTES, c.standard_accessors, c.fast_streams, c.slow_streams
         );
         if let Some(d) = &r.device {
             let n = d.counts;
