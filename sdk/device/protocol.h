@@ -65,7 +65,10 @@ enum {
     NT_DEVICE_DST = 17,
     /* printf's pieces -> u32 bytes printed. */
     NT_DEVICE_PRINT = 18,
-    /* u32 handle (0: none), u64 translations, u64 hits[5], u64 refills[5]. */
+    /*
+     * u32 handle (0: none), u64 translations, u64 hits[RECORDS], u64 refills[RECORDS] (the
+     * window table's 5 records, `neuron_translate::layout::RECORDS`).
+     */
     NT_DEVICE_RETURN = 19,
     /* u32 limit, u64 depth, u32 at least (1: deeper than measured). */
     NT_DEVICE_STACK = 20,

@@ -27,6 +27,8 @@ enum { PROT_RW = 3, MAP_SHARED_FIXED = 0x11, MAP_PRIVATE_ANON_FIXED = 0x812 };
 #define MAX_KERNELS 64u
 #define MSG_BYTES 65536u
 #define PINNED_AT 0x10000000u
+#define RECORDS NEURON_TRANSLATE_RECORDS          /* the window table's records */
+#define REUSABLE NEURON_TRANSLATE_REUSABLE_SLOTS /* the first of them, the reusable ones */
 
 /* The emulated NX register block, placed at NEURON_TRANSLATE_NX_REG_BASE by the link. */
 volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute__((section(".nxregs"), aligned(4096)));
@@ -49,11 +51,11 @@ static struct {
 static uint32_t nkernels;
 
 /* What the translate calls did, by window (the host model counts the same on the host). */
-static uint64_t translations, hits[5], refills[5];
-static const uint32_t window_regs[3] = {NEURON_TRANSLATE_MEM_WINDOW3_LO, NEURON_TRANSLATE_MEM_WINDOW5_LO,
+static uint64_t translations, hits[RECORDS], refills[RECORDS];
+static const uint32_t window_regs[REUSABLE] = {NEURON_TRANSLATE_MEM_WINDOW3_LO, NEURON_TRANSLATE_MEM_WINDOW5_LO,
                                         NEURON_TRANSLATE_MEM_WINDOW6_LO};
 /* What each reusable window's register showed last (low and high word). */
-static uint32_t shown[3][2];
+static uint32_t shown[REUSABLE][2];
 /* The table, once _init_translate_ctx has run: the runtime's own uses of it do not call
  * neuron_translate_ctx, whose instructions count as the translation object's. */
 static _translation_ctx_t *table;
@@ -162,7 +164,6 @@ static const nt_customop_meta *nt_device_meta_at(const unsigned char *r)
 }
 
 static uint32_t nt_device_handle(const nt_customop_meta *m) { return m ? m->handle : 0; }
-
 static void nt_device_put_arg(const nt_customop_arg *a)
 {
     nt_device_put32((uint32_t)a->kind);
@@ -462,7 +463,7 @@ static void nt_device_show(uint32_t at, uint64_t size, uint64_t soc, int writabl
 
 /* Each window's local start and size (records' `window` and mask), kept from the table:
  * read again only when a window moved; and the window the last call landed in. */
-static uint32_t window_at[5], window_size[5];
+static uint32_t window_at[RECORDS], window_size[RECORDS];
 static unsigned last_window;
 
 static void nt_device_note_window(unsigned k)
@@ -480,7 +481,7 @@ static void nt_device_moved(const void *p)
     int refilled = -1;
     unsigned k;
     ++translations;
-    for (k = 0; k < 3; ++k) {
+    for (k = 0; k < REUSABLE; ++k) {
         uint32_t lo = WINDOW_REG(k, 0), hi = WINDOW_REG(k, 1);
         if (lo != shown[k][0] || hi != shown[k][1]) {
             nt_device_note_window(k);
@@ -492,9 +493,9 @@ static void nt_device_moved(const void *p)
     }
     k = last_window;
     if (a - window_at[k] >= window_size[k])
-        for (k = 0; k < 5 && a - window_at[k] >= window_size[k]; ++k)
+        for (k = 0; k < RECORDS && a - window_at[k] >= window_size[k]; ++k)
             ;
-    if (k == 5)
+    if (k == RECORDS)
         return;
     last_window = k;
     if ((int)k == refilled)
@@ -574,13 +575,13 @@ int nt_customop_main(int argc, const char *const *argv)
         /* qemu-user gives an Xtensa program the addresses below 1 GiB only: the pinned
          * windows (NX 0x8000_0000 and up on the core) move to PINNED_AT there. */
         _translation_ctx_t *t = table;
-        for (unsigned k = 3; k < 5; ++k)
-            t->records[k].window = PINNED_AT + (k - 3) * (uint32_t)(~t->records[k].mask + 1);
-        for (unsigned k = 0; k < 5; ++k)
-            nt_device_show(t->records[k].window, ~t->records[k].mask + 1, k < 3 ? ~0ull : t->records[k].ptr, 1);
-        for (unsigned k = 0; k < 3; ++k)
+        for (unsigned k = REUSABLE; k < RECORDS; ++k)
+            t->records[k].window = PINNED_AT + (k - REUSABLE) * (uint32_t)(~t->records[k].mask + 1);
+        for (unsigned k = 0; k < RECORDS; ++k)
+            nt_device_show(t->records[k].window, ~t->records[k].mask + 1, k < REUSABLE ? ~0ull : t->records[k].ptr, 1);
+        for (unsigned k = 0; k < REUSABLE; ++k)
             shown[k][0] = WINDOW_REG(k, 0), shown[k][1] = WINDOW_REG(k, 1);
-        for (unsigned k = 0; k < 5; ++k)
+        for (unsigned k = 0; k < RECORDS; ++k)
             nt_device_note_window(k);
     }
     out = NULL;

@@ -40,9 +40,9 @@ pub struct CoreReport {
     /// Calls of neuron_translate (and _span).
     pub translations: u64,
     /// Hits by window slot.
-    pub hits: [u64; 5],
+    pub hits: [u64; neuron_translate::layout::RECORDS],
     /// Refills by window slot.
-    pub refills: [u64; 5],
+    pub refills: [u64; neuron_translate::layout::RECORDS],
     /// What the runtime counted.
     pub counts: Counts,
     /// The TCM pool's high-water mark in bytes.

@@ -21,8 +21,8 @@ pub struct ProgramRun {
     pub returned: Option<u32>,
     /// Translate calls, hits and refills by window.
     pub translations: u64,
-    pub hits: [u64; 5],
-    pub refills: [u64; 5],
+    pub hits: [u64; neuron_translate::layout::RECORDS],
+    pub refills: [u64; neuron_translate::layout::RECORDS],
     /// Instructions.
     pub counts: DeviceCounts,
     /// Why it ended without returning (its exit or signal), if it did.
@@ -119,10 +119,10 @@ pub fn answer(
             let h = r.u32()?;
             ran.returned = (h != 0).then_some(h);
             ran.translations = r.u64()?;
-            for k in 0..5 {
+            for k in 0..neuron_translate::layout::RECORDS {
                 ran.hits[k] = r.u64()?;
             }
-            for k in 0..5 {
+            for k in 0..neuron_translate::layout::RECORDS {
                 ran.refills[k] = r.u64()?;
             }
             return Ok(false);
