@@ -85,6 +85,11 @@ enum {
     NT_DEVICE_HBM_FREE = 24,
     /* `neuron_memcpy`'s check: u64 HBM address, u64 bytes, i32 write (to HBM), u32 site. */
     NT_DEVICE_HBM_COPY = 25,
+    /*
+     * A TCM copy's local buffer in the program's static or global data: u32 address, u32
+     * bytes, u32 site.
+     */
+    NT_DEVICE_NOT_DATARAM = 26,
 };
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */

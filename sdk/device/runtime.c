@@ -37,6 +37,7 @@ volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute_
 unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
 static unsigned char tcm[NT_CUSTOMOP_TCM_POOL_BYTES] __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
+const unsigned char *const nt_device_tcm = tcm; /* memory.c */
 static nt_customop_meta metas[MAX_TENSORS];
 static unsigned char msg[MSG_BYTES] __attribute__((aligned(8)));
 static uint32_t msg_len;
@@ -334,9 +335,8 @@ void nt_customop_tcm_free(void *p)
 /* --sanitize's TCM watch is the host's (docs/customop-device.md). */
 void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
 /* Host-only (docs/customop-api.md, "Device parity"): the host runner warns of a build that
- * opted out of the device's compile; where a TCM copy's local buffer is, is checked there. */
+ * opted out of the device's compile. */
 void nt_customop_parity_off(void) {}
-void nt_customop_tcm_local(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
 
 /* A request with the payload the caller made (printf.c, support.c): a PRINT's answer. */
 uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes)

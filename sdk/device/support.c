@@ -132,6 +132,11 @@ void *malloc(size_t n)
 
 void free(void *p) { (void)p; }
 
+int nt_device_in_heap(const void *p)
+{
+    return (const unsigned char *)p >= heap && (const unsigned char *)p < heap + HEAP_BYTES;
+}
+
 void *_Znwj(size_t n) { return malloc(n); }
 void *_Znaj(size_t n) { return malloc(n); }
 void _ZdlPv(void *p) { free(p); }

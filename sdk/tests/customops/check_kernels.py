@@ -181,6 +181,7 @@ MISUSES = [
     ("FLOAT_TO_INT_OVERFLOW", 1, 2, "undefined-arithmetic"),
     ("MIN_DIVIDED_BY_MINUS_ONE", 1, 2, "undefined-arithmetic"),
     ("HBM_HEAP_33_LIVE", 1, 2, "hbm-heap-exhausted"),
+    ("TCM_COPY_STATIC", 1, 2, "tcm-copy-not-dataram"),
 ]
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
@@ -219,6 +220,7 @@ AT_THE_LINE = [
     "TCM_COPY_PAST_END",
     "TCM_FREE_FOREIGN",
     "HBM_HEAP_33_LIVE",
+    "TCM_COPY_STATIC",
 ]
 
 

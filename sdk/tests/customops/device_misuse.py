@@ -62,6 +62,13 @@ def hbm_heap_on_device(cmd, case, work):
         if p.returncode != 0 or p.stderr:
             sys.exit(f"{name} on the device: exit {p.returncode}\n{p.stderr}")
     print(f"ok hbm-heap-exhausted on the device at the kernel's line, as on the host: {said[0].group(1)}")
+    # A TCM copy into a static array: not dataram on the device either, at the same line.
+    p = on_case(cmd, case["TCM_COPY_STATIC"], work)
+    host = subprocess.run(cmd[:6], cwd=work, capture_output=True, text=True, check=False)
+    said = [re.search(r"error\[tcm-copy-not-dataram\] op misuse, core 0: .*, at (.*)", q.stderr) for q in (p, host)]
+    if p.returncode != 2 or not all(said) or said[0].group(1) != said[1].group(1) or "misuse.cpp:" not in said[0].group(1):
+        sys.exit(f"tcm-copy-not-dataram on the device not at the host's line: {p.stderr!r} / {host.stderr!r}")
+    print(f"ok tcm-copy-not-dataram on the device at the copy's line, as on the host: {said[0].group(1)}")
     # Two cores writing the same elements: placed at the copy's line, as on the host.
     cmd[3] = str(case["CORES_WRITE_SAME"])
     runs = [subprocess.run(c + ["--cores", "2"], cwd=work, capture_output=True, text=True, check=False) for c in (cmd, cmd[:6])]

@@ -218,6 +218,11 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
             (void)torch::ones({4}, torch::kFloat).numel();
         return out;
     }
+    case TCM_COPY_STATIC: { // the device's copy asserts outside dataram
+        static float staged[4];
+        x.tcm_accessor().tensor_to_tcm<float>(staged, 0, 4);
+        return out;
+    }
     default: return out;
     }
 }

@@ -51,6 +51,7 @@ enum misuse_case {
     HBM_HEAP_33_LIVE = 43,           // 33 of the kernel's tensors live: the device's HBM heap describes 32
     HBM_HEAP_32_LIVE = 44,           // 32 live at once: the device has blocks for them, no report
     HBM_HEAP_REUSED = 45,            // 31 live, then 100 made and let go one at a time: no report
+    TCM_COPY_STATIC = 46,            // tensor_to_tcm into a static array: not dataram on the device
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

@@ -382,6 +382,9 @@ codes! {
         HbmFree = 24,
         /// `neuron_memcpy`'s check: u64 HBM address, u64 bytes, i32 write (to HBM), u32 site.
         HbmCopy = 25,
+        /// A TCM copy's local buffer in the program's static or global data: u32 address,
+        /// u32 bytes, u32 site.
+        NotDataram = 26,
     }
 }
 

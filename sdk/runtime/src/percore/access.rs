@@ -293,12 +293,11 @@ pub fn tcm_read(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
 /// moved the stack to HBM).
 pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
     if crate::base::local::in_image(p, bytes) {
-        let d = format!(
-            "the TCM copy's local buffer ({p:#x}, {bytes} bytes) is the program's static or global data: \
-             the device moves TCM copies by DMA to and from dataram, [0x80000, 0x90000), and asserts \
-             on any other address; use tcm_malloc (or a local array)"
-        );
-        rt.placed(Kind::TcmCopyNotDataram, d, vec![site.saturating_sub(1)])
+        rt.placed(
+            Kind::TcmCopyNotDataram,
+            not_dataram(p, bytes),
+            vec![site.saturating_sub(1)],
+        )
     }
     let limit = rt.stack.limit();
     if limit <= crate::base::limits::STACK_DEFAULT
@@ -318,6 +317,16 @@ pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
         );
         rt.misuse_here(Kind::TcmCopyStack, None, None, d);
     }
+}
+
+/// A TCM copy's local buffer, the `bytes` at `p`, that is the program's static or global
+/// data, in a report's words (`tcm-copy-not-dataram`, on the host run and the emulated Q7).
+pub fn not_dataram(p: usize, bytes: usize) -> String {
+    format!(
+        "the TCM copy's local buffer ({p:#x}, {bytes} bytes) is the program's static or global data: \
+         the device moves TCM copies by DMA to and from dataram, [0x80000, 0x90000), and asserts \
+         on any other address; use tcm_malloc (or a local array)"
+    )
 }
 
 /// `torch::neuron::tcm_free` of a non-null pointer: one the pool did not give is reported

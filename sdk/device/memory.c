@@ -1,0 +1,86 @@
+/*
+ * The kernel's memory on the emulated Q7, beside runtime.c (docs/customop-api.md, "Device
+ * parity"): the device calls on HBM a kernel may make beyond the guide (the library's
+ * custom_op.h), neuron_hbm_allocate and neuron_hbm_deallocate over the heap the host
+ * runtime models for the call and neuron_memcpy's check (the header moves the bytes); and
+ * where a TCM copy's local buffer lies: the device's copy asserts outside dataram, which
+ * the program's static and global data are not. Each finding is a request to the runner
+ * (protocol.h), made through runtime.c's message.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "neuron_customop_host/runtime.h"
+#include "neuron_translate.h"
+#include "protocol.h"
+
+/* runtime.c: a request's message, and its answer. */
+void nt_device_begin(void);
+void nt_device_put32(uint32_t v);
+void nt_device_put64(uint64_t v);
+const unsigned char *nt_device_ask(uint32_t code);
+void nt_device_copy(void *d, const void *s, size_t n);
+
+/* support.c: whether p is in the heap malloc and new give (dataram on the device: the
+ * library's libc heap is carved from it). */
+int nt_device_in_heap(const void *p);
+/* The program's image ends here (the linker's symbol); its TCM pool (runtime.c). */
+extern char _end[];
+extern const unsigned char *const nt_device_tcm;
+
+/* The call's place: its return address. */
+#define SITE ((uint32_t)(uintptr_t)__builtin_return_address(0))
+
+int nt_customop_hbm_allocate(uint32_t bytes, uint64_t *out, uint32_t align)
+{
+    int32_t status;
+    nt_device_begin();
+    nt_device_put32(bytes);
+    nt_device_put32(align);
+    nt_device_put32(SITE);
+    const unsigned char *answer = nt_device_ask(NT_DEVICE_HBM_ALLOCATE);
+    nt_device_copy(&status, answer, 4);
+    if (status == 0)
+        nt_device_copy(out, answer + 4, 8);
+    return status;
+}
+
+int nt_customop_hbm_deallocate(uint64_t addr)
+{
+    int32_t status;
+    nt_device_begin();
+    nt_device_put64(addr);
+    nt_device_put32(SITE);
+    nt_device_copy(&status, nt_device_ask(NT_DEVICE_HBM_FREE), 4);
+    return status;
+}
+
+void nt_customop_hbm_copy(uint64_t addr, uint64_t bytes, const void *local, int write, const void *site)
+{
+    (void)local; /* where it is, is checked on the host run only */
+    nt_device_begin();
+    nt_device_put64(addr);
+    nt_device_put64(bytes);
+    nt_device_put32((uint32_t)write);
+    nt_device_put32((uint32_t)(uintptr_t)site);
+    nt_device_ask(NT_DEVICE_HBM_COPY);
+}
+
+/* The local side of a TCM copy, bytes at p: the program's static or global data (above
+ * the emulated register block, below the image's end, outside the TCM pool and the heap)
+ * is not dataram, and the runner stops the core at the copy's line. The stack is qemu's,
+ * above the image. */
+void nt_customop_tcm_local(const void *p, size_t bytes, const void *site)
+{
+    const unsigned char *b = p;
+    uintptr_t a = (uintptr_t)p;
+    int image = a >= NEURON_TRANSLATE_NX_REG_BASE + NEURON_TRANSLATE_NX_REG_BLOCK_SIZE && a < (uintptr_t)_end;
+    int pool = b >= nt_device_tcm && b < nt_device_tcm + NT_CUSTOMOP_TCM_POOL_BYTES;
+    if (!image || pool || nt_device_in_heap(p))
+        return;
+    nt_device_begin();
+    nt_device_put32((uint32_t)a);
+    nt_device_put32((uint32_t)bytes);
+    nt_device_put32((uint32_t)(uintptr_t)site);
+    nt_device_ask(NT_DEVICE_NOT_DATARAM);
+}
