@@ -26,7 +26,7 @@ void nt_device_copy(void *d, const void *s, size_t n);
 int nt_device_in_heap(const void *p);
 /* The program's image ends here (the linker's symbol); its TCM pool (runtime.c). */
 extern char _end[];
-extern const unsigned char *const nt_device_tcm;
+extern unsigned char *const nt_device_tcm;
 
 /* The call's place: its return address. */
 #define SITE ((uint32_t)(uintptr_t)__builtin_return_address(0))
@@ -83,4 +83,86 @@ void nt_customop_tcm_local(const void *p, size_t bytes, const void *site)
     nt_device_put32((uint32_t)bytes);
     nt_device_put32((uint32_t)(uintptr_t)site);
     nt_device_ask(NT_DEVICE_NOT_DATARAM);
+}
+
+/* The live tcm_malloc blocks: pool offset, bytes asked for, the allocating call. */
+#define MAX_BLOCKS 64u
+static struct {
+    uint32_t at, bytes, site;
+} blocks[MAX_BLOCKS];
+static uint32_t nblocks;
+
+/* Block k's slack: its bytes up to the end of its 64-byte granule. */
+static unsigned char *slack_of(uint32_t k, uint32_t *len)
+{
+    uint32_t end = (blocks[k].bytes + (NT_CUSTOMOP_TCM_ALIGN - 1)) & ~(uint32_t)(NT_CUSTOMOP_TCM_ALIGN - 1);
+    *len = end - blocks[k].bytes;
+    return nt_device_tcm + blocks[k].at + blocks[k].bytes;
+}
+
+/* Block k's slack checked: a store found there is reported at `site` (the runner stops the
+ * core). */
+static void check_slack(uint32_t k, uint32_t site, int at_return)
+{
+    uint32_t len, first = 0, end = 0;
+    const unsigned char *s = slack_of(k, &len);
+    for (uint32_t i = 0; i < len; ++i)
+        if (s[i] != NT_CUSTOMOP_TCM_SLACK)
+            first = end ? first : blocks[k].bytes + i, end = blocks[k].bytes + i + 1;
+    if (!end)
+        return;
+    nt_device_begin();
+    nt_device_put32(blocks[k].at);
+    nt_device_put32(first);
+    nt_device_put32(end);
+    nt_device_put32(site);
+    nt_device_put32((uint32_t)at_return);
+    nt_device_ask(NT_DEVICE_TCM_SLACK);
+}
+
+void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
+{
+    int64_t at;
+    nt_device_begin();
+    nt_device_put64(bytes);
+    nt_device_put32((uint32_t)(uintptr_t)site);
+    nt_device_copy(&at, nt_device_ask(NT_DEVICE_MALLOC), 8);
+    if (at < 0)
+        return NULL;
+    if (nblocks < MAX_BLOCKS) {
+        uint32_t len, k = nblocks++;
+        blocks[k].at = (uint32_t)at, blocks[k].bytes = (uint32_t)bytes, blocks[k].site = (uint32_t)(uintptr_t)site;
+        unsigned char *s = slack_of(k, &len);
+        for (uint32_t i = 0; i < len; ++i)
+            s[i] = NT_CUSTOMOP_TCM_SLACK;
+    }
+    return nt_device_tcm + at;
+}
+void *nt_customop_tcm_malloc(size_t bytes) { return nt_customop_tcm_malloc_at(bytes, NULL); }
+
+void nt_customop_tcm_free(void *p)
+{
+    unsigned char *b = p;
+    int pool = b >= nt_device_tcm && b < nt_device_tcm + NT_CUSTOMOP_TCM_POOL_BYTES;
+    if (!p)
+        return;
+    for (uint32_t k = 0; pool && k < nblocks; ++k)
+        if (nt_device_tcm + blocks[k].at == b) {
+            check_slack(k, SITE, 0);
+            blocks[k] = blocks[--nblocks];
+            break;
+        }
+    nt_device_begin();
+    nt_device_put64(pool ? (uint64_t)(b - nt_device_tcm) : ~0ull);
+    nt_device_put32((uint32_t)(uintptr_t)p);
+    nt_device_ask(NT_DEVICE_FREE);
+}
+
+/* At the kernel's return: each block still live, checked at its allocation; none kept for
+ * the next call. */
+void nt_device_check_slack(void)
+{
+    for (uint32_t k = 0; k < nblocks; ++k)
+        check_slack(k, blocks[k].site, 1);
+    nblocks = 0;
 }

@@ -90,6 +90,12 @@ enum {
      * bytes, u32 site.
      */
     NT_DEVICE_NOT_DATARAM = 26,
+    /*
+     * A store found in a TCM block's slack: u32 pool offset, u32 first and u32 end (in the
+     * block), u32 site (the free's call, or the block's allocation), u32 at the kernel's
+     * return (1) or its free (0).
+     */
+    NT_DEVICE_TCM_SLACK = 27,
 };
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */

@@ -37,7 +37,9 @@ volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute_
 unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
 static unsigned char tcm[NT_CUSTOMOP_TCM_POOL_BYTES] __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
-const unsigned char *const nt_device_tcm = tcm; /* memory.c */
+unsigned char *const nt_device_tcm = tcm; /* memory.c */
+/* memory.c: the slack of each TCM block still live, at the kernel's return. */
+void nt_device_check_slack(void);
 static nt_customop_meta metas[MAX_TENSORS];
 static unsigned char msg[MSG_BYTES] __attribute__((aligned(8)));
 static uint32_t msg_len;
@@ -310,27 +312,6 @@ void nt_customop_note(const nt_customop_meta *m, uint64_t first, uint64_t count,
     nt_device_meta_at(nt_device_ask(NT_DEVICE_NOTE));
 }
 
-void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
-{
-    int64_t at;
-    nt_device_begin();
-    nt_device_put64(bytes);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    nt_device_copy(&at, nt_device_ask(NT_DEVICE_MALLOC), 8);
-    return at < 0 ? NULL : tcm + at;
-}
-void *nt_customop_tcm_malloc(size_t bytes) { return nt_customop_tcm_malloc_at(bytes, NULL); }
-
-void nt_customop_tcm_free(void *p)
-{
-    unsigned char *b = p;
-    if (!p)
-        return;
-    nt_device_begin();
-    nt_device_put64(b >= tcm && b < tcm + NT_CUSTOMOP_TCM_POOL_BYTES ? (uint64_t)(b - tcm) : ~0ull);
-    nt_device_put32((uint32_t)(uintptr_t)p);
-    nt_device_ask(NT_DEVICE_FREE);
-}
 
 /* --sanitize's TCM watch is the host's (docs/customop-device.md). */
 void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (void)p, (void)bytes, (void)site; }
@@ -590,6 +571,7 @@ int nt_customop_main(int argc, const char *const *argv)
             out = nt_device_call(kernels[k].invoker, kernels[k].function, args);
             break;
         }
+    nt_device_check_slack();
     nt_device_begin();
     nt_device_put32(nt_device_handle(out));
     nt_device_put64(translations);

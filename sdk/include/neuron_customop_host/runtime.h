@@ -35,6 +35,9 @@
 /* The alignment of a TCM block when none is asked. */
 #define NT_CUSTOMOP_TCM_ALIGN 64
 
+/* The byte a TCM block's slack is filled with (a store there is found when it is freed). */
+#define NT_CUSTOMOP_TCM_SLACK 0xa5
+
 /* Bytes of a stream accessor's buffer in TCM. */
 #define NT_CUSTOMOP_STREAM_BUFFER_BYTES 4096
 

@@ -98,6 +98,12 @@ pub fn runtime_h() -> String {
     );
     define(
         &mut h,
+        "The byte a TCM block's slack is filled with (a store there is found when it is freed).",
+        "NT_CUSTOMOP_TCM_SLACK",
+        format!("{:#04x}", c::TCM_SLACK),
+    );
+    define(
+        &mut h,
         "Bytes of a stream accessor's buffer in TCM.",
         "NT_CUSTOMOP_STREAM_BUFFER_BYTES",
         c::STREAM_BUFFER_BYTES,

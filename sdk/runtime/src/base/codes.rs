@@ -89,6 +89,10 @@ pub const TCM_POOL_BYTES: usize = 16 * 1024;
 /// The alignment of a TCM block when none is asked (`neuron_dataram_allocate`'s 64).
 pub const TCM_ALIGN: usize = 64;
 
+/// The byte a TCM block's slack (past its bytes, inside its granule) is filled with, to
+/// see a store there when the block is freed or the kernel returns.
+pub const TCM_SLACK: u8 = 0xa5;
+
 /// Bytes of a stream accessor's buffer in TCM (the guide's 4 KiB).
 pub const STREAM_BUFFER_BYTES: usize = 4096;
 
@@ -385,6 +389,10 @@ codes! {
         /// A TCM copy's local buffer in the program's static or global data: u32 address,
         /// u32 bytes, u32 site.
         NotDataram = 26,
+        /// A store found in a TCM block's slack: u32 pool offset, u32 first and u32 end (in
+        /// the block), u32 site (the free's call, or the block's allocation), u32 at the
+        /// kernel's return (1) or its free (0).
+        TcmSlack = 27,
     }
 }
 

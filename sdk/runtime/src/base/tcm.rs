@@ -137,7 +137,7 @@ const GRANULE: usize = crate::base::xmem::DEFAULT_ALIGN as usize;
 
 /// What a block's slack (its granule's bytes past those asked for) holds until something
 /// stores into it.
-const SLACK: u8 = 0xa5;
+const SLACK: u8 = crate::base::codes::TCM_SLACK;
 
 /// Fills the `len` bytes of slack at `at` (in the page at `last_page`, open unless the
 /// block is `watched`) with [`SLACK`].
@@ -290,6 +290,15 @@ impl Pool {
         let first = slack.iter().position(|v| *v != SLACK)?;
         let last = slack.iter().rposition(|v| *v != SLACK)?;
         Some((b.asked + first, b.asked + last + 1, b.words()))
+    }
+
+    /// The live block at pool offset `offset`, in words.
+    pub fn words_at(&self, offset: usize) -> Option<String> {
+        let b = self
+            .blocks
+            .iter()
+            .find(|b| b.offset == offset && !b.freed)?;
+        Some(b.words())
     }
 
     /// The pool offset of the live block starting at `p`.

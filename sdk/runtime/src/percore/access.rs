@@ -319,6 +319,25 @@ pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
     }
 }
 
+/// On the emulated Q7: a store the device runtime found in the slack of the block at pool
+/// offset `offset`, bytes `first..end` of it, when the block was freed or (`at_return`) at
+/// the kernel's return; placed at [`Runtime::here`] (the free's call, or the allocation).
+pub fn device_slack(rt: &mut Runtime, offset: usize, first: usize, end: usize, at_return: bool) {
+    let block = rt
+        .job
+        .pool
+        .words_at(offset)
+        .unwrap_or_else(|| format!("the block at pool offset {offset}"));
+    let when = if at_return {
+        "found at the kernel's return, in the block allocated"
+    } else {
+        "found when it was freed"
+    };
+    let d = format!("{}, {when}", slack_words((first, end, block)));
+    let at = rt.here();
+    rt.misuse_at(Kind::TcmOutOfBounds, d, at);
+}
+
 /// A TCM copy's local buffer, the `bytes` at `p`, that is the program's static or global
 /// data, in a report's words (`tcm-copy-not-dataram`, on the host run and the emulated Q7).
 pub fn not_dataram(p: usize, bytes: usize) -> String {

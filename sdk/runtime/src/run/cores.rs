@@ -197,8 +197,9 @@ fn device_ended(
     }
     if rt.job.tcm_mallocs > 0 {
         let d = format!(
-            "{} tcm_malloc block(s) on the emulated Q7, where nothing checks a block's bounds; \
-             the host run (without --device) checks them to the byte",
+            "{} tcm_malloc block(s) on the emulated Q7, where a store into a block's 64-byte \
+             granule past its end is found (when it is freed, or at the kernel's return) but one \
+             past the granule is not; the host run (without --device) checks every bound to the byte",
             rt.job.tcm_mallocs
         );
         rt.misuse(Kind::DeviceTcmUnchecked, None, None, d);

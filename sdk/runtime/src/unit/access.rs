@@ -523,3 +523,30 @@ fn a_stream_that_finds_the_pool_full_says_so_and_a_shape_functions_report_has_no
         ["warning[incoherent-accessors-allowed] op t: in the shape function"]
     );
 }
+
+#[test]
+fn a_store_the_device_found_in_a_blocks_slack_is_the_hosts_report() {
+    use crate::base::misuse::At;
+    let mut rt = runtime(1);
+    access::tcm_malloc(&mut rt, 64, 0);
+    access::tcm_malloc(&mut rt, 1000, 0);
+    rt.job.device_site = Some(0x4010);
+    assert!(stops(&mut rt, |rt| access::device_slack(
+        rt, 64, 1000, 1004, false
+    )));
+    assert_eq!(rt.job.reports[0].at, Some(At::Device(0x4010)));
+    assert!(stops(&mut rt, |rt| access::device_slack(
+        rt, 4096, 7, 8, true
+    )));
+    assert_eq!(
+        take(&mut rt),
+        [
+            "error[tcm-out-of-bounds] op t, core 0: a store past the end of a block of 1000 bytes (pool offset 64): \
+             bytes 1000..1004 of its 64-byte granule (the device's block holds them, so nothing faults there) were \
+             written, found when it was freed",
+            "error[tcm-out-of-bounds] op t, core 0: a store past the end of the block at pool offset 4096: bytes 7..8 \
+             of its 64-byte granule (the device's block holds them, so nothing faults there) were written, found at \
+             the kernel's return, in the block allocated",
+        ]
+    );
+}

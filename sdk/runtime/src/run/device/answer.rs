@@ -170,6 +170,12 @@ pub fn answer(
         DeviceRequest::HbmAllocate | DeviceRequest::HbmFree | DeviceRequest::HbmCopy => {
             hbm_answer(rt, &mut r, out)?
         }
+        DeviceRequest::TcmSlack => {
+            let (offset, first, end) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
+            rt.job.device_site = site(r.u32()?);
+            access::device_slack(rt, offset, first, end, r.u32()? != 0);
+            rt.job.device_site = None;
+        }
         DeviceRequest::NotDataram => {
             let (p, bytes) = (r.u32()? as usize, r.u32()? as usize);
             let at = At::Device(site(r.u32()?).unwrap_or_default());
