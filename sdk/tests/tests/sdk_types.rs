@@ -1,8 +1,9 @@
 //! The custom-op SDK's core types (sdk/include/c10/), built as C++14 (as the device builds
 //! kernels) with gcc and clang: c10::Half against the compiler's own _Float16 and
 //! c10::BFloat16 against rounding written from its definition, over every 16-bit value and
-//! tens of millions of floats, ties included (sdk/tests/customops/half_types.cpp); the
-//! element types, size lists of any integer type and options (core_types.cpp).
+//! tens of millions of floats, ties included (sdk/tests/customops/half_types.cpp), and
+//! against the runtime's own conversions (half_table.cpp); the element types, size lists of
+//! any integer type and options (core_types.cpp).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,6 +44,32 @@ fn half_and_bfloat16_round_to_nearest_even_as_the_compiler_and_the_definition_do
         assert!(text.ends_with("all conversions right\n"), "{var}:\n{text}");
         let checked: u64 = text.split_whitespace().next().unwrap().parse().unwrap();
         assert!(checked > 30_000_000, "{var}: {text}");
+    }
+}
+
+#[test]
+#[ignore = "needs the tools and products the Makefile names: run `make test`"]
+fn the_headers_half_and_bfloat16_round_as_the_runtime_does() {
+    use neuron_customop_host::base::dtype::{f32_to_bf16, f32_to_half};
+    let dir = scratch("sdk_types_table");
+    for var in ["HOST_CXX", "HOST_CLANGXX"] {
+        let text = run_program(&dir, "half_table.cpp", var);
+        let mut lines = 0;
+        for line in text.lines() {
+            let v: Vec<u32> = line
+                .split(' ')
+                .map(|w| u32::from_str_radix(w, 16).unwrap())
+                .collect();
+            let f = f32::from_bits(v[0]);
+            let runtime = (u32::from(f32_to_half(f)), u32::from(f32_to_bf16(f)));
+            assert_eq!(
+                (v[1], v[2]),
+                runtime,
+                "{var}: the header's line {line}, the runtime's {runtime:04x?}"
+            );
+            lines += 1;
+        }
+        assert_eq!(lines, 9 << 16, "{var}: every float of the table");
     }
 }
 
