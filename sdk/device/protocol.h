@@ -61,7 +61,7 @@ enum {
     NT_DEVICE_MALLOC = 15,
     /* i64 TCM offset (-1: not TCM), u32 pointer. */
     NT_DEVICE_FREE = 16,
-    /* -> meta. */
+    /* u32 site -> meta. */
     NT_DEVICE_DST = 17,
     /* printf's pieces -> u32 bytes printed. */
     NT_DEVICE_PRINT = 18,

@@ -332,6 +332,7 @@ uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t by
 const nt_customop_meta *nt_customop_dst_tensor(void)
 {
     nt_device_begin();
+    nt_device_put32((uint32_t)(uintptr_t)__builtin_return_address(0));
     return nt_device_meta_at(nt_device_ask(NT_DEVICE_DST));
 }
 

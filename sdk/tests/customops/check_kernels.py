@@ -187,7 +187,12 @@ MISUSES = [
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
 ONCE_ACROSS_CORES = {"STANDARD_ACCESSOR_MULTICORE", "CORES_WRITE_SAME", "MULTICORE_NO_DST"}
 # Findings across cores placed where the first core made the copy: the function named.
-PLACED_ACROSS_CORES = {"CORES_WRITE_SAME": ", at copy_half(", "CORE_READS_OTHER": ", at multicore("}
+# An unwritten output is placed where the kernel called get_dst_tensor().
+PLACED_ACROSS_CORES = {
+    "CORES_WRITE_SAME": ", at copy_half(",
+    "CORE_READS_OTHER": ", at multicore(",
+    "ONLY_CORE0_WRITES": "the output is what get_dst_tensor() gave, at multicore(",
+}
 # Cases whose report names the input: by position, the kernel's parameter name, the file.
 NAMES_THE_INPUT = {"STANDARD_ACCESSOR_MULTICORE"}
 

@@ -76,10 +76,17 @@ def hbm_heap_on_device(cmd, case, work):
     if p.returncode != 2 or not all(said) or said[0].group(1) != said[1].group(1) or "misuse.cpp:" not in said[0].group(1):
         sys.exit(f"tcm-copy-not-dataram on the device not at the host's line: {p.stderr!r} / {host.stderr!r}")
     print(f"ok tcm-copy-not-dataram on the device at the copy's line, as on the host: {said[0].group(1)}")
-    # Two cores writing the same elements: placed at the copy's line, as on the host.
-    cmd[3] = str(case["CORES_WRITE_SAME"])
-    runs = [subprocess.run(c + ["--cores", "2"], cwd=work, capture_output=True, text=True, check=False) for c in (cmd, cmd[:6])]
-    said = [re.search(r"error\[cores-write-same-element\] op misuse, .*, at (.*)", q.stderr) for q in runs]
-    if not all(said) or said[0].group(1) != said[1].group(1) or "copy_half(" not in said[0].group(1):
-        sys.exit(f"cores-write-same-element on the device not at the host's line: {runs[0].stderr!r} / {runs[1].stderr!r}")
-    print(f"ok cores-write-same-element on the device at the copy's line, as on the host: {said[0].group(1)}")
+    # Two cores writing the same elements, and an output only core 0 writes half of: placed
+    # at the copy's line and at get_dst_tensor()'s, as on the host.
+    for name, kind, where in (
+        ("CORES_WRITE_SAME", "cores-write-same-element", "copy_half("),
+        ("ONLY_CORE0_WRITES", "output-unwritten", "multicore("),
+    ):
+        cmd[3] = str(case[name])
+        runs = [
+            subprocess.run(c + ["--cores", "2"], cwd=work, capture_output=True, text=True, check=False) for c in (cmd, cmd[:6])
+        ]
+        said = [re.search(rf"error\[{kind}\] op misuse, .*, at (.*)", q.stderr) for q in runs]
+        if not all(said) or said[0].group(1) != said[1].group(1) or where not in said[0].group(1):
+            sys.exit(f"{kind} on the device not at the host's line: {runs[0].stderr!r} / {runs[1].stderr!r}")
+        print(f"ok {kind} on the device at the kernel's line, as on the host: {said[0].group(1)}")

@@ -365,7 +365,7 @@ codes! {
         Malloc = 15,
         /// i64 TCM offset (-1: not TCM), u32 pointer.
         Free = 16,
-        /// -> meta.
+        /// u32 site -> meta.
         Dst = 17,
         /// printf's pieces -> u32 bytes printed.
         Print = 18,

@@ -196,6 +196,8 @@ pub struct Job {
     pub dst: Option<u32>,
     /// Whether `get_dst_tensor()` was called.
     pub dst_called: bool,
+    /// Where the kernel first called `get_dst_tensor()` (an unwritten output is named there).
+    pub dst_at: Option<At>,
     /// Whether the output still has to be poisoned when the kernel first asks for it.
     pub dst_poison: bool,
     /// The TCM pool.
@@ -237,6 +239,7 @@ impl Job {
             sanitize: false,
             dst: None,
             dst_called: false,
+            dst_at: None,
             dst_poison: false,
             pool: Pool::default(),
             tcm_blocks: Vec::new(),

@@ -431,6 +431,9 @@ pub fn dst_tensor(rt: &mut Runtime) -> u32 {
     match (rt.job.phase, rt.job.dst) {
         (Phase::Kernel, Some(h)) => {
             rt.job.dst_called = true;
+            if rt.job.dst_at.is_none() {
+                rt.job.dst_at = Some(rt.here());
+            }
             if std::mem::take(&mut rt.job.dst_poison) {
                 fill_bytes(rt, h, &[POISON]);
             }

@@ -188,15 +188,18 @@ pub fn across_cores(o: &Options, reports: &[CoreReport], output: (u64, u64)) -> 
             .flat_map(|r| ranges(r, output.0, true))
             .collect();
         written.sort_unstable();
+        // Named where the first core that asked for the output asked for it.
+        let at = reports.iter().find_map(|r| r.dst_at.clone());
         for (s, e) in gaps(&written, output.1) {
-            let d = format!("no core wrote output elements {s}..{e} of {}", output.1);
-            found.push(cross_core(
-                &o.op,
-                Kind::Unwritten,
-                "output",
-                format!("{s}..{e}"),
-                d,
-            ));
+            let d = format!(
+                "no core wrote output elements {s}..{e} of {}; the output is what get_dst_tensor() gave",
+                output.1
+            );
+            let r = cross_core(&o.op, Kind::Unwritten, "output", format!("{s}..{e}"), d);
+            found.push(Report {
+                at: at.clone(),
+                ..r
+            });
         }
     }
     found

@@ -32,6 +32,7 @@ fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
         counts: rt.job.counts,
         pool_high_water: rt.job.pool.high_water() as u64,
         dst_called: rt.job.dst_called,
+        dst_at: rt.job.dst_at.clone(),
         fp_invalid: false,
         returned,
         accesses: rt.job.accesses.clone(),
@@ -341,8 +342,10 @@ fn unwritten_output(
             crate::base::limits::DEVICE_CPU_COUNT
         );
     }
+    detail += "; the output is what get_dst_tensor() gave";
     Some(crate::base::misuse::Report {
         core: Some(core),
+        at: rt.job.dst_at.clone(),
         ..cross_core(op, Kind::Unwritten, "output", format!("{s}..{end}"), detail)
     })
 }

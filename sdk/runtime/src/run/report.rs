@@ -49,6 +49,9 @@ pub struct CoreReport {
     pub pool_high_water: u64,
     /// Whether it called get_dst_tensor().
     pub dst_called: bool,
+    /// Where it first called it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst_at: Option<crate::base::misuse::At>,
     /// Whether the kernel (on the host) raised the FPU's invalid-operation flag
     /// ([`crate::base::fpflags`]).
     #[serde(default)]

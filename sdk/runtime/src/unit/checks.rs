@@ -17,6 +17,7 @@ fn core(core: u32, accesses: &[(u64, u64, u64, bool)]) -> CoreReport {
         counts: Counts::default(),
         pool_high_water: 0,
         dst_called: true,
+        dst_at: Some(At::Calls(vec![0xd5, u64::from(core)])),
         fp_invalid: false,
         returned: None,
         accesses: accesses
@@ -80,8 +81,8 @@ fn a_shared_write_a_read_of_anothers_write_and_unwritten_output_are_reported() {
         [
             "warning[core-reads-other-core-write] op t, tensor at HBM 0x100, index 2..4: core 1 read elements 2..4, which core 0 wrote",
             "error[cores-write-same-element] op t, output, index 4..6: cores 0 and 1 both wrote elements 4..6",
-            "error[output-unwritten] op t, output, index 8..20: no core wrote output elements 8..20 of 24",
-            "error[output-unwritten] op t, output, index 22..24: no core wrote output elements 22..24 of 24",
+            "error[output-unwritten] op t, output, index 8..20: no core wrote output elements 8..20 of 24; the output is what get_dst_tensor() gave",
+            "error[output-unwritten] op t, output, index 22..24: no core wrote output elements 22..24 of 24; the output is what get_dst_tensor() gave",
         ]
     );
 }
@@ -90,7 +91,7 @@ fn a_shared_write_a_read_of_anothers_write_and_unwritten_output_are_reported() {
 fn a_finding_across_cores_is_placed_at_the_first_cores_copy() {
     let a = core(0, &[(OUT, 0, 6, true), (0x100, 0, 4, true)]);
     let b = core(1, &[(OUT, 4, 4, true), (0x100, 2, 3, false)]);
-    let found = across_cores(&options(2), &[a, b], (OUT, 8));
+    let found = across_cores(&options(2), &[a, b], (OUT, 10));
     let at = |k: Kind| {
         found
             .iter()
@@ -101,6 +102,8 @@ fn a_finding_across_cores_is_placed_at_the_first_cores_copy() {
     assert_eq!(at(Kind::SharedWrite), Some(At::Calls(vec![OUT, 0])));
     // Core 1 read elements 2..5 of what core 0 wrote.
     assert_eq!(at(Kind::CrossRead), Some(At::Calls(vec![0x102, 1])));
+    // Elements 8..10 no core wrote: named where core 0 asked for the output.
+    assert_eq!(at(Kind::Unwritten), Some(At::Calls(vec![0xd5, 0])));
 }
 
 #[test]
@@ -110,8 +113,8 @@ fn the_output_is_checked_for_gaps_only_under_several_cores() {
     assert_eq!(
         lines(&options(2), &[a, core(1, &[])], 10),
         [
-            "error[output-unwritten] op t, output, index 0..2: no core wrote output elements 0..2 of 10",
-            "error[output-unwritten] op t, output, index 5..10: no core wrote output elements 5..10 of 10",
+            "error[output-unwritten] op t, output, index 0..2: no core wrote output elements 0..2 of 10; the output is what get_dst_tensor() gave",
+            "error[output-unwritten] op t, output, index 5..10: no core wrote output elements 5..10 of 10; the output is what get_dst_tensor() gave",
         ]
     );
     let c = core(

@@ -226,7 +226,9 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
             out.extend(decode::set_policy(rt, h, set).to_le_bytes());
         }
         DeviceRequest::Dst => {
+            rt.job.device_site = site(r.u32()?);
             let h = tensors::dst_tensor(rt);
+            rt.job.device_site = None;
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Print => out.extend(crate::run::device::print::print(r.rest).to_le_bytes()),

@@ -172,8 +172,9 @@ fn each_unit(
 pub(crate) type Place = (String, u64, String);
 
 /// An inlined call: its address range `[lo, hi)`, its depth in the debug information's
-/// tree (deeper: called from within a shallower one) and its call site (file, line).
-type Inlined = (u64, u64, usize, (String, u64));
+/// tree (deeper: called from within a shallower one), its call site (file, line) and the
+/// function inlined (demangled; empty where the debug information does not say).
+type Inlined = (u64, u64, usize, (String, u64), String);
 
 /// The calls the compiler inlined into the program's functions.
 pub(crate) struct Inlines(Vec<Inlined>);
@@ -185,9 +186,18 @@ impl Inlines {
 
     /// The sites of the calls inlined at `pc`, innermost first.
     pub(crate) fn at(&self, pc: u64) -> Vec<(String, u64)> {
+        self.holding(pc).into_iter().map(|r| r.3.clone()).collect()
+    }
+
+    /// The functions inlined at `pc`, innermost first.
+    pub(crate) fn names_at(&self, pc: u64) -> Vec<String> {
+        self.holding(pc).into_iter().map(|r| r.4.clone()).collect()
+    }
+
+    fn holding(&self, pc: u64) -> Vec<&Inlined> {
         let mut holding: Vec<&Inlined> = self.0.iter().filter(|r| r.0 <= pc && pc < r.1).collect();
         holding.sort_by_key(|r| std::cmp::Reverse(r.2));
-        holding.into_iter().map(|r| r.3.clone()).collect()
+        holding
     }
 }
 
@@ -214,14 +224,47 @@ fn inlined(data: &[u8]) -> gimli::Result<Vec<Inlined>> {
             let (Some(path), depth) = (path, entry.depth()) else {
                 continue;
             };
+            let name = origin_name(dwarf, unit, entry)?;
             let mut ranges = dwarf.die_ranges(unit, entry)?;
             while let Some(r) = ranges.next()? {
-                out.push((r.begin, r.end, depth.max(0) as usize, (path.clone(), line)));
+                let site = (path.clone(), line);
+                out.push((r.begin, r.end, depth.max(0) as usize, site, name.clone()));
             }
         }
         Ok(())
     })?;
     Ok(out)
+}
+
+/// An inlined call's function, demangled from its abstract origin's linkage name (or its
+/// declaration's), else that origin's plain name, else empty.
+fn origin_name(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    entry: &gimli::DebuggingInformationEntry<Slice<'_>>,
+) -> gimli::Result<String> {
+    let mut at = entry.attr_value(gimli::DW_AT_abstract_origin);
+    let mut plain = String::new();
+    // The origin, then its declaration (DW_AT_specification), at most.
+    for _ in 0..2 {
+        let Some(gimli::AttributeValue::UnitRef(offset)) = at else {
+            break;
+        };
+        let origin = unit.entry(offset)?;
+        let text = |v| {
+            dwarf
+                .attr_string(unit, v)
+                .map(|s| s.to_string_lossy().into_owned())
+        };
+        if let Some(v) = origin.attr_value(gimli::DW_AT_linkage_name) {
+            return Ok(demangled(&text(v)?));
+        }
+        if let (Some(v), true) = (origin.attr_value(gimli::DW_AT_name), plain.is_empty()) {
+            plain = text(v)?;
+        }
+        at = origin.attr_value(gimli::DW_AT_specification);
+    }
+    Ok(plain)
 }
 
 /// A return address the device runtime took with `__builtin_return_address` (its top two
@@ -237,18 +280,26 @@ pub fn code_address(ret: u64) -> u64 {
 /// `pc 0x... in the device program (no line)` where its debug information has none.
 pub fn place_in(program: &Path, pc: u64) -> String {
     let data = std::fs::read(program).unwrap_or_default();
-    let function = Functions::of(&data).name(pc);
-    let chain = chain_at(&LineTable::of(&data), &Inlines::of(&data), pc);
-    let known = |p: &&(String, u64)| p.1 > 0;
-    let chosen = chain
-        .iter()
+    let inlines = Inlines::of(&data);
+    let chain = chain_at(&LineTable::of(&data), &inlines, pc);
+    let known = |k: &usize| chain[*k].1 > 0;
+    let chosen = (0..chain.len())
         .filter(known)
-        .find(|p| crate::run::place::authors_file(&p.0))
-        .or_else(|| chain.iter().find(known));
-    match chosen {
-        Some((file, line)) => format!("{function} ({file}:{line})"),
-        None => format!("pc {pc:#x} in the device program (no line)"),
-    }
+        .find(|k| crate::run::place::authors_file(&chain[*k].0))
+        .or_else(|| (0..chain.len()).find(known));
+    let Some(k) = chosen else {
+        return format!("pc {pc:#x} in the device program (no line)");
+    };
+    // Line k of the chain is in the k-th function inlined at pc (innermost first), or in
+    // the function the symbol table names when k is past them.
+    let function = inlines
+        .names_at(pc)
+        .into_iter()
+        .nth(k)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| Functions::of(&data).name(pc));
+    let (file, line) = &chain[k];
+    format!("{function} ({file}:{line})")
 }
 
 /// `pc`'s own file and line, then the sites of the calls inlined there, innermost first.
