@@ -411,6 +411,15 @@ fn printed_checks(o: &Options, reports: &mut [CoreReport]) {
     }
 }
 
+/// The places the checks across cores use, taken out of the cores' reports: addresses in
+/// a core's process, not for the stats document (the same from the runner and the server).
+fn unplaced(reports: &mut [CoreReport]) {
+    for r in reports {
+        r.dst_at = None;
+        r.accesses.iter_mut().for_each(|a| a.at = None);
+    }
+}
+
 /// The reports of a run, checked across cores, printed: the exit status and the stats
 /// document asked back.
 fn conclude(
@@ -420,6 +429,7 @@ fn conclude(
     output: u32,
 ) -> (i32, Option<serde_json::Value>) {
     if !crashes.is_empty() {
+        unplaced(&mut reports);
         print_output(o, &reports);
         let all = all_reports(&reports, crashes);
         o.output.print_reports(&all);
@@ -435,6 +445,7 @@ fn conclude(
     let mut found = across_cores(o, &reports, (addr, numel));
     let device = o.device.as_ref();
     found.iter_mut().for_each(|r| place_core_report(r, device));
+    unplaced(&mut reports);
     if o.device.is_none() {
         found.extend(device_lacks(o));
     }
