@@ -93,9 +93,9 @@ pub fn copy(
         let at = rt.here();
         return rt.misuse_at(Kind::HbmCopyOutOfBounds, d, at);
     };
-    let size = dtype.size() as u64;
-    if (addr - base).is_multiple_of(size) && bytes.is_multiple_of(size) {
-        let (first, count) = ((addr - base) / size, bytes / size);
+    let (size, offset) = (dtype.size() as u64, addr - base);
+    if offset.is_multiple_of(size) && bytes.is_multiple_of(size) {
+        let (first, count) = (offset / size, bytes / size);
         crate::percore::access::tcm_copy(rt, h, dtype as i32, first, count, write);
         crate::percore::tensors::note(rt, h, first, count, write, "a neuron_memcpy");
     }

@@ -550,3 +550,13 @@ fn a_store_the_device_found_in_a_blocks_slack_is_the_hosts_report() {
         ]
     );
 }
+
+#[test]
+fn a_copy_keeps_its_place_only_where_checks_across_cores_may_name_it() {
+    for (cores, placed) in [(1, false), (2, true)] {
+        let mut rt = runtime(cores);
+        let a = tensor(&mut rt, &[100], 0x1000);
+        access::tcm_copy(&mut rt, a, FLOAT, 0, 10, true);
+        assert_eq!(rt.job.accesses[0].at.is_some(), placed, "{cores} cores");
+    }
+}

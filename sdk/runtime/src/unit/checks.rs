@@ -107,6 +107,20 @@ fn a_finding_across_cores_is_placed_at_the_first_cores_copy() {
 }
 
 #[test]
+fn a_finding_is_placed_at_the_copy_of_its_tensor_and_direction_that_holds_the_element() {
+    // Before the copy that wrote element 4 of the output, core 0 wrote those elements of
+    // another tensor and read them of the output.
+    let a = core(
+        0,
+        &[(0x100, 0, 8, true), (OUT, 0, 8, false), (OUT, 2, 4, true)],
+    );
+    let b = core(1, &[(OUT, 4, 4, true)]);
+    let found = across_cores(&options(2), &[a, b], (OUT, 8));
+    let shared = found.iter().find(|r| r.kind == Kind::SharedWrite).unwrap();
+    assert_eq!(shared.at, Some(At::Calls(vec![OUT + 2, 0])));
+}
+
+#[test]
 fn the_output_is_checked_for_gaps_only_under_several_cores() {
     let a = core(0, &[(OUT, 2, 3, true)]);
     assert!(lines(&options(1), std::slice::from_ref(&a), 10).is_empty());

@@ -32,6 +32,8 @@ fn blocks_come_from_the_heap_of_32_descriptors_aligned_and_go_back() {
     rt.begin_job("t", 0, 1, crate::percore::state::Phase::Kernel, stop);
     assert_eq!(rt.arena.largest_free(), 1 << 20);
     let a = hbm::allocate(&mut rt, 100, 0).unwrap();
+    // The arena's bytes behind it: 100 and the alignment's 64, in 64-byte units.
+    assert_eq!(rt.arena.largest_free(), (1 << 20) - 192);
     let b = hbm::allocate(&mut rt, 100, 4096).unwrap();
     assert_eq!((a % 64, b % 4096), (0, 0));
     assert!(hbm::deallocate(&mut rt, b));
