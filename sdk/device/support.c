@@ -1,7 +1,8 @@
 /*
  * What a kernel's compiled code may call beyond the SDK on the emulated Q7, with no C
  * library linked: the integer division helpers the compiler calls (64-bit ones: a 32-bit
- * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), a small heap for `new`, and the C++ ABI's few hooks.
+ * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), the heap malloc and
+ * new give, and the C++ ABI's few hooks.
  * A kernel that needs more (<cmath> functions, exceptions) does not link, and ntx says
  * which symbols are missing. The C library's memory and string functions the compiler
  * and the headers call are here too (memcpy counts as the kernel's: the TCM copies move
@@ -114,23 +115,51 @@ uint32_t __umodsi3(uint32_t n, uint32_t d) { return (uint32_t)__umoddi3(n, d); }
 int32_t __divsi3(int32_t n, int32_t d) { return (int32_t)__divdi3(n, d); }
 int32_t __modsi3(int32_t n, int32_t d) { return (int32_t)__moddi3(n, d); }
 
-/* The heap: first come, never given back (a kernel's few objects). */
+/* The heap malloc and new give: first fit over chunks, each after a 16-byte header (its
+ * bytes, header included, and whether it is taken), free chunks merged as the search
+ * passes them; a freed chunk is given again, as the device's own heap (an xmem heap in
+ * dataram, whose size the decode does not give) gives it. */
 #define HEAP_BYTES (4u << 20)
 static unsigned char heap[HEAP_BYTES] __attribute__((aligned(16)));
-static size_t heap_used;
+struct chunk {
+    uint32_t bytes, taken, pad[2];
+};
+static int heap_ready;
+
+static struct chunk *chunk_at(uint32_t at) { return (struct chunk *)(heap + at); }
 
 void *malloc(size_t n)
 {
-    void *p;
-    n = (n + 15) & ~(size_t)15;
-    if (n > HEAP_BYTES - heap_used)
+    if (!heap_ready)
+        chunk_at(0)->bytes = HEAP_BYTES, chunk_at(0)->taken = 0, heap_ready = 1;
+    if (n > HEAP_BYTES - sizeof(struct chunk))
         return NULL;
-    p = heap + heap_used;
-    heap_used += n;
-    return p;
+    uint32_t want = (uint32_t)((n + 15) & ~(size_t)15) + sizeof(struct chunk);
+    for (uint32_t at = 0; at < HEAP_BYTES; at += chunk_at(at)->bytes) {
+        struct chunk *c = chunk_at(at);
+        if (c->bytes < sizeof(struct chunk) || c->bytes > HEAP_BYTES - at)
+            return NULL; /* a header a store past a buffer overwrote */
+        if (c->taken)
+            continue;
+        while (at + c->bytes < HEAP_BYTES && !chunk_at(at + c->bytes)->taken)
+            c->bytes += chunk_at(at + c->bytes)->bytes;
+        if (c->bytes < want)
+            continue;
+        if (c->bytes - want >= 2 * sizeof(struct chunk)) {
+            chunk_at(at + want)->bytes = c->bytes - want, chunk_at(at + want)->taken = 0;
+            c->bytes = want;
+        }
+        c->taken = 1;
+        return c + 1;
+    }
+    return NULL;
 }
 
-void free(void *p) { (void)p; }
+void free(void *p)
+{
+    if (p && (unsigned char *)p > heap && (unsigned char *)p < heap + HEAP_BYTES)
+        ((struct chunk *)p - 1)->taken = 0;
+}
 
 int nt_device_in_heap(const void *p)
 {

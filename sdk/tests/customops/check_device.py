@@ -251,7 +251,14 @@ def hbm_calls(ntx, src, work):
         blocks, _ = built.run("hbm_blocks", "line.npy", device=device, stats=False)
         if got.tobytes() != (x * np.float32(2)).tobytes() or blocks.tolist() != [31.0, 1.0]:
             sys.exit(f"hbm_calls (device {device}): {got[:6]} against {x[:6] * 2}, blocks {blocks}")
+        heap, _ = built.run("heap_reused", "line.npy", device=device, stats=False)
+        total = np.float32(0)
+        for v in x:
+            total = np.float32(total + v)
+        if heap.tolist() != [10.0, float(total)]:
+            sys.exit(f"heap_reused (device {device}): {heap}, not 10 buffers and {total}")
     print("ok neuron_hbm_allocate, neuron_memcpy, q7_data_ptr: NumPy's values, 31 blocks beside the output, on both")
+    print("ok malloc's buffers given back and taken again, ten of 1 MiB, on both")
     for which, kind in ((1, "hbm-copy-out-of-bounds"), (2, "hbm-free-foreign")):
         said = []
         for device in ([], ["--device", built.elf, "--translation", built.translation]):

@@ -1,8 +1,10 @@
-// The device calls on HBM beyond the guide (the library's custom_op.h): a kernel that
-// stages its input through TCM and a block of its own HBM with neuron_memcpy, and one
-// that counts the blocks neuron_hbm_allocate gives before it says -1. check_device.py
-// runs both on the host and on the emulated Q7, and the misuses (`which`).
+// The kernel's memory: the device calls on HBM beyond the guide (the library's
+// custom_op.h), a kernel that stages its input through TCM and a block of its own HBM with
+// neuron_memcpy, and one that counts the blocks neuron_hbm_allocate gives before it says
+// -1; and the C heap given back and taken again. check_device.py runs each on the host and
+// on the emulated Q7, and the misuses (`which`).
 #include <stdint.h>
+#include <stdlib.h>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
 
@@ -48,5 +50,35 @@ torch::Tensor hbm_blocks(const torch::Tensor &x)
     auto o = out.accessor<float, 1>();
     o[0] = counts[0];
     o[1] = counts[1];
+    return out;
+}
+
+// Where each buffer is kept while it is used: a store the compiler must make, so that it
+// calls malloc and free (a buffer that does not escape, it may leave out).
+static float *volatile kept;
+
+// out: how many of ten 1 MiB buffers from malloc (each given back before the next) were
+// given, and the sum of x through the last.
+torch::Tensor heap_reused(const torch::Tensor &x)
+{
+    torch::Tensor out = torch::zeros({2}, torch::kFloat);
+    auto a = x.accessor<float, 1>();
+    float rounds = 0.0f, total = 0.0f;
+    for (int r = 0; r < 10; ++r) {
+        float *buf = static_cast<float *>(malloc(1 << 20));
+        if (!buf)
+            break;
+        kept = buf;
+        total = 0.0f;
+        for (int64_t i = 0; i < x.size(0); ++i) {
+            buf[i] = a[i];
+            total += buf[i];
+        }
+        rounds += 1.0f;
+        free(buf);
+    }
+    auto o = out.accessor<float, 1>();
+    o[0] = rounds;
+    o[1] = total;
     return out;
 }
