@@ -334,8 +334,7 @@ pub fn device_slack(rt: &mut Runtime, offset: usize, first: usize, end: usize, a
         "found when it was freed"
     };
     let d = format!("{}, {when}", slack_words((first, end, block)));
-    let at = rt.here();
-    rt.misuse_at(Kind::TcmOutOfBounds, d, at);
+    rt.misuse_here(Kind::TcmOutOfBounds, None, None, d);
 }
 
 /// A TCM copy's local buffer, the `bytes` at `p`, that is the program's static or global

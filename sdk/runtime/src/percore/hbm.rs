@@ -20,8 +20,7 @@ pub fn allocate(rt: &mut Runtime, bytes: u32, align: u32) -> Option<u64> {
             "neuron_hbm_allocate({bytes}, ..., {align}): the device's heap (xmem) aborts on a size of 0 \
              or an alignment that is not a power of two"
         );
-        let at = rt.here();
-        rt.misuse_at(Kind::OpFailed, d, at);
+        rt.misuse_here(Kind::OpFailed, None, None, d);
         return None;
     }
     let heap_at = rt.job.hbm_heap.alloc(bytes, align)?;
@@ -50,8 +49,7 @@ pub fn deallocate(rt: &mut Runtime, addr: u64) -> bool {
             "neuron_hbm_deallocate({addr:#x}): no block neuron_hbm_allocate gave in this call starts \
              there (or it was freed already)"
         );
-        let at = rt.here();
-        rt.misuse_at(Kind::HbmFreeForeign, d, at);
+        rt.misuse_here(Kind::HbmFreeForeign, None, None, d);
         return false;
     };
     let b = rt.job.hbm_blocks.remove(k);
@@ -90,8 +88,7 @@ pub fn copy(
              neuron_hbm_allocate block (the device's DMA copies them anyway, over whatever is there)",
             if write { "to" } else { "from" }
         );
-        let at = rt.here();
-        return rt.misuse_at(Kind::HbmCopyOutOfBounds, d, at);
+        return rt.misuse_here(Kind::HbmCopyOutOfBounds, None, None, d);
     };
     let (size, offset) = (dtype.size() as u64, addr - base);
     if offset.is_multiple_of(size) && bytes.is_multiple_of(size) {

@@ -36,8 +36,7 @@ pub fn take(rt: &mut Runtime, bytes: u64) -> Option<u32> {
          device's allocator asserts here (NeuronAllocator::allocate); keep fewer tensors alive at \
          once (let temporaries go, write into a tensor with an _out operation)"
     );
-    let at = rt.here();
-    rt.misuse_at(Kind::HbmHeapExhausted, detail, at);
+    rt.misuse_here(Kind::HbmHeapExhausted, None, None, detail);
     None
 }
 

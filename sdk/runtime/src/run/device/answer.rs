@@ -54,6 +54,11 @@ impl Reader<'_> {
     fn u32(&mut self) -> Result<u32, RunError> {
         self.take().map(u32::from_le_bytes)
     }
+    /// A call's return address (u32, 0: none) as a place in the program ([`site`]).
+    fn site(&mut self) -> Result<Option<u64>, RunError> {
+        Ok(site(self.u32()?))
+    }
+
     /// A check's place, the rest of the request: u32 line, u32 column, the file's name, as
     /// `file:line:column`.
     fn place(&mut self) -> Result<String, RunError> {
@@ -103,8 +108,20 @@ fn offset_of(rt: &Runtime, p: *const u8) -> i64 {
 
 /// The answer to request `code` with payload `p` (START's is [`start`]'s): whether the
 /// program goes on (false once it returned, with what it gave in `ran`), or why the run
-/// ends here.
+/// ends here. A request that names its call's place (`device_site`) names it for itself only.
 pub fn answer(
+    rt: &mut Runtime,
+    code: u32,
+    p: &[u8],
+    ran: &mut ProgramRun,
+    out: &mut Vec<u8>,
+) -> Result<bool, RunError> {
+    let went_on = answer_one(rt, code, p, ran, out);
+    rt.job.device_site = None;
+    went_on
+}
+
+fn answer_one(
     rt: &mut Runtime,
     code: u32,
     p: &[u8],
@@ -172,9 +189,8 @@ pub fn answer(
         }
         DeviceRequest::TcmSlack => {
             let (offset, first, end) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             access::device_slack(rt, offset, first, end, r.u32()? != 0);
-            rt.job.device_site = None;
         }
         DeviceRequest::NotDataram => {
             let (p, bytes) = (r.u32()? as usize, r.u32()? as usize);
@@ -201,9 +217,8 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
                 .map(|_| r.i64())
                 .collect::<Result<Vec<i64>, _>>()?;
             let value = r.operand(rt)?;
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             let h = decode::factory(rt, dtype, &sizes, fill, value);
-            rt.job.device_site = None;
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Retain => tensors::retain(rt, r.u32()?),
@@ -216,9 +231,8 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         DeviceRequest::Apply => {
             let (op, to) = (r.i32()?, r.u32()?);
             let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             let h = decode::apply(rt, op, operands, (to != 0).then_some(to));
-            rt.job.device_site = None;
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Policy => {
@@ -226,9 +240,8 @@ fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
             out.extend(decode::set_policy(rt, h, set).to_le_bytes());
         }
         DeviceRequest::Dst => {
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             let h = tensors::dst_tensor(rt);
-            rt.job.device_site = None;
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Print => out.extend(crate::run::device::print::print(r.rest).to_le_bytes()),
@@ -266,9 +279,8 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         DeviceRequest::TcmCopy => {
             let (h, dtype, offset, count) = (r.u32()?, r.i32()?, r.u64()?, r.u64()?);
             let write = r.i32()? != 0;
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             access::tcm_copy(rt, h, dtype, offset, count, write);
-            rt.job.device_site = None;
         }
         DeviceRequest::Note => {
             let (h, first, count, write) = (r.u32()?, r.u64()?, r.u64()?, r.i32()? != 0);
@@ -299,25 +311,24 @@ fn hbm_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result
     match r.request {
         DeviceRequest::HbmAllocate => {
             let (bytes, align) = (r.u32()?, r.u32()?);
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             let addr = crate::percore::hbm::allocate(rt, bytes, align);
             out.extend(addr.map_or(-1i32, |_| 0).to_le_bytes());
             out.extend(addr.unwrap_or_default().to_le_bytes());
         }
         DeviceRequest::HbmFree => {
             let addr = r.u64()?;
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             let freed = crate::percore::hbm::deallocate(rt, addr);
             out.extend(if freed { 0i32 } else { -1 }.to_le_bytes());
         }
         DeviceRequest::HbmCopy => {
             let (addr, bytes, write) = (r.u64()?, r.u64()?, r.i32()? != 0);
-            rt.job.device_site = site(r.u32()?);
+            rt.job.device_site = r.site()?;
             crate::percore::hbm::copy(rt, addr, bytes, None, write);
         }
         other => unreachable!("{other:?} is routed elsewhere"),
     }
-    rt.job.device_site = None;
     Ok(())
 }
 
