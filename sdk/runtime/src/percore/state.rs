@@ -492,11 +492,6 @@ impl Runtime {
             .map_or_else(|| At::Calls(crate::base::stack::callers()), At::Device)
     }
 
-    /// Records a misuse made `at` a place; an error stops the core here.
-    pub fn misuse_at(&mut self, kind: Kind, detail: String, at: At) {
-        self.record(kind, None, None, detail, Some(at));
-    }
-
     /// Records a misuse; an error stops the core here (through `on_error`).
     pub fn misuse(
         &mut self,

@@ -5,7 +5,7 @@
 
 use crate::base::cabi::{Arg, Meta, ARG_TENSOR};
 use crate::base::codes::{Undefined, MAX_DIMS};
-use crate::base::misuse::{At, Kind};
+use crate::base::misuse::Kind;
 use crate::percore::ops::{self, Operand};
 use crate::percore::state::Runtime;
 use crate::percore::{access, decode, tensors};
@@ -194,8 +194,9 @@ fn answer_one(
         }
         DeviceRequest::NotDataram => {
             let (p, bytes) = (r.u32()? as usize, r.u32()? as usize);
-            let at = At::Device(site(r.u32()?).unwrap_or_default());
-            rt.misuse_at(Kind::TcmCopyNotDataram, access::not_dataram(p, bytes), at);
+            rt.job.device_site = r.site()?;
+            let d = access::not_dataram(p, bytes);
+            rt.misuse_here(Kind::TcmCopyNotDataram, None, None, d);
         }
     }
     Ok(true)
