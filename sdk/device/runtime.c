@@ -63,15 +63,14 @@ static uint32_t shown[REUSABLE][2];
  * neuron_translate_ctx, whose instructions count as the translation object's. */
 static _translation_ctx_t *table;
 
-/* The kernel's stack (docs/customop-device.md, "The stack"): the build's limit (ntx's glue
- * passes -DSTACK_SIZE or the default), the stack pointer the kernel was called below (0: no
- * kernel runs) and the lowest stack pointer a request was made at. The kernel runs on
- * qemu's stack, megabytes deep: what goes past the limit lands in memory nothing else
- * uses and is reported, where the device would overwrite its local memory. */
+/* The kernel's stack (docs/customop-device.md, "The stack"): the build's STACK_SIZE (from
+ * ntx's glue), the stack pointer the kernel was called below (0: no kernel runs) and the
+ * lowest stack pointer a request was made at. The kernel runs on qemu's stack, megabytes
+ * deep, so frames past what the device gives land in memory nothing else uses. */
 static uint32_t stack_limit = NT_CUSTOMOP_STACK_DEFAULT;
 static uintptr_t stack_top, stack_low;
 static int stack_reported;
-/* Painted below the limit, to see how far past it the frames went. */
+/* Painted below the larger of the limit and a core's memory: how far past the frames went. */
 #define STACK_ROOM 16384u
 #define STACK_PAINT 0x5ac0ffeeu
 
@@ -141,7 +140,7 @@ const unsigned char *nt_device_ask(uint32_t code)
     nt_device_io(1, msg, msg_len);
     return msg;
 }
-static void nt_device_stack_check(uintptr_t low, int at_least);
+static void nt_device_stack_check(uintptr_t low, int at_least, int last);
 void nt_device_begin(void)
 {
     msg_len = 0;
@@ -149,7 +148,7 @@ void nt_device_begin(void)
         uintptr_t sp = nt_device_sp();
         if (sp < stack_low)
             stack_low = sp;
-        nt_device_stack_check(sp, 0);
+        nt_device_stack_check(sp, 0, 0);
     }
 }
 
@@ -336,15 +335,28 @@ const nt_customop_meta *nt_customop_dst_tensor(void)
     return nt_device_meta_at(nt_device_ask(NT_DEVICE_DST));
 }
 
-/* Reports the kernel's stack past its limit, once: its deepest address seen is `low`. */
-static void nt_device_stack_check(uintptr_t low, int at_least)
+/* The frames the HBM stack of the build's STACK_SIZE holds: its top aligned down, less
+ * the saved context (docs/customop-device.md, "The stack"). */
+static uintptr_t nt_device_switched_room(void)
 {
-    if (stack_reported || stack_top - low <= stack_limit)
+    uint32_t top = stack_limit & ~(NT_CUSTOMOP_STACK_SWITCH_ALIGN - 1u);
+    return top > NT_CUSTOMOP_STACK_SWITCH_CONTEXT ? top - NT_CUSTOMOP_STACK_SWITCH_CONTEXT : 0;
+}
+
+/* Sends the kernel's depth once a call, its deepest address seen being `low`, when past the
+ * switched stack: at the kernel's return (`last`), or at a request once past a core's local
+ * memory as well. The runner says what the device does with it. */
+static void nt_device_stack_check(uintptr_t low, int at_least, int last)
+{
+    uintptr_t depth = stack_top - low;
+    if (stack_reported || depth <= nt_device_switched_room())
+        return;
+    if (!last && depth <= NT_CUSTOMOP_CORE_DRAM)
         return;
     stack_reported = 1;
     msg_len = 0;
     nt_device_put32(stack_limit);
-    nt_device_put64((uint64_t)(stack_top - low));
+    nt_device_put64((uint64_t)depth);
     nt_device_put32((uint32_t)at_least);
     nt_device_ask(NT_DEVICE_STACK);
     msg_len = 0;
@@ -365,13 +377,17 @@ static const nt_customop_meta *nt_device_call(nt_customop_invoker invoker, const
     uint32_t *at, *p;
     stack_top = nt_device_sp();
     stack_low = stack_top;
-    at = nt_device_paint(stack_top, stack_limit + STACK_ROOM, STACK_PAINT);
+    /* Past a core's local memory the device faults whatever its room: painted so far. */
+    at = nt_device_paint(stack_top,
+                         (stack_limit > NT_CUSTOMOP_CORE_DRAM ? stack_limit : NT_CUSTOMOP_CORE_DRAM) +
+                             STACK_ROOM,
+                         STACK_PAINT);
     out = invoker(function, a);
     for (p = at; p < (uint32_t *)(stack_top - 256) && *p == STACK_PAINT; ++p)
         ;
     if ((uintptr_t)p < stack_low)
         stack_low = (uintptr_t)p;
-    nt_device_stack_check(stack_low, stack_low <= (uintptr_t)at);
+    nt_device_stack_check(stack_low, stack_low <= (uintptr_t)at, 1);
     stack_top = 0;
     return out;
 }

@@ -176,6 +176,20 @@ pub const STACK_DEFAULT: u32 = 4196;
 /// at compile time, as the device's `static_assert` does.
 pub const STACK_MAX: u32 = 0x40_0000;
 
+/// The bytes at the top of the HBM stack the device switches to that hold the saved context
+/// (`allocate_hbm_stack`'s `aligned_top - 128`, stack-switch.md section 4, HIGH): the
+/// kernel's frames start below them. runtime.h's `NT_CUSTOMOP_STACK_SWITCH_CONTEXT`.
+pub const STACK_SWITCH_CONTEXT: u32 = 128;
+
+/// The alignment of that stack's top (`& ~0xF`, the same section). runtime.h's
+/// `NT_CUSTOMOP_STACK_SWITCH_ALIGN`.
+pub const STACK_SWITCH_ALIGN: u32 = 16;
+
+/// A core's physical local memory (`POOL_Q7_CORE{n}_DRAM`, 256 KiB each, the decode's
+/// memory-map page section 7, HIGH), which holds the stack a kernel runs on when the
+/// runtime does not switch: that stack's room is less. runtime.h's `NT_CUSTOMOP_CORE_DRAM`.
+pub const CORE_DRAM: u32 = 256 * 1024;
+
 #[cfg(test)]
 mod tests {
     use super::*;

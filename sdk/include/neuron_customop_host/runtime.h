@@ -23,6 +23,17 @@
 
 #define NT_CUSTOMOP_STACK_MAX 4194304
 
+/*
+ * The HBM stack the device switches to when a core's room is under STACK_SIZE: its top aligned
+ * down to this, then this many bytes of saved context (stack-switch.md).
+ */
+#define NT_CUSTOMOP_STACK_SWITCH_ALIGN 16
+
+#define NT_CUSTOMOP_STACK_SWITCH_CONTEXT 128
+
+/* A core's physical local memory, which holds its own stack: that stack's room is less. */
+#define NT_CUSTOMOP_CORE_DRAM 262144
+
 /* get_cpu_count() on one core: the device's parallel.o says 8 whatever the build. */
 #define NT_CUSTOMOP_DEVICE_CPU_COUNT 8
 

@@ -22,89 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases  # noqa: E402  (misuse.cpp's cases by name)
 import check_ops  # noqa: E402  (its value generators and operation table)
 import device_misuse  # noqa: E402  (misuse.cpp's cases on the emulated Q7)
-
-
-def ntx_device(ntx, src, work, name, compute, shape, *args, code=0):
-    """ntx op run --device, building into WORK/NAME: the finished process."""
-    cmd = [ntx, "op", "run", "--device", "--compute", src / compute, "--shape", src / shape]
-    cmd += ["--build-dir", work / name, *map(str, args)]
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != code:
-        sys.exit(f"{name} {args}: exit {p.returncode}, not {code}\n{p.stderr}")
-    return p
-
-
-class Built:
-    """A library built by ntx op run --device: its host program and its device program."""
-
-    def __init__(self, ntx, src, work, name, compute, shape, *op_and_args, code=0):
-        ntx_device(ntx, src, work, name, compute, shape, *op_and_args, code=code)
-        self.work = work
-        self.program = work / name / "op"
-        self.elf = work / name / "device" / "op.elf"
-        prefix = Path(ntx).resolve().parent.parent
-        self.translation = next(prefix.glob("lib/*/translation.o"))
-
-    def run(self, *args, cores=1, device=True, stats=True, by_log=False):
-        """The op's output and its --stats=json document (without stats: what it printed);
-        `by_log`: the device's instructions counted from qemu's log, not by the plugin."""
-        out = self.work / "out.npy"
-        out.unlink(missing_ok=True)
-        cmd = [self.program, *map(str, args), "--cores", str(cores), "--out", out]
-        cmd += ["--stats=json"] if stats else []
-        if device:
-            cmd += ["--device", self.elf, "--translation", self.translation]
-        env = {**os.environ, "NT_QEMU_COUNT_PLUGIN": ""} if by_log else None
-        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False, env=env)
-        if p.returncode != 0:
-            sys.exit(f"{args} on {cores} cores (device {device}): exit {p.returncode}\n{p.stderr}")
-        return np.load(out), json.loads(p.stdout) if stats else p.stdout
-
-    def outcome(self, *args, device=True):
-        """(exit status, the output's bytes or b'') of a run, without stats."""
-        out = self.work / "out.npy"
-        out.unlink(missing_ok=True)
-        cmd = [self.program, *map(str, args), "--out", out]
-        if device:
-            cmd += ["--device", self.elf, "--translation", self.translation]
-        p = subprocess.run(cmd, cwd=self.work, capture_output=True, text=True, check=False)
-        return p.returncode, np.load(out).tobytes() if p.returncode == 0 else b""
-
-
-def same_as_host(built, name, *args, cores=1, want=None):
-    """The device run against the host run: the same bytes (and `want`'s, when given); the
-    device counts."""
-    host, _ = built.run(*args, cores=cores, device=False)
-    if want is not None and host.tobytes() != want.tobytes():
-        sys.exit(f"{name}: the host run gave {host}, not {want}")
-    got, stats = built.run(*args, cores=cores)
-    if got.dtype != host.dtype or got.tobytes() != host.tobytes():
-        sys.exit(f"{name} on {cores} cores: the device gave {got}, the host {host}")
-    for c in stats["per_core"]:
-        d = c.get("device")
-        if not d or d["instructions"] <= 0 or d["translation"] <= 0 or d["elements"] <= 0:
-            sys.exit(f"{name}, core {c['core']}: no device counts in {c}")
-        if d["translation"] + d["copies"] > d["instructions"]:
-            sys.exit(f"{name}, core {c['core']}: parts larger than the whole: {d}")
-    # Each core's figure over the elements it wrote; the op's over the whole output.
-    op = stats["device"]
-    per_core = [c["device"] for c in stats["per_core"]]
-    if op["elements"] != host.size or sum(d["elements"] for d in per_core) != host.size:
-        sys.exit(f"{name} on {cores} cores: the elements written {[d['elements'] for d in per_core]}, not {host.size}")
-    if op["instructions"] != sum(d["instructions"] for d in per_core):
-        sys.exit(f"{name} on {cores} cores: the op's instructions are not the cores' sum: {op}")
-    if stats["schema"] != "neuron-customop-host-stats/2":
-        sys.exit(f"schema {stats['schema']}")
-    # The plugin's counts are the log's, block for block (the device runtime's own, not
-    # counted, may differ by how the socket's reads split).
-    _, logged = built.run(*args, cores=cores, by_log=True)
-    for c, by_log in zip(stats["per_core"], logged["per_core"], strict=True):
-        want, got = ({k: x["device"][k] for k in ("instructions", "translation", "copies", "elements")} for x in (by_log, c))
-        if got != want:
-            sys.exit(f"{name} on {cores} cores, core {c['core']}: the plugin counted {got}, the log {want}")
-    per = op["instructions"] / host.size
-    print(f"ok {name} on {cores} core(s): the host's bytes, {per:.1f} instructions per element")
-    return stats
+import device_stack  # noqa: E402  (the stack the device runs a kernel on)
+from device_build import Built, ntx_device, same_as_host  # noqa: E402
 
 
 def profiled(built, name, *args, cores=1):
@@ -383,80 +302,6 @@ def refusals(ntx, src, work):
     print("ok a kernel that can throw runs on the host, warned that the device runtime lacks __cxa_throw")
 
 
-STACK_KERNEL = """#include <torch/torch.h>
-// Each row of x summed through a local array of 2500 floats (10000 bytes of stack).
-torch::Tensor row_sums(const torch::Tensor &x)
-{
-    volatile float buf[2500];
-    auto in = x.accessor<float, 2>();
-    torch::Tensor out = torch::zeros({x.size(0)}, torch::kFloat);
-    auto o = out.accessor<float, 1>();
-    for (int64_t i = 0; i < x.size(0); ++i) {
-        for (int64_t k = 0; k < 2500; ++k)
-            buf[k] = k < x.size(1) ? float(in[i][k]) : float(buf[k - x.size(1)]);
-        float s = 0;
-        for (int64_t k = 0; k < 2500; ++k)
-            s += buf[k];
-        o[i] = s;
-    }
-    return out;
-}
-"""
-
-STACK_SHAPE = """#include <torch/torch.h>
-#include "torchneuron/register.h"
-torch::Tensor row_sums_shape(const torch::Tensor &x) { return torch::zeros({x.size(0)}, torch::kFloat); }
-NEURON_LIBRARY(stack_ops, m) { m.def("row_sums", &row_sums_shape, "row_sums"); }
-"""
-
-
-def stack(ntx, src, work):
-    """A kernel with 10000 bytes of locals: past the device's default stack (4196) it is
-    stack-overflow on the device (exit 2) and stack-overflow-host on the host (a warning);
-    with -DSTACK_SIZE=16384 the device gives the host's bytes; more than 4 MiB is refused."""
-    (work / "stack.cpp").write_text(STACK_KERNEL)
-    (work / "stack_shape.cpp").write_text(STACK_SHAPE)
-    np.save(work / "rows.npy", np.load(work / "x.npy")[:2])
-    deep = Built(ntx, src, work, "stack", work / "stack.cpp", work / "stack_shape.cpp", "row_sums", "rows.npy", code=2)
-    cmd = [deep.program, "row_sums", "rows.npy", "--out", "rows-out.npy"]
-    device = ["--device", deep.elf, "--translation", deep.translation]
-    p = subprocess.run([*cmd, *device], cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != 2 or "error[stack-overflow]" not in p.stderr or "past the 4196" not in p.stderr:
-        sys.exit(f"a kernel past the device's stack: exit {p.returncode}\n{p.stderr}")
-    print("ok stack-overflow: 10000 bytes of locals past the device's 4196, exit 2")
-    p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
-    if p.returncode != 0 or "warning[stack-overflow-host]" not in p.stderr:
-        sys.exit(f"the same on the host: exit {p.returncode}\n{p.stderr}")
-    print("ok stack-overflow-host: the host's frames past 4196 when the kernel called the SDK (a warning)")
-    raised = Built(
-        ntx,
-        src,
-        work,
-        "stack-raised",
-        work / "stack.cpp",
-        work / "stack_shape.cpp",
-        "--cflag=-DSTACK_SIZE=16384",
-        "row_sums",
-        "rows.npy",
-    )
-    same_as_host(raised, "row_sums with -DSTACK_SIZE=16384", "row_sums", "rows.npy")
-    p = ntx_device(
-        ntx,
-        src,
-        work,
-        "stack-big",
-        work / "stack.cpp",
-        work / "stack_shape.cpp",
-        "--cflag=-DSTACK_SIZE=4194305",
-        "row_sums",
-        "rows.npy",
-        code=1,
-    )
-    if "STACK_SIZE cannot be greater than 4MB" not in p.stderr:
-        sys.exit(f"-DSTACK_SIZE=4194305: {p.stderr!r}")
-    print("ok -DSTACK_SIZE past 4 MiB refused at compile time")
-
-
 def misuse_on_device(ntx, src, work):
     """A misuse on the emulated Q7 is the host's report: an accessor read after its tensor is gone."""
     case = cases.read("misuse_cases.h")
@@ -549,7 +394,7 @@ def main():
     select = Built(ntx, src, work, "select", "float_select.cpp", "float_select_shape.cpp", "above_first", "x.npy")
     same_as_host(select, "above_first (a select of two float constants, references)", "above_first", "x.npy")
     refusals(ntx, src, work)
-    stack(ntx, src, work)
+    device_stack.check(ntx, src, work)
     misuse_on_device(ntx, src, work)
     overloads(ntx, src, work)
     device_model(ntx, src, work)

@@ -56,6 +56,38 @@ fn define(h: &mut String, doc: &str, name: &str, value: impl std::fmt::Display) 
     let _ = writeln!(h, "#define {name} {value}\n");
 }
 
+/// runtime.h's defines of a kernel's stack on the device.
+fn stack_defines(h: &mut String) {
+    define(
+        h,
+        "A core's stack on the device: 4196 bytes unless the build says -DSTACK_SIZE=N, at \
+         most 4 MiB (the shipped library's stack_switch.hpp). bind.hpp refuses more at \
+         compile time.",
+        "NT_CUSTOMOP_STACK_DEFAULT",
+        c::STACK_DEFAULT,
+    );
+    define(h, "", "NT_CUSTOMOP_STACK_MAX", c::STACK_MAX);
+    define(
+        h,
+        "The HBM stack the device switches to when a core's room is under STACK_SIZE: its \
+         top aligned down to this, then this many bytes of saved context (stack-switch.md).",
+        "NT_CUSTOMOP_STACK_SWITCH_ALIGN",
+        c::STACK_SWITCH_ALIGN,
+    );
+    define(
+        h,
+        "",
+        "NT_CUSTOMOP_STACK_SWITCH_CONTEXT",
+        c::STACK_SWITCH_CONTEXT,
+    );
+    define(
+        h,
+        "A core's physical local memory, which holds its own stack: that stack's room is less.",
+        "NT_CUSTOMOP_CORE_DRAM",
+        c::CORE_DRAM,
+    );
+}
+
 /// The constants and enums of runtime.h.
 #[must_use]
 pub fn runtime_h() -> String {
@@ -63,15 +95,7 @@ pub fn runtime_h() -> String {
     h.push_str(
         "/* The codes and limits below are the runtime's (sdk/runtime/src/base/codes.rs). */\n\n",
     );
-    define(
-        &mut h,
-        "A core's stack on the device: 4196 bytes unless the build says -DSTACK_SIZE=N, at \
-         most 4 MiB (the shipped library's stack_switch.hpp). bind.hpp refuses more at \
-         compile time.",
-        "NT_CUSTOMOP_STACK_DEFAULT",
-        c::STACK_DEFAULT,
-    );
-    define(&mut h, "", "NT_CUSTOMOP_STACK_MAX", c::STACK_MAX);
+    stack_defines(&mut h);
     define(
         &mut h,
         "get_cpu_count() on one core: the device's parallel.o says 8 whatever the build.",

@@ -97,9 +97,11 @@ kinds! {
     DeviceParityOff = "device-parity-off", Warning,
         "the program was built with --no-device-parity (device_parity=False): the device's own build may refuse what runs here";
     StackOverflow = "stack-overflow", Error,
-        "on the emulated Q7: the kernel's frames went past the stack a core has on the device (-DSTACK_SIZE, 4196 bytes unless set)";
+        "on the emulated Q7: the kernel's frames went past every stack the device could run it on (the HBM stack of -DSTACK_SIZE, 4196 bytes unless set, and a core's 256 KiB of local memory)";
+    StackMayOverflow = "stack-may-overflow", Warning,
+        "on the emulated Q7: the kernel's frames went past the HBM stack of -DSTACK_SIZE; the device runs it only if the core's own room, which the runtime checks and the decode does not give, holds them";
     StackOverflowHost = "stack-overflow-host", Warning,
-        "on the host: the kernel's frames were past that stack when it called the SDK (the host's frames, not the device's)";
+        "on the host: the kernel's frames were past the HBM stack of -DSTACK_SIZE when it called the SDK (the host's frames, not the device's)";
     DeviceTcmUnchecked = "device-tcm-unchecked", Warning,
         "on the emulated Q7: the kernel used tcm_malloc blocks, whose bounds past their 64-byte granule only the host run checks";
     X86DefaultNan = "x86-default-nan", Warning,

@@ -146,8 +146,12 @@ fn answer_one(
         }
         DeviceRequest::Stack => {
             let (limit, depth, at_least) = (r.u32()?, r.u64()?, r.u32()? != 0);
+            let kind = match crate::base::stack::Depth::of(limit, depth) {
+                crate::base::stack::Depth::Faults => Kind::StackOverflow,
+                _ => Kind::StackMayOverflow,
+            };
             let detail = crate::base::stack::device_detail(limit, depth, at_least);
-            rt.misuse(Kind::StackOverflow, None, None, detail);
+            rt.misuse(kind, None, None, detail);
         }
         DeviceRequest::DivideByZero => {
             let detail = format!(
