@@ -2,10 +2,11 @@
  * The kernel's memory on the emulated Q7, beside runtime.c (docs/customop-api.md, "Device
  * parity"): the device calls on HBM a kernel may make beyond the guide (the library's
  * custom_op.h), neuron_hbm_allocate and neuron_hbm_deallocate over the heap the host
- * runtime models for the call and neuron_memcpy's check (the header moves the bytes); and
- * where a TCM copy's local buffer lies: the device's copy asserts outside dataram, which
- * the program's static and global data are not. Each finding is a request to the runner
- * (protocol.h), made through runtime.c's message.
+ * runtime models for the call and neuron_memcpy's check (the header moves the bytes);
+ * malloc, calloc, realloc, free, operator new and delete over the device's C heap, whose
+ * blocks the same model places; and where a TCM copy's local buffer lies: the device's copy
+ * asserts outside dataram, which the program's static and global data are not. Each
+ * finding is a request to the runner (protocol.h), made through runtime.c's message.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -21,9 +22,12 @@ void nt_device_put64(uint64_t v);
 const unsigned char *nt_device_ask(uint32_t code);
 void nt_device_copy(void *d, const void *s, size_t n);
 
-/* support.c: whether p is in the heap malloc and new give (dataram on the device: the
- * library's libc heap is carved from it). */
-int nt_device_in_heap(const void *p);
+/* support.c: the program's own heap, for what is allocated outside a kernel. */
+void *nt_device_own_malloc(size_t n);
+void nt_device_own_free(void *p);
+int nt_device_in_own_heap(const void *p);
+/* Below: whether p is in a heap malloc and new give. */
+static int nt_device_in_heap(const void *p);
 /* The program's image ends here (the linker's symbol); its TCM pool (runtime.c). */
 extern char _end[];
 extern unsigned char *const nt_device_tcm;
@@ -166,3 +170,125 @@ void nt_device_check_slack(void)
         check_slack(k, blocks[k].site, 1);
     nblocks = 0;
 }
+
+/* The device's C heap, where a kernel's malloc and operator new take from: the runner's
+ * model (sdk/runtime/src/percore/c_heap.rs) says where each block goes in these bytes, or
+ * that the device's heap has no room (operator new's stops the core there); outside a
+ * kernel (a static constructor) the program's own heap gives it (support.c). */
+static unsigned char c_heap[NT_CUSTOMOP_C_HEAP_BYTES] __attribute__((aligned(64)));
+
+static int in_c_heap(const void *p)
+{
+    return (const unsigned char *)p >= c_heap && (const unsigned char *)p < c_heap + sizeof c_heap;
+}
+
+/* Whether p is in a heap malloc and new give (dataram on the device). */
+static int nt_device_in_heap(const void *p) { return in_c_heap(p) || nt_device_in_own_heap(p); }
+
+static void *heap_take(size_t n, size_t align, int new, uint32_t site)
+{
+    int64_t at;
+    nt_device_begin();
+    nt_device_put64(n);
+    nt_device_put32((uint32_t)align);
+    nt_device_put32((uint32_t)new);
+    nt_device_put32(site);
+    nt_device_copy(&at, nt_device_ask(NT_DEVICE_HEAP_TAKE), 8);
+    if (at == -2)
+        return nt_device_own_malloc(n);
+    return at < 0 ? NULL : c_heap + at;
+}
+
+static void heap_give(void *p)
+{
+    if (in_c_heap(p)) {
+        nt_device_begin();
+        nt_device_put32((uint32_t)((unsigned char *)p - c_heap));
+        nt_device_ask(NT_DEVICE_HEAP_GIVE);
+    } else {
+        nt_device_own_free(p);
+    }
+}
+
+/* The bytes a block at p holds, at most `most` (what realloc copies): to its heap's end. */
+static size_t heap_room(const void *p, size_t most)
+{
+    size_t left = in_c_heap(p) ? (size_t)(c_heap + sizeof c_heap - (const unsigned char *)p) : most;
+    return left < most ? left : most;
+}
+
+static void *heap_realloc(void *p, size_t n, uint32_t site)
+{
+    if (!p)
+        return heap_take(n, 0, 0, site);
+    if (!n) {
+        heap_give(p);
+        return NULL;
+    }
+    unsigned char *q = heap_take(n, 0, 0, site);
+    if (q) {
+        nt_device_copy(q, p, heap_room(p, n));
+        heap_give(p);
+    }
+    return q;
+}
+
+static void *heap_calloc(size_t count, size_t size, uint32_t site)
+{
+    if (size && count > (size_t)-1 / size)
+        return NULL;
+    unsigned char *p = heap_take(count * size, 0, 0, site);
+    for (size_t i = 0; p && i < count * size; ++i)
+        p[i] = 0;
+    return p;
+}
+
+void *malloc(size_t n) { return heap_take(n, 0, 0, SITE); }
+void *calloc(size_t count, size_t size) { return heap_calloc(count, size, SITE); }
+void *realloc(void *p, size_t n) { return heap_realloc(p, n, SITE); }
+void free(void *p)
+{
+    if (p)
+        heap_give(p);
+}
+void *_Znwj(size_t n) { return heap_take(n, 0, 1, SITE); }
+void *_Znaj(size_t n) { return heap_take(n, 0, 1, SITE); }
+void *_ZnwjRKSt9nothrow_t(size_t n, const void *tag) { return (void)tag, heap_take(n, 0, 0, SITE); }
+void *_ZnajRKSt9nothrow_t(size_t n, const void *tag) { return (void)tag, heap_take(n, 0, 0, SITE); }
+void _ZdlPvRKSt9nothrow_t(void *p, const void *tag) { (void)tag, free(p); }
+void _ZdaPvRKSt9nothrow_t(void *p, const void *tag) { (void)tag, free(p); }
+void _ZdlPv(void *p) { free(p); }
+void _ZdaPv(void *p) { free(p); }
+void _ZdlPvj(void *p, size_t n) { (void)n, free(p); }
+void _ZdaPvj(void *p, size_t n) { (void)n, free(p); }
+
+/* The runtime's C ABI for the host run's renamed calls: the same heap here. */
+void *nt_customop_heap_malloc(size_t bytes) { return heap_take(bytes, 0, 0, SITE); }
+void *nt_customop_heap_new(size_t bytes) { return heap_take(bytes, 0, 1, SITE); }
+void *nt_customop_heap_calloc(size_t count, size_t size) { return heap_calloc(count, size, SITE); }
+void *nt_customop_heap_aligned(size_t align, size_t bytes)
+{
+    return align && !(align & (align - 1)) ? heap_take(bytes, align, 0, SITE) : NULL;
+}
+int nt_customop_heap_posix_memalign(void **out, size_t align, size_t bytes)
+{
+    if (!align || (align & (align - 1)) || align % sizeof(void *))
+        return 22; /* EINVAL */
+    *out = heap_take(bytes, align, 0, SITE);
+    return *out ? 0 : 12; /* ENOMEM */
+}
+void nt_customop_heap_free(void *p) { free(p); }
+void *nt_customop_heap_realloc(void *p, size_t bytes) { return heap_realloc(p, bytes, SITE); }
+char *nt_customop_heap_strndup(const char *s, size_t most)
+{
+    size_t len = 0;
+    while (len < most && s[len])
+        ++len;
+    char *p = heap_take(len + 1, 0, 0, SITE);
+    if (p) {
+        nt_device_copy(p, s, len);
+        p[len] = 0;
+    }
+    return p;
+}
+char *nt_customop_heap_strdup(const char *s) { return nt_customop_heap_strndup(s, (size_t)-1); }

@@ -96,6 +96,14 @@ enum {
      * return (1) or its free (0).
      */
     NT_DEVICE_TCM_SLACK = 27,
+    /*
+     * `malloc` and `operator new` (the C heap): u64 bytes, u32 alignment, u32 operator new
+     * (1), u32 site -> i64 offset in the C heap (-1: none; -2: outside a kernel, from the
+     * program's own heap).
+     */
+    NT_DEVICE_HEAP_TAKE = 28,
+    /* `free` and `operator delete` of a C heap block: u32 offset. */
+    NT_DEVICE_HEAP_GIVE = 29,
 };
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */

@@ -1,8 +1,8 @@
 /*
  * What a kernel's compiled code may call beyond the SDK on the emulated Q7, with no C
  * library linked: the integer division helpers the compiler calls (64-bit ones: a 32-bit
- * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), the heap malloc and
- * new give, and the C++ ABI's few hooks.
+ * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), the program's own
+ * heap (memory.c gives a kernel's malloc and new), and the C++ ABI's few hooks.
  * A kernel that needs more (<cmath> functions, exceptions) does not link, and ntx says
  * which symbols are missing. The C library's memory and string functions the compiler
  * and the headers call are here too (memcpy counts as the kernel's: the TCM copies move
@@ -115,10 +115,10 @@ uint32_t __umodsi3(uint32_t n, uint32_t d) { return (uint32_t)__umoddi3(n, d); }
 int32_t __divsi3(int32_t n, int32_t d) { return (int32_t)__divdi3(n, d); }
 int32_t __modsi3(int32_t n, int32_t d) { return (int32_t)__moddi3(n, d); }
 
-/* The heap malloc and new give: first fit over chunks, each after a 16-byte header (its
- * bytes, header included, and whether it is taken), free chunks merged as the search
- * passes them; a freed chunk is given again, as the device's own heap (an xmem heap in
- * dataram, whose size the decode does not give) gives it. */
+/* The program's own heap, for what is allocated outside a kernel (a static constructor):
+ * memory.c's malloc gives a kernel's from the device's C heap. First fit over chunks, each
+ * after a 16-byte header (its bytes, header included, and whether it is taken), free
+ * chunks merged as the search passes them. */
 #define HEAP_BYTES (4u << 20)
 static unsigned char heap[HEAP_BYTES] __attribute__((aligned(16)));
 struct chunk {
@@ -128,7 +128,7 @@ static int heap_ready;
 
 static struct chunk *chunk_at(uint32_t at) { return (struct chunk *)(heap + at); }
 
-void *malloc(size_t n)
+void *nt_device_own_malloc(size_t n)
 {
     if (!heap_ready)
         chunk_at(0)->bytes = HEAP_BYTES, chunk_at(0)->taken = 0, heap_ready = 1;
@@ -155,23 +155,16 @@ void *malloc(size_t n)
     return NULL;
 }
 
-void free(void *p)
+void nt_device_own_free(void *p)
 {
     if (p && (unsigned char *)p > heap && (unsigned char *)p < heap + HEAP_BYTES)
         ((struct chunk *)p - 1)->taken = 0;
 }
 
-int nt_device_in_heap(const void *p)
+int nt_device_in_own_heap(const void *p)
 {
     return (const unsigned char *)p >= heap && (const unsigned char *)p < heap + HEAP_BYTES;
 }
-
-void *_Znwj(size_t n) { return malloc(n); }
-void *_Znaj(size_t n) { return malloc(n); }
-void _ZdlPv(void *p) { free(p); }
-void _ZdaPv(void *p) { free(p); }
-void _ZdlPvj(void *p, size_t n) { (void)n, free(p); }
-void _ZdaPvj(void *p, size_t n) { (void)n, free(p); }
 
 void *__dso_handle;
 int __cxa_atexit(void (*f)(void *), void *arg, void *dso) { return (void)f, (void)arg, (void)dso, 0; }

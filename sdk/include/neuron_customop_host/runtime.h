@@ -46,6 +46,14 @@
 /* The alignment of a TCM block when none is asked. */
 #define NT_CUSTOMOP_TCM_ALIGN 64
 
+/*
+ * A core's C heap (malloc, calloc, realloc, operator new of a kernel): its bytes, set up again
+ * before each call, and a block's alignment.
+ */
+#define NT_CUSTOMOP_C_HEAP_BYTES 10240
+
+#define NT_CUSTOMOP_C_HEAP_ALIGN 8
+
 /* The byte a TCM block's slack is filled with (a store there is found when it is freed). */
 #define NT_CUSTOMOP_TCM_SLACK 0xa5
 
@@ -503,6 +511,49 @@ int nt_customop_hbm_deallocate(uint64_t addr);
 // HBM), before the caller moves them. `site` as for [`nt_customop_tcm_copy`] (the stack
 // places a finding here).
 void nt_customop_hbm_copy(uint64_t addr, uint64_t bytes, const void *local, int write, const void *site);
+
+// `malloc(bytes)`.
+void *nt_customop_heap_malloc(size_t bytes);
+
+// `operator new(bytes)`: where the device's heap has no room, the core has stopped.
+void *nt_customop_heap_new(size_t bytes);
+
+// `calloc(count, size)`: NULL where the product overflows, as the C library's.
+void *nt_customop_heap_calloc(size_t count, size_t size);
+
+// `aligned_alloc(align, bytes)` and `memalign`: NULL for an alignment not a power of two.
+void *nt_customop_heap_aligned(size_t align, size_t bytes);
+
+// `posix_memalign(out, align, bytes)`: 0, `EINVAL` or `ENOMEM`, as the C library's.
+//
+// # Safety
+// `out` is writable.
+int nt_customop_heap_posix_memalign(void **out, size_t align, size_t bytes);
+
+// `free(p)` and every `operator delete`.
+//
+// # Safety
+// `p` is null, a block of this heap, or the C library's.
+void nt_customop_heap_free(void *p);
+
+// `realloc(p, bytes)`: a new block with the old one's bytes, the old one freed; NULL (the
+// old one kept) where the heap has no room.
+//
+// # Safety
+// As [`nt_customop_heap_free`].
+void *nt_customop_heap_realloc(void *p, size_t bytes);
+
+// `strndup(s, most)`; `strdup` is `most` = `usize::MAX`.
+//
+// # Safety
+// `s` is a C string, or `most` bytes readable.
+char *nt_customop_heap_strndup(const char *s, size_t most);
+
+// `strdup(s)`.
+//
+// # Safety
+// `s` is a C string.
+char *nt_customop_heap_strdup(const char *s);
 
 // Calls op `op` with `args[0..n]` on `cores` cores (`stats`: a [`Stats`] code, what it
 // prints on stdout): the runner's exit status ([`ExitStatus`]); on `Ran`, `*out` is the

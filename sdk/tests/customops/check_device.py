@@ -205,7 +205,7 @@ def hbm_calls(ntx, src, work):
         if heap.tolist() != [10.0, float(total)]:
             sys.exit(f"heap_reused (device {device}): {heap}, not 10 buffers and {total}")
     print("ok neuron_hbm_allocate, neuron_memcpy, q7_data_ptr: NumPy's values, 31 blocks beside the output, on both")
-    print("ok malloc's buffers given back and taken again, ten of 1 MiB, on both")
+    print("ok malloc's buffers given back and taken again, ten of 6 KiB in a 10 KiB heap, on both")
     for which, kind in ((1, "hbm-copy-out-of-bounds"), (2, "hbm-free-foreign")):
         said = []
         for device in ([], ["--device", built.elf, "--translation", built.translation]):

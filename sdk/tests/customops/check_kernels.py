@@ -182,6 +182,8 @@ MISUSES = [
     ("MIN_DIVIDED_BY_MINUS_ONE", 1, 2, "undefined-arithmetic"),
     ("HBM_HEAP_33_LIVE", 1, 2, "hbm-heap-exhausted"),
     ("TCM_COPY_STATIC", 1, 2, "tcm-copy-not-dataram"),
+    ("C_HEAP_MALLOC_NULL", 1, 0, "malloc-null"),
+    ("C_HEAP_NEW_PAST", 1, 2, "c-heap-exhausted"),
 ]
 
 # Findings every core makes alike (run on 8 cores), or between pairs of cores, reported once.
@@ -226,6 +228,8 @@ AT_THE_LINE = [
     "TCM_FREE_FOREIGN",
     "HBM_HEAP_33_LIVE",
     "TCM_COPY_STATIC",
+    "C_HEAP_MALLOC_NULL",
+    "C_HEAP_NEW_PAST",
 ]
 
 
@@ -287,13 +291,14 @@ def each_misuse(m, work, src):
 
 
 def hbm_heap_fits(m):
-    """32 of a kernel's tensors live at once, and temporaries given back one by one: the
-    device's HBM heap has blocks for them, and nothing is reported."""
-    for case in ("HBM_HEAP_32_LIVE", "HBM_HEAP_REUSED"):
+    """32 of a kernel's tensors live at once, temporaries given back one by one, and vectors
+    of 8000 bytes made and let go: the device's HBM and C heaps have blocks for them, and
+    nothing is reported."""
+    for case in ("HBM_HEAP_32_LIVE", "HBM_HEAP_REUSED", "C_HEAP_WITHIN"):
         p = m.run("misuse", "x.npy", MISUSE[case])
         if p.stderr:
-            sys.exit(f"{case}: the device's HBM heap has blocks for these tensors: {p.stderr!r}")
-    print("ok 32 of a kernel's tensors live, and temporaries given back: the device's HBM heap has blocks")
+            sys.exit(f"{case}: the device's heaps have blocks for these: {p.stderr!r}")
+    print("ok 32 of a kernel's tensors live, temporaries and vectors given back: the device's heaps have blocks")
 
 
 def misuses(ntx, src, work):

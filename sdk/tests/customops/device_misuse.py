@@ -74,6 +74,13 @@ def memory_on_device(cmd, case, work):
     print(f"ok hbm-heap-exhausted on the device at the kernel's line, as on the host: {said}")
     said, _ = as_on_host(cmd, case["TCM_COPY_STATIC"], work, r"error\[tcm-copy-not-dataram\] op misuse, core 0: .*, at (.*)")
     print(f"ok tcm-copy-not-dataram on the device at the copy's line, as on the host: {said}")
+    said, _ = as_on_host(cmd, case["C_HEAP_NEW_PAST"], work, r"error\[c-heap-exhausted\] op misuse, core 0: .*, at (.*)")
+    print(f"ok c-heap-exhausted on the device at the kernel's line, as on the host: {said}")
+    said, _ = as_on_host(cmd, case["C_HEAP_MALLOC_NULL"], work, r"warning\[malloc-null\] op misuse, core 0: .*, at (.*)", code=0)
+    p = on_case(cmd, case["C_HEAP_WITHIN"], work)
+    if p.returncode != 0 or p.stderr:
+        sys.exit(f"C_HEAP_WITHIN on the device: exit {p.returncode}\n{p.stderr}")
+    print(f"ok malloc-null on the device at the kernel's line, as on the host, and vectors within the heap: {said}")
     for name, kind, where in (
         ("CORES_WRITE_SAME", "cores-write-same-element", "copy_half("),
         ("ONLY_CORE0_WRITES", "output-unwritten", "multicore("),

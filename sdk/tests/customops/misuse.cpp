@@ -1,6 +1,8 @@
 // One kernel, one misuse per case, named in misuse_cases.h (check_kernels.py runs each and
 // checks the report): what the device leaves undefined, done on purpose.
 #include <stdint.h>
+#include <stdlib.h>
+#include <vector>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
 #include "misuse_cases.h"
@@ -40,6 +42,10 @@ static torch::Tensor multicore(const torch::Tensor &x, int64_t which)
         return out;
     }
 }
+
+// Where a C heap block is kept: a store the compiler must make, so that it calls the
+// allocator (a block that does not escape, it may leave out).
+static void *volatile kept_block;
 
 torch::Tensor misuse(const torch::Tensor &x, int which)
 {
@@ -223,6 +229,21 @@ torch::Tensor misuse(const torch::Tensor &x, int which)
         x.tcm_accessor().tensor_to_tcm<float>(staged, 0, 4);
         return out;
     }
+    case C_HEAP_MALLOC_NULL: // NULL, as the device's heap gives: a warning
+        kept_block = malloc(64 << 20);
+        return out;
+    case C_HEAP_NEW_PAST: { // the device throws std::bad_alloc
+        float *big = new float[4096];
+        kept_block = big;
+        delete[] big;
+        return out;
+    }
+    case C_HEAP_WITHIN: // each vector's block given back before the next is made
+        for (int k = 0; k < 20; ++k) {
+            std::vector<float> v(2000, 1.0f);
+            kept_block = v.data();
+        }
+        return out;
     default: return out;
     }
 }

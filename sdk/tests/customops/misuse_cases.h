@@ -52,6 +52,9 @@ enum misuse_case {
     HBM_HEAP_32_LIVE = 44,           // 32 live at once: the device has blocks for them, no report
     HBM_HEAP_REUSED = 45,            // 31 live, then 100 made and let go one at a time: no report
     TCM_COPY_STATIC = 46,            // tensor_to_tcm into a static array: not dataram on the device
+    C_HEAP_MALLOC_NULL = 47,         // malloc of 64 MiB: NULL, as from the device's 10 KiB C heap
+    C_HEAP_NEW_PAST = 48,            // new float[4096] (16 KiB): the device's C heap has no room
+    C_HEAP_WITHIN = 49,              // vectors of 8000 bytes made and let go 20 times: no report
     NOTHING = 99,                    // no misuse: returns zeros
 };
 

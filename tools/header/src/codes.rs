@@ -122,6 +122,14 @@ pub fn runtime_h() -> String {
     );
     define(
         &mut h,
+        "A core's C heap (malloc, calloc, realloc, operator new of a kernel): its bytes, set \
+         up again before each call, and a block's alignment.",
+        "NT_CUSTOMOP_C_HEAP_BYTES",
+        c::C_HEAP_BYTES,
+    );
+    define(&mut h, "", "NT_CUSTOMOP_C_HEAP_ALIGN", c::C_HEAP_ALIGN);
+    define(
+        &mut h,
         "The byte a TCM block's slack is filled with (a store there is found when it is freed).",
         "NT_CUSTOMOP_TCM_SLACK",
         format!("{:#04x}", c::TCM_SLACK),

@@ -9,10 +9,11 @@ use std::path::Path;
 pub const COMMITTED: &str = "sdk/include/neuron_customop_host/runtime.h";
 
 /// The runtime's files that declare the C ABI: its types, then its functions.
-const SOURCES: [&str; 4] = [
+const SOURCES: [&str; 5] = [
     "sdk/runtime/src/base/cabi.rs",
     "sdk/runtime/src/edges/ffi.rs",
     "sdk/runtime/src/edges/ffi_access.rs",
+    "sdk/runtime/src/edges/ffi_heap.rs",
     "sdk/runtime/src/edges/api.rs",
 ];
 

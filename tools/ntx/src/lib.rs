@@ -12,6 +12,7 @@ pub mod model;
 pub mod op;
 pub mod op_deps;
 pub mod op_device;
+pub mod op_heap;
 pub mod parity;
 pub mod report;
 pub mod simulate;

@@ -453,6 +453,7 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
                 std::fs::read(&obj).map_err(|e| format!("cannot read {}: {e}", obj.display()))?;
             kernels.extend(kernels_in(&data)?);
             calls.extend(c_calls(&data)?);
+            crate::op_heap::rename(&obj, &data)?;
         }
         objects.push(obj);
     }

@@ -89,6 +89,16 @@ pub const TCM_POOL_BYTES: usize = 16 * 1024;
 /// The alignment of a TCM block when none is asked (`neuron_dataram_allocate`'s 64).
 pub const TCM_ALIGN: usize = 64;
 
+/// Bytes of a core's C heap, where a kernel's `malloc`, `calloc`, `realloc` and `operator
+/// new` take from: the library's libc heap, an xmem heap in dataram set up again before
+/// each call (`_init_libc_heap_allocator`), 10 KiB at `data_scratch_map + 0xa00` (the
+/// decode's memory-map page, section 7; docs/customop-api.md, "Device parity").
+pub const C_HEAP_BYTES: usize = 10 * 1024;
+
+/// The alignment of a C heap block: not in the decode; the Q7's `max_align_t` (8 bytes:
+/// `double`, `long long`, `long double` as double), what `malloc` promises.
+pub const C_HEAP_ALIGN: usize = 8;
+
 /// The byte a TCM block's slack (past its bytes, inside its granule) is filled with, to
 /// see a store there when the block is freed or the kernel returns.
 pub const TCM_SLACK: u8 = 0xa5;
@@ -393,6 +403,12 @@ codes! {
         /// the block), u32 site (the free's call, or the block's allocation), u32 at the
         /// kernel's return (1) or its free (0).
         TcmSlack = 27,
+        /// `malloc` and `operator new` (the C heap): u64 bytes, u32 alignment, u32 operator
+        /// new (1), u32 site -> i64 offset in the C heap (-1: none; -2: outside a kernel,
+        /// from the program's own heap).
+        HeapTake = 28,
+        /// `free` and `operator delete` of a C heap block: u32 offset.
+        HeapGive = 29,
     }
 }
 

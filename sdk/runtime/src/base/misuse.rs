@@ -114,6 +114,10 @@ kinds! {
         "a kernel made a tensor the device's HBM heap has no block for: its 32 block descriptors in use (the device's allocator asserts)";
     HbmFreeForeign = "hbm-free-foreign", Error,
         "neuron_hbm_deallocate of an address neuron_hbm_allocate did not give in this call (or freed twice)";
+    MallocNull = "malloc-null", Warning,
+        "malloc, calloc or realloc returned NULL as the device's would: its C heap (10 KiB a call) had no room";
+    CHeapExhausted = "c-heap-exhausted", Error,
+        "operator new found no room in the device's C heap (10 KiB a call), where the device throws std::bad_alloc";
     HbmCopyOutOfBounds = "hbm-copy-out-of-bounds", Error,
         "a neuron_memcpy whose HBM bytes are not all inside one live tensor or neuron_hbm_allocate block";
     TensorNotLive = "tensor-not-live", Error,

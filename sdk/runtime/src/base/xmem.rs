@@ -135,6 +135,12 @@ impl Heap {
         true
     }
 
+    /// The bytes from `at` to the end of the taken block whose caller's bytes start there.
+    pub fn usable(&self, at: u32) -> Option<u32> {
+        let b = self.taken.iter().find(|b| b.aligned == at)?;
+        Some(b.buffer + b.size - at)
+    }
+
     /// Bytes in taken blocks, their alignment slack included.
     pub fn taken_bytes(&self) -> u32 {
         self.taken.iter().map(|b| b.size).sum()

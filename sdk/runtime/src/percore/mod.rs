@@ -4,6 +4,7 @@
 //! [`crate::base`] only.
 
 pub mod access;
+pub mod c_heap;
 pub(crate) mod decode;
 pub(crate) mod error;
 pub mod hbm;

@@ -221,6 +221,11 @@ pub struct Job {
     pub asked_cpu_count: bool,
     /// The device's HBM heap the kernel's tensors come from.
     pub hbm_heap: crate::base::xmem::Heap,
+    /// The device's C heap the kernel's `malloc` and `operator new` take from
+    /// ([`crate::percore::c_heap`]).
+    pub c_heap: crate::base::xmem::Heap,
+    /// Whether this call said `malloc-null` already.
+    pub c_heap_null_said: bool,
     /// On the emulated Q7, while a request that makes a tensor is answered: the kernel's
     /// call's return address in the device program.
     pub device_site: Option<u64>,
@@ -251,6 +256,8 @@ impl Job {
             reports: Vec::new(),
             asked_cpu_count: false,
             hbm_heap: crate::base::xmem::Heap::new(crate::base::xmem::HBM_HEAP_BYTES),
+            c_heap: crate::base::xmem::Heap::new(crate::base::codes::C_HEAP_BYTES as u32),
+            c_heap_null_said: false,
             device_site: None,
         }
     }

@@ -6,6 +6,7 @@
 //! catching mutations of that code (docs/testing.md).
 
 mod access;
+mod c_heap;
 mod checks;
 mod hbm;
 mod messages;

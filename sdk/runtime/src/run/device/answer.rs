@@ -196,6 +196,7 @@ fn answer_one(
             rt.job.device_site = r.site()?;
             access::device_slack(rt, offset, first, end, r.u32()? != 0);
         }
+        DeviceRequest::HeapTake | DeviceRequest::HeapGive => heap_answer(rt, &mut r, out)?,
         DeviceRequest::NotDataram => {
             let (p, bytes) = (r.u32()? as usize, r.u32()? as usize);
             rt.job.device_site = r.site()?;
@@ -308,6 +309,24 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         }
         other => unreachable!("{other:?} is routed to tensor_answer"),
     }
+    Ok(())
+}
+
+/// The C heap's `malloc` and `free` (`crate::percore::c_heap`).
+fn heap_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
+    use crate::percore::c_heap::{give_back, take, Take};
+    if r.request == DeviceRequest::HeapGive {
+        give_back(rt, r.u32()?);
+        return Ok(());
+    }
+    let (bytes, align, new) = (r.u64()?, r.u32()?, r.u32()? != 0);
+    rt.job.device_site = r.site()?;
+    let at = match take(rt, bytes, align, new) {
+        Take::At(at) => i64::from(at),
+        Take::Refused => -1,
+        Take::Outside => -2,
+    };
+    out.extend(at.to_le_bytes());
     Ok(())
 }
 
