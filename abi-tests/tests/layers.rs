@@ -323,6 +323,105 @@ fn ntx_has_no_circle_of_modules() {
     assert_no_circle("tools/ntx/src/main.rs");
 }
 
+/// A C file's text without its comments.
+fn code_of(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(k) = rest.find("/*") {
+        out += &rest[..k];
+        rest = rest[k + 2..]
+            .split_once("*/")
+            .map_or("", |(_, after)| after);
+    }
+    out += rest;
+    out.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The device runtime's C files (sdk/device/*.c), each using another when it names a
+/// function or object of the runtime's (`nt_`) that the other defines at file scope.
+fn device_edges(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "c") {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            files.insert(name, code_of(&std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let defines = |code: &str| -> BTreeSet<String> {
+        code.lines()
+            .filter(|l| !l.starts_with([' ', '\t', '#', '}', '{']) && !l.starts_with("static "))
+            .filter(|l| {
+                !l.starts_with("extern ") && !l.trim_end().ends_with(';') || l.contains(" = ")
+            })
+            .filter_map(|l| {
+                let head = l.split(['(', '=', '[']).next()?;
+                let name = head.trim_end().rsplit(|c: char| !word(c)).next()?;
+                name.starts_with("nt_").then(|| name.to_string())
+            })
+            .collect()
+    };
+    let defined: BTreeMap<&String, BTreeSet<String>> =
+        files.iter().map(|(f, c)| (f, defines(c))).collect();
+    let mut edges = BTreeMap::new();
+    for (f, code) in &files {
+        let named: BTreeSet<&str> = code.split(|c: char| !word(c)).collect();
+        let uses = defined
+            .iter()
+            .filter(|(g, names)| **g != f && names.iter().any(|n| named.contains(n.as_str())))
+            .map(|(g, _)| (*g).clone())
+            .collect();
+        edges.insert(f.clone(), uses);
+    }
+    edges
+}
+
+#[test]
+fn the_device_runtime_has_no_circle_of_files() {
+    let e = device_edges(&root().join("sdk/device"));
+    assert!(
+        e["runtime.c"].contains("channel.c") && e["memory.c"].contains("channel.c"),
+        "{e:?}"
+    );
+    assert!(
+        e["runtime.c"].contains("memory.c") && e["runtime.c"].contains("support.c"),
+        "{e:?}"
+    );
+    let found = circles(&e);
+    assert!(
+        found.is_empty(),
+        "sdk/device: files that use each other:\n{}",
+        describe(&e, &found)
+    );
+    // A planted circle is found: a file that calls one that calls it back.
+    let dir = nt_support::tools::scratch("layers_device");
+    std::fs::write(
+        dir.join("a.c"),
+        "/* nt_b() */\nint nt_a(void) { return nt_b(); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.c"),
+        "int nt_b(void)\n{\n    return nt_a();\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("c.c"),
+        "static int nt_c(void) { return nt_a(); }\n",
+    )
+    .unwrap();
+    let e = device_edges(&dir);
+    assert_eq!(
+        circles(&e),
+        vec![vec!["a.c".to_string(), "b.c".into()]],
+        "{e:?}"
+    );
+}
+
 /// The runtime's layers: the modules its root (sdk/runtime/src/lib.rs) declares, bottom
 /// first, each a folder of its own (`NAME/mod.rs`). The test-only module declared last
 /// (`unit`) sits above them all.

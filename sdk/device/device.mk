@@ -6,7 +6,7 @@
 # with apt-get download and unpacked under target/ (nothing is installed on the system).
 
 DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
-DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/mulhigh.S sdk/device/runtime.c sdk/device/memory.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/mulhigh.S sdk/device/channel.c sdk/device/runtime.c sdk/device/memory.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
   sdk/device/builtins.sh sdk/device/builtins/Cargo.toml sdk/device/builtins/Cargo.lock sdk/device/builtins/src/lib.rs
 DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot
@@ -38,7 +38,7 @@ $(DEVICE_SYSROOT_STAMP): sdk/device/device.mk
 $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/include/neuron_customop_host/runtime.h \
 		xtensa/assemble.sh sdk/device/device.mk | bootstrap-xtensa
 	@mkdir -p $(DEVICE_RT_DIR) $(dir $@)
-	for f in runtime memory support printf span; do \
+	for f in channel runtime memory support printf span; do \
 	  $(XTENSA_CLANG) --target=xtensa -O2 -g -std=c11 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	    -ffunction-sections -fdata-sections -fno-jump-tables $(call DEVICE_FEATURES,$(DEVICE_KERNEL_MATTR)) \
 	    -Isdk/include -Iinclude -Isdk/device -S sdk/device/$$f.c -o $(DEVICE_RT_DIR)/$$f.s && \
@@ -50,9 +50,9 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 	$(LLVM_MC) -triple=xtensa -mattr=$(DEVICE_KERNEL_MATTR) -filetype=obj sdk/device/fpu.S -o $(DEVICE_RT_DIR)/fpu.o
 	$(LLVM_MC) -triple=xtensa -mattr=$(XTENSA_MATTR),+exception -filetype=obj sdk/device/mulhigh.S -o $(DEVICE_RT_DIR)/mulhigh.o
 	XTENSA_SPEC=$(abspath $(XTENSA_SPEC)) XTENSA_TARGET_DIR=$(abspath $(XTENSA_TARGET_DIR)) LLVM_NM=$(LLVM_NM) \
-	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/mulhigh.o $(DEVICE_RT_DIR)/runtime.o \
+	  sdk/device/builtins.sh $(DEVICE_RT_DIR)/builtins.o $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/mulhigh.o $(DEVICE_RT_DIR)/channel.o $(DEVICE_RT_DIR)/runtime.o \
 	  $(DEVICE_RT_DIR)/memory.o $(DEVICE_RT_DIR)/support.o $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o
-	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/mulhigh.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/memory.o $(DEVICE_RT_DIR)/support.o \
+	rm -f $@ && $(LLVM_AR) rcs $@ $(DEVICE_RT_DIR)/start.o $(DEVICE_RT_DIR)/fpu.o $(DEVICE_RT_DIR)/mulhigh.o $(DEVICE_RT_DIR)/channel.o $(DEVICE_RT_DIR)/runtime.o $(DEVICE_RT_DIR)/memory.o $(DEVICE_RT_DIR)/support.o \
 	  $(DEVICE_RT_DIR)/printf.o $(DEVICE_RT_DIR)/span.o $(DEVICE_RT_DIR)/builtins.o
 
 # The qemu plugin that counts what a kernel's program executes (a host shared object).

@@ -15,7 +15,7 @@
 #include "neuron_translate.h"
 #include "protocol.h"
 
-/* runtime.c: a request's message, and its answer. */
+/* channel.c: a request's message, and its answer. */
 void nt_device_begin(void);
 void nt_device_put32(uint32_t v);
 void nt_device_put64(uint64_t v);
@@ -28,9 +28,11 @@ void nt_device_own_free(void *p);
 int nt_device_in_own_heap(const void *p);
 /* Below: whether p is in a heap malloc and new give. */
 static int nt_device_in_heap(const void *p);
-/* The program's image ends here (the linker's symbol); its TCM pool (runtime.c). */
+/* The program's image ends here (the linker's symbol). */
 extern char _end[];
-extern unsigned char *const nt_device_tcm;
+/* The core's TCM pool: the dataram heap tcm_malloc and the streams take from. */
+static unsigned char tcm[NT_CUSTOMOP_TCM_POOL_BYTES] __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
+unsigned char *const nt_device_tcm = tcm; /* runtime.c */
 
 /* The call's place: its return address. */
 #define SITE ((uint32_t)(uintptr_t)__builtin_return_address(0))
@@ -177,15 +179,15 @@ void nt_device_check_slack(void)
  * kernel (a static constructor) the program's own heap gives it (support.c). */
 static unsigned char c_heap[NT_CUSTOMOP_C_HEAP_BYTES] __attribute__((aligned(64)));
 
-static int in_c_heap(const void *p)
+static int nt_device_in_c_heap(const void *p)
 {
     return (const unsigned char *)p >= c_heap && (const unsigned char *)p < c_heap + sizeof c_heap;
 }
 
 /* Whether p is in a heap malloc and new give (dataram on the device). */
-static int nt_device_in_heap(const void *p) { return in_c_heap(p) || nt_device_in_own_heap(p); }
+static int nt_device_in_heap(const void *p) { return nt_device_in_c_heap(p) || nt_device_in_own_heap(p); }
 
-static void *heap_take(size_t n, size_t align, int new, uint32_t site)
+static void *nt_device_heap_take(size_t n, size_t align, int new, uint32_t site)
 {
     int64_t at;
     nt_device_begin();
@@ -199,9 +201,9 @@ static void *heap_take(size_t n, size_t align, int new, uint32_t site)
     return at < 0 ? NULL : c_heap + at;
 }
 
-static void heap_give(void *p)
+static void nt_device_heap_give(void *p)
 {
-    if (in_c_heap(p)) {
+    if (nt_device_in_c_heap(p)) {
         nt_device_begin();
         nt_device_put32((uint32_t)((unsigned char *)p - c_heap));
         nt_device_ask(NT_DEVICE_HEAP_GIVE);
@@ -211,50 +213,50 @@ static void heap_give(void *p)
 }
 
 /* The bytes a block at p holds, at most `most` (what realloc copies): to its heap's end. */
-static size_t heap_room(const void *p, size_t most)
+static size_t nt_device_heap_room(const void *p, size_t most)
 {
-    size_t left = in_c_heap(p) ? (size_t)(c_heap + sizeof c_heap - (const unsigned char *)p) : most;
+    size_t left = nt_device_in_c_heap(p) ? (size_t)(c_heap + sizeof c_heap - (const unsigned char *)p) : most;
     return left < most ? left : most;
 }
 
-static void *heap_realloc(void *p, size_t n, uint32_t site)
+static void *nt_device_heap_realloc(void *p, size_t n, uint32_t site)
 {
     if (!p)
-        return heap_take(n, 0, 0, site);
+        return nt_device_heap_take(n, 0, 0, site);
     if (!n) {
-        heap_give(p);
+        nt_device_heap_give(p);
         return NULL;
     }
-    unsigned char *q = heap_take(n, 0, 0, site);
+    unsigned char *q = nt_device_heap_take(n, 0, 0, site);
     if (q) {
-        nt_device_copy(q, p, heap_room(p, n));
-        heap_give(p);
+        nt_device_copy(q, p, nt_device_heap_room(p, n));
+        nt_device_heap_give(p);
     }
     return q;
 }
 
-static void *heap_calloc(size_t count, size_t size, uint32_t site)
+static void *nt_device_heap_calloc(size_t count, size_t size, uint32_t site)
 {
     if (size && count > (size_t)-1 / size)
         return NULL;
-    unsigned char *p = heap_take(count * size, 0, 0, site);
+    unsigned char *p = nt_device_heap_take(count * size, 0, 0, site);
     for (size_t i = 0; p && i < count * size; ++i)
         p[i] = 0;
     return p;
 }
 
-void *malloc(size_t n) { return heap_take(n, 0, 0, SITE); }
-void *calloc(size_t count, size_t size) { return heap_calloc(count, size, SITE); }
-void *realloc(void *p, size_t n) { return heap_realloc(p, n, SITE); }
+void *malloc(size_t n) { return nt_device_heap_take(n, 0, 0, SITE); }
+void *calloc(size_t count, size_t size) { return nt_device_heap_calloc(count, size, SITE); }
+void *realloc(void *p, size_t n) { return nt_device_heap_realloc(p, n, SITE); }
 void free(void *p)
 {
     if (p)
-        heap_give(p);
+        nt_device_heap_give(p);
 }
-void *_Znwj(size_t n) { return heap_take(n, 0, 1, SITE); }
-void *_Znaj(size_t n) { return heap_take(n, 0, 1, SITE); }
-void *_ZnwjRKSt9nothrow_t(size_t n, const void *tag) { return (void)tag, heap_take(n, 0, 0, SITE); }
-void *_ZnajRKSt9nothrow_t(size_t n, const void *tag) { return (void)tag, heap_take(n, 0, 0, SITE); }
+void *_Znwj(size_t n) { return nt_device_heap_take(n, 0, 1, SITE); }
+void *_Znaj(size_t n) { return nt_device_heap_take(n, 0, 1, SITE); }
+void *_ZnwjRKSt9nothrow_t(size_t n, const void *tag) { return (void)tag, nt_device_heap_take(n, 0, 0, SITE); }
+void *_ZnajRKSt9nothrow_t(size_t n, const void *tag) { return (void)tag, nt_device_heap_take(n, 0, 0, SITE); }
 void _ZdlPvRKSt9nothrow_t(void *p, const void *tag) { (void)tag, free(p); }
 void _ZdaPvRKSt9nothrow_t(void *p, const void *tag) { (void)tag, free(p); }
 void _ZdlPv(void *p) { free(p); }
@@ -263,28 +265,28 @@ void _ZdlPvj(void *p, size_t n) { (void)n, free(p); }
 void _ZdaPvj(void *p, size_t n) { (void)n, free(p); }
 
 /* The runtime's C ABI for the host run's renamed calls: the same heap here. */
-void *nt_customop_heap_malloc(size_t bytes) { return heap_take(bytes, 0, 0, SITE); }
-void *nt_customop_heap_new(size_t bytes) { return heap_take(bytes, 0, 1, SITE); }
-void *nt_customop_heap_calloc(size_t count, size_t size) { return heap_calloc(count, size, SITE); }
+void *nt_customop_heap_malloc(size_t bytes) { return nt_device_heap_take(bytes, 0, 0, SITE); }
+void *nt_customop_heap_new(size_t bytes) { return nt_device_heap_take(bytes, 0, 1, SITE); }
+void *nt_customop_heap_calloc(size_t count, size_t size) { return nt_device_heap_calloc(count, size, SITE); }
 void *nt_customop_heap_aligned(size_t align, size_t bytes)
 {
-    return align && !(align & (align - 1)) ? heap_take(bytes, align, 0, SITE) : NULL;
+    return align && !(align & (align - 1)) ? nt_device_heap_take(bytes, align, 0, SITE) : NULL;
 }
 int nt_customop_heap_posix_memalign(void **out, size_t align, size_t bytes)
 {
     if (!align || (align & (align - 1)) || align % sizeof(void *))
         return 22; /* EINVAL */
-    *out = heap_take(bytes, align, 0, SITE);
+    *out = nt_device_heap_take(bytes, align, 0, SITE);
     return *out ? 0 : 12; /* ENOMEM */
 }
 void nt_customop_heap_free(void *p) { free(p); }
-void *nt_customop_heap_realloc(void *p, size_t bytes) { return heap_realloc(p, bytes, SITE); }
+void *nt_customop_heap_realloc(void *p, size_t bytes) { return nt_device_heap_realloc(p, bytes, SITE); }
 char *nt_customop_heap_strndup(const char *s, size_t most)
 {
     size_t len = 0;
     while (len < most && s[len])
         ++len;
-    char *p = heap_take(len + 1, 0, 0, SITE);
+    char *p = nt_device_heap_take(len + 1, 0, 0, SITE);
     if (p) {
         nt_device_copy(p, s, len);
         p[len] = 0;

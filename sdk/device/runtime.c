@@ -17,15 +17,24 @@
 #include "neuron_translate.h"
 #include "protocol.h"
 
-long nt_device_syscall(long nr, const long args[6]);
+/* channel.c: the runner's channel. */
+long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f);
+void nt_device_exit(int status);
+void nt_device_copy(void *d, const void *s, size_t n);
+void nt_device_start(void);
+void nt_device_begin(void);
+void nt_device_put(const void *p, uint32_t n);
+void nt_device_put32(uint32_t v);
+void nt_device_put64(uint64_t v);
+const unsigned char *nt_device_ask(uint32_t code);
+extern void (*nt_device_on_request)(void);
 
-enum { SYS_READ = 12, SYS_WRITE = 13, SYS_MMAP2 = 80, SYS_EXIT_GROUP = 119 };
+enum { SYS_MMAP2 = 80 };
 /* Linux/Xtensa's values (MAP_ANONYMOUS is 0x800 there). */
 enum { PROT_RW = 3, MAP_SHARED_FIXED = 0x11, MAP_PRIVATE_ANON_FIXED = 0x812 };
 
 #define MAX_TENSORS 4096u
 #define MAX_KERNELS 64u
-#define MSG_BYTES 65536u
 #define PINNED_AT 0x10000000u
 #define RECORDS NEURON_TRANSLATE_RECORDS          /* the window table's records */
 #define REUSABLE NEURON_TRANSLATE_REUSABLE_SLOTS /* the first of them, the reusable ones */
@@ -36,13 +45,10 @@ volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute_
 
 unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
-static unsigned char tcm[NT_CUSTOMOP_TCM_POOL_BYTES] __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
-unsigned char *const nt_device_tcm = tcm; /* memory.c */
-/* memory.c: the slack of each TCM block still live, at the kernel's return. */
+/* memory.c: its TCM pool; the slack of each TCM block still live, at the kernel's return. */
+extern unsigned char *const nt_device_tcm;
 void nt_device_check_slack(void);
 static nt_customop_meta metas[MAX_TENSORS];
-static unsigned char msg[MSG_BYTES] __attribute__((aligned(8)));
-static uint32_t msg_len;
 static uint64_t hbm_base, hbm_bytes;
 static uint32_t core, cores;
 
@@ -78,27 +84,6 @@ static int stack_reported;
 uintptr_t nt_device_sp(void);
 uint32_t *nt_device_paint(uintptr_t top, uint32_t bytes, uint32_t pattern);
 
-static long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f)
-{
-    const long args[6] = {a, b, c, d, e, f};
-    return nt_device_syscall(nr, args);
-}
-
-static void nt_device_exit(int status)
-{
-    for (;;)
-        nt_device_sys(SYS_EXIT_GROUP, status, 0, 0, 0, 0, 0);
-}
-
-/* The runtime's own copies (memcpy is counted as the kernel's: the copies call it). */
-void nt_device_copy(void *d, const void *s, size_t n)
-{
-    unsigned char *dp = d;
-    const unsigned char *sp = s;
-    while (n--)
-        *dp++ = *sp++;
-}
-
 static int nt_device_streq(const char *a, const char *b)
 {
     while (*a && *a == *b)
@@ -106,44 +91,11 @@ static int nt_device_streq(const char *a, const char *b)
     return *a == *b;
 }
 
-/* The message being written. */
-static void nt_device_put(const void *p, uint32_t n)
-{
-    if (msg_len + n > MSG_BYTES)
-        nt_device_exit(NT_DEVICE_EXIT_REQUEST_TOO_LONG);
-    nt_device_copy(msg + msg_len, p, n);
-    msg_len += n;
-}
-void nt_device_put32(uint32_t v) { nt_device_put(&v, 4); }
-void nt_device_put64(uint64_t v) { nt_device_put(&v, 8); }
-
-static void nt_device_io(int read, unsigned char *p, uint32_t n)
-{
-    while (n) {
-        long got = nt_device_sys(read ? SYS_READ : SYS_WRITE, NT_DEVICE_FD_RPC, (long)p, (long)n, 0, 0, 0);
-        if (got <= 0)
-            nt_device_exit(read ? 0 : NT_DEVICE_EXIT_RUNNER_GONE); /* the runner stopped this core */
-        p += got;
-        n -= (uint32_t)got;
-    }
-}
-
-/* Sends the request `code` with the message written so far; the reply, in msg. */
-const unsigned char *nt_device_ask(uint32_t code)
-{
-    uint32_t head[2] = {code, msg_len};
-    nt_device_io(0, (unsigned char *)head, 8);
-    nt_device_io(0, msg, msg_len);
-    nt_device_io(1, (unsigned char *)&msg_len, 4);
-    if (msg_len > MSG_BYTES)
-        nt_device_exit(NT_DEVICE_EXIT_ANSWER_TOO_LONG);
-    nt_device_io(1, msg, msg_len);
-    return msg;
-}
+/* The kernel's stack at a request it makes: its deepest point noted, and sent when past
+ * a core's local memory (channel.c calls it, through nt_device_on_request). */
 static void nt_device_stack_check(uintptr_t low, int at_least, int last);
-void nt_device_begin(void)
+static void nt_device_stack_at_request(void)
 {
-    msg_len = 0;
     if (stack_top) {
         uintptr_t sp = nt_device_sp();
         if (sp < stack_low)
@@ -241,7 +193,7 @@ uint8_t *nt_customop_open(const nt_customop_meta *m, int kind, int dtype, int nd
     r = nt_device_ask(NT_DEVICE_OPEN);
     nt_device_copy(&at, r, 8);
     nt_device_meta_at(r + 8);
-    return at < 0 ? NULL : tcm + at;
+    return at < 0 ? NULL : nt_device_tcm + at;
 }
 
 void nt_customop_close(const nt_customop_meta *m, int kind, uint8_t *buffer)
@@ -249,7 +201,7 @@ void nt_customop_close(const nt_customop_meta *m, int kind, uint8_t *buffer)
     nt_device_begin();
     nt_device_put32(nt_device_handle(m));
     nt_device_put32((uint32_t)kind);
-    nt_device_put64(buffer ? (uint64_t)(buffer - tcm) : ~0ull);
+    nt_device_put64(buffer ? (uint64_t)(buffer - nt_device_tcm) : ~0ull);
     nt_device_ask(NT_DEVICE_CLOSE);
 }
 
@@ -318,16 +270,6 @@ void nt_customop_tcm_read_at(const void *p, size_t bytes, const void *site) { (v
  * opted out of the device's compile. */
 void nt_customop_parity_off(void) {}
 
-/* A request with the payload the caller made (printf.c, support.c): a PRINT's answer. */
-uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes)
-{
-    uint32_t n = 0;
-    nt_device_begin();
-    nt_device_put(payload, bytes);
-    const unsigned char *answer = nt_device_ask(code);
-    return code == NT_DEVICE_PRINT ? (nt_device_copy(&n, answer, 4), n) : 0;
-}
-
 const nt_customop_meta *nt_customop_dst_tensor(void)
 {
     nt_device_begin();
@@ -354,12 +296,11 @@ static void nt_device_stack_check(uintptr_t low, int at_least, int last)
     if (!last && depth <= NT_CUSTOMOP_CORE_DRAM)
         return;
     stack_reported = 1;
-    msg_len = 0;
+    nt_device_start();
     nt_device_put32(stack_limit);
     nt_device_put64((uint64_t)depth);
     nt_device_put32((uint32_t)at_least);
     nt_device_ask(NT_DEVICE_STACK);
-    msg_len = 0;
 }
 
 void nt_customop_stack_size(uint32_t bytes)
@@ -375,6 +316,7 @@ static const nt_customop_meta *nt_device_call(nt_customop_invoker invoker, const
 {
     const nt_customop_meta *out;
     uint32_t *at, *p;
+    nt_device_on_request = nt_device_stack_at_request;
     stack_top = nt_device_sp();
     stack_low = stack_top;
     /* Past a core's local memory the device faults whatever its room: painted so far. */
