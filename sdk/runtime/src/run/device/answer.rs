@@ -146,12 +146,7 @@ fn answer_one(
         }
         DeviceRequest::Stack => {
             let (limit, depth, at_least) = (r.u32()?, r.u64()?, r.u32()? != 0);
-            let kind = match crate::base::stack::Depth::of(limit, depth) {
-                crate::base::stack::Depth::Faults => Kind::StackOverflow,
-                _ => Kind::StackMayOverflow,
-            };
-            let detail = crate::base::stack::device_detail(limit, depth, at_least);
-            rt.misuse(kind, None, None, detail);
+            stack_report(rt, limit, depth, at_least);
         }
         DeviceRequest::DivideByZero => {
             let detail = format!(
@@ -310,6 +305,17 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
         other => unreachable!("{other:?} is routed to tensor_answer"),
     }
     Ok(())
+}
+
+/// The kernel's frames past the HBM stack of its build: where the device faults whatever
+/// the core's room, `stack-overflow`; where that depends on the room, `stack-may-overflow`.
+fn stack_report(rt: &mut Runtime, limit: u32, depth: u64, at_least: bool) {
+    use crate::base::stack::{device_detail, Depth};
+    let kind = match Depth::of(limit, depth) {
+        Depth::Faults => Kind::StackOverflow,
+        Depth::Fits | Depth::MayFault => Kind::StackMayOverflow,
+    };
+    rt.misuse(kind, None, None, device_detail(limit, depth, at_least));
 }
 
 /// The C heap's `malloc` and `free` (`crate::percore::c_heap`).
