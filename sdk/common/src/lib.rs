@@ -106,31 +106,68 @@ pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// is refused, not waited for: the runner's clocks and `Duration` hold it with room to spare.
 pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 24.0 * 3600.0;
 
+/// Why a limit given to a run is refused: the one vocabulary of the checks below, each
+/// naming the value as it was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LimitError {
+    /// `--cores` as typed: not a number from 1 to [`MAX_CORES`].
+    CoresText(String),
+    /// A core count not from 1 to [`MAX_CORES`].
+    Cores(u32),
+    /// `--timeout` as typed: not seconds from 0 to [`MAX_TIMEOUT_SECS`].
+    TimeoutText(String),
+    /// A timeout in seconds (Python's `timeout=`, the server's) out of that range.
+    TimeoutSecs(f64),
+}
+
+impl std::fmt::Display for LimitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let seconds = format!("give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}");
+        match self {
+            LimitError::CoresText(text) => {
+                write!(f, "--cores {text}: give a number from 1 to {MAX_CORES}")
+            }
+            LimitError::Cores(n) => write!(f, "--cores {n}: give a number from 1 to {MAX_CORES}"),
+            LimitError::TimeoutText(text) => write!(f, "--timeout {text}: {seconds}"),
+            LimitError::TimeoutSecs(secs) => write!(f, "timeout {secs}: {seconds}"),
+        }
+    }
+}
+
+impl std::error::Error for LimitError {}
+
 /// A timeout of `secs` seconds: `None` for 0 (no limit), the reason for anything that is not
 /// a number from 0 to [`MAX_TIMEOUT_SECS`]. The one check of every entry point's timeout.
-pub fn timeout_of_secs(secs: f64) -> Result<Option<std::time::Duration>, String> {
+pub fn timeout_of_secs(secs: f64) -> Result<Option<std::time::Duration>, LimitError> {
     if secs == 0.0 {
         Ok(None)
     } else if secs > 0.0 && secs <= MAX_TIMEOUT_SECS {
         Ok(Some(std::time::Duration::from_secs_f64(secs)))
     } else {
-        Err(format!(
-            "timeout {secs}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}"
-        ))
+        Err(LimitError::TimeoutSecs(secs))
+    }
+}
+
+/// A core count from 1 to [`MAX_CORES`], or why not: the one check of every entry point's.
+pub fn cores_within(cores: u32) -> Result<u32, LimitError> {
+    if (1..=MAX_CORES).contains(&cores) {
+        Ok(cores)
+    } else {
+        Err(LimitError::Cores(cores))
     }
 }
 
 /// `--cores`'s value as typed: a number from 1 to [`MAX_CORES`], or why not.
-pub fn cores_of(text: &str) -> Result<u32, String> {
-    text.parse::<u32>()
-        .ok()
-        .filter(|c| (1..=MAX_CORES).contains(c))
-        .ok_or_else(|| format!("--cores {text}: give a number from 1 to {MAX_CORES}"))
+pub fn cores_of(text: &str) -> Result<u32, LimitError> {
+    let n = text
+        .parse::<u32>()
+        .map_err(|_| LimitError::CoresText(text.into()))?;
+    cores_within(n).map_err(|_| LimitError::CoresText(text.into()))
 }
 
 /// `--timeout`'s value as typed: seconds (`None` for 0, no limit), or why not.
-pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, String> {
-    let why = || format!("--timeout {text}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECS}");
+pub fn timeout_of(text: &str) -> Result<Option<std::time::Duration>, LimitError> {
+    let why = || LimitError::TimeoutText(text.into());
     let secs = text.parse::<f64>().map_err(|_| why())?;
     timeout_of_secs(secs).map_err(|_| why())
 }
@@ -242,18 +279,27 @@ mod tests {
     fn cores_and_timeouts_as_typed_are_checked_once() {
         assert_eq!(cores_of("8"), Ok(8));
         for bad in ["0", "9", "-1", "two", ""] {
+            let e = cores_of(bad).unwrap_err();
+            assert_eq!(e, LimitError::CoresText(bad.into()));
             assert_eq!(
-                cores_of(bad),
-                Err(format!("--cores {bad}: give a number from 1 to 8"))
+                e.to_string(),
+                format!("--cores {bad}: give a number from 1 to 8")
             );
         }
+        assert_eq!(cores_within(1), Ok(1));
+        assert_eq!(cores_within(0), Err(LimitError::Cores(0)));
+        assert_eq!(
+            cores_within(9).unwrap_err().to_string(),
+            "--cores 9: give a number from 1 to 8"
+        );
+        assert_eq!(timeout_of_secs(-1.0), Err(LimitError::TimeoutSecs(-1.0)));
         assert_eq!(timeout_of("0"), Ok(None));
         assert_eq!(
             timeout_of("0.5"),
             Ok(Some(std::time::Duration::from_millis(500)))
         );
         for bad in ["-1", "nan", "inf", "1e9", "soon"] {
-            let e = timeout_of(bad).unwrap_err();
+            let e = timeout_of(bad).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!(
                     "--timeout {bad}: give seconds from 0 (no limit) to 31536000"

@@ -119,7 +119,9 @@ pub struct OpBuild {
 
 /// `--timeout` checked as the runner checks it (sdk/common), passed on as typed.
 fn timeout_arg(s: &str) -> Result<String, String> {
-    nt_sdk_common::timeout_of(s).map(|_| s.to_string())
+    nt_sdk_common::timeout_of(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -270,7 +272,8 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
 
 /// `ntx op schema`: each op's schema, one a line, from the program's own description.
 pub fn op_schema(s: OpSchema) -> Result<u8, Failure> {
-    let limit = nt_sdk_common::timeout_of(&s.timeout).map_err(Failure::Refused)?;
+    let limit =
+        nt_sdk_common::timeout_of(&s.timeout).map_err(|e| Failure::Refused(e.to_string()))?;
     let describe = |exe: &Path| -> Result<String, String> {
         let out =
             ntx::guard::output_within(std::process::Command::new(exe).arg("--describe"), limit)

@@ -369,7 +369,7 @@ fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value
     match timeout.map(crate::base::limits::timeout_of_secs) {
         None => Ok(Some(crate::base::limits::DEFAULT_TIMEOUT)),
         Some(Ok(t)) => Ok(t),
-        Some(Err(m)) => Err(json!({"status": status::EXIT_USAGE, "error": m})),
+        Some(Err(m)) => Err(json!({"status": status::EXIT_USAGE, "error": m.to_string()})),
     }
 }
 

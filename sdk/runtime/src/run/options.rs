@@ -55,7 +55,8 @@ impl Options {
                     .into(),
             ));
         }
-        crate::base::limits::cores_of(&self.cores.to_string()).map_err(RunError::Usage)?;
+        crate::base::limits::cores_within(self.cores)
+            .map_err(|e| RunError::Usage(e.to_string()))?;
         let half = |p: &PathBuf| p.as_os_str().is_empty();
         if self
             .device
@@ -106,11 +107,13 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
             "--out" => o.out = Some(value(&mut it, "--out needs a file")?.into()),
             "--cores" => {
                 let n = value(&mut it, "--cores needs a number")?;
-                o.cores = crate::base::limits::cores_of(n).map_err(RunError::Usage)?;
+                o.cores =
+                    crate::base::limits::cores_of(n).map_err(|e| RunError::Usage(e.to_string()))?;
             }
             "--timeout" => {
                 let t = value(&mut it, "--timeout needs seconds")?;
-                o.timeout = crate::base::limits::timeout_of(t).map_err(RunError::Usage)?;
+                o.timeout = crate::base::limits::timeout_of(t)
+                    .map_err(|e| RunError::Usage(e.to_string()))?;
             }
             "--sanitize" => o.sanitize = true,
             "--profile" => o.profile = Some(value(&mut it, "--profile needs a folder")?.into()),
