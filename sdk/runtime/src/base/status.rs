@@ -4,7 +4,7 @@
 use crate::base::codes::ExitStatus;
 
 /// A call or an input refused: nothing ran, nothing written.
-pub const EXIT_USAGE: i32 = ExitStatus::Refused as i32;
+pub const EXIT_REFUSED: i32 = ExitStatus::Refused as i32;
 /// A misuse error stopped the run.
 pub const EXIT_MISUSE: i32 = ExitStatus::Misuse as i32;
 /// A kernel crashed on a core.

@@ -172,7 +172,7 @@ pub fn describe() -> Value {
         "max_cores": MAX_CORES,
         "shape_limits": crate::base::limits::SHAPE_LIMITS,
         "exit": {
-            "usage": status::EXIT_USAGE,
+            "usage": status::EXIT_REFUSED,
             "misuse": status::EXIT_MISUSE,
             "crash": status::EXIT_CRASH,
             "timeout": status::EXIT_TIMEOUT,
@@ -369,7 +369,7 @@ fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value
     match timeout.map(crate::base::limits::timeout_of_secs) {
         None => Ok(Some(crate::base::limits::DEFAULT_TIMEOUT)),
         Some(Ok(t)) => Ok(t),
-        Some(Err(m)) => Err(json!({"status": status::EXIT_USAGE, "error": m.to_string()})),
+        Some(Err(m)) => Err(json!({"status": status::EXIT_REFUSED, "error": m.to_string()})),
     }
 }
 
@@ -508,7 +508,7 @@ fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
 /// The answer to a request whose arguments are refused.
 fn refusal(refused: Refused) -> Value {
     stopped(Stop {
-        status: status::EXIT_USAGE,
+        status: status::EXIT_REFUSED,
         refused: Some(refused),
         stats: None,
     })

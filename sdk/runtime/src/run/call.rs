@@ -8,7 +8,7 @@
 //! OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats | --stats=json]
 //! ```
 //!
-//! Exit status: 0 run (warnings allowed), [`EXIT_USAGE`] a call or input refused,
+//! Exit status: 0 run (warnings allowed), [`EXIT_REFUSED`] a call or input refused,
 //! [`EXIT_MISUSE`](crate::base::status::EXIT_MISUSE) a misuse error stopped the run, [`EXIT_CRASH`](crate::base::status::EXIT_CRASH) a kernel crashed,
 //! [`EXIT_TIMEOUT`](crate::base::status::EXIT_TIMEOUT) a kernel ran past `--timeout` (default 60 s).
 
@@ -18,7 +18,7 @@ use crate::base::cabi::{
 use crate::base::dtype::DType;
 use crate::base::limits::{within_limits, MAX_OPS};
 use crate::base::npy;
-use crate::base::status::EXIT_USAGE;
+use crate::base::status::EXIT_REFUSED;
 use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, POISON};
@@ -34,7 +34,7 @@ use crate::run::session::Session;
 fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
     registry::with(|r| {
         if r.ops.len() > MAX_OPS {
-            return Err(RunError::Usage(format!(
+            return Err(RunError::Refused(format!(
                 "{} ops registered: a library has at most {MAX_OPS}",
                 r.ops.len()
             )));
@@ -43,7 +43,7 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
         libraries.sort_unstable();
         libraries.dedup();
         if one_library && libraries.len() > 1 {
-            return Err(RunError::Usage(format!(
+            return Err(RunError::Refused(format!(
                 "{} NEURON_LIBRARY blocks ({}): a program registers one library",
                 libraries.len(),
                 libraries.join(", ")
@@ -54,7 +54,7 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
             .iter()
             .find_map(|o| nt_sdk_common::op_refused(&o.name, &o.kernel))
         {
-            return Err(RunError::Usage(why));
+            return Err(RunError::Refused(why));
         }
         let known: Vec<&str> = r.ops.iter().map(|o| o.name.as_str()).collect();
         if let Some(d) = known
@@ -62,28 +62,28 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
             .enumerate()
             .find(|(k, n)| known[..*k].contains(n))
         {
-            return Err(RunError::Usage(format!(
+            return Err(RunError::Refused(format!(
                 "op '{}' is registered twice (library {}): each m.def names an op once",
                 d.1,
                 libraries.join(", ")
             )));
         }
         let op = r.ops.iter().find(|o| o.name == name).ok_or_else(|| {
-            RunError::Usage(format!(
+            RunError::Refused(format!(
                 "no op '{name}' is registered (registered: {})",
                 known.join(", ")
             ))
         })?;
         let kernel = match r.kernels_of(op).as_slice() {
             [k] => (*k).clone(),
-            [] if r.kernels.iter().any(|k| k.0 == op.kernel) => return Err(RunError::Usage(format!("op '{name}' names kernel '{}', which is overloaded, and no overload is the declaration the device's build makes from the op's schema (const torch::Tensor& for a Tensor, int, float, const torch::Scalar&)", op.kernel))),
-            [] => return Err(RunError::Usage(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel))),
-            _ => return Err(RunError::Usage(format!("kernel '{}' is overloaded with the same parameter kinds twice: the registration cannot name one", op.kernel))),
+            [] if r.kernels.iter().any(|k| k.0 == op.kernel) => return Err(RunError::Refused(format!("op '{name}' names kernel '{}', which is overloaded, and no overload is the declaration the device's build makes from the op's schema (const torch::Tensor& for a Tensor, int, float, const torch::Scalar&)", op.kernel))),
+            [] => return Err(RunError::Refused(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel))),
+            _ => return Err(RunError::Refused(format!("kernel '{}' is overloaded with the same parameter kinds twice: the registration cannot name one", op.kernel))),
         };
         let schema = |p: &[Param]| p.iter().map(|p| p.schema()).collect::<Vec<_>>();
         if schema(&kernel.params) != schema(&op.shape.params) {
             let show = |p: &[Param]| p.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
-            return Err(RunError::Usage(format!(
+            return Err(RunError::Refused(format!(
                 "kernel '{}' takes ({}) but its shape function takes ({})",
                 op.kernel,
                 show(&kernel.params),
@@ -98,7 +98,7 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
 /// device's build declares it) refuses what does not fit.
 fn fits(p: Param, k: usize, i: i64) -> Result<i64, RunError> {
     if p == Param::Int32 && i32::try_from(i).is_err() {
-        return Err(RunError::Usage(format!(
+        return Err(RunError::Refused(format!(
             "argument {k} is {i}: the kernel takes an int (32 bits, as the device's build declares \
              it from the schema's int), which {i} does not fit"
         )));
@@ -120,14 +120,14 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, RunError> {
         Param::Tensor => {
             let path = std::path::Path::new(text);
             if !path.exists() {
-                return Err(RunError::Usage(format!(
+                return Err(RunError::Refused(format!(
                     "argument {k} is a tensor: '{text}' is no file (give the path of a .npy file)"
                 )));
             }
             let a = npy::read_file(path)
-                .map_err(|e| RunError::Usage(format!("argument {k} ({text}): {e}")))?;
+                .map_err(|e| RunError::Refused(format!("argument {k} ({text}): {e}")))?;
             if !within_limits(&a.shape) {
-                return Err(RunError::Usage(format!(
+                return Err(RunError::Refused(format!(
                     "argument {k} ({text}): shape {:?} is {}",
                     a.shape,
                     crate::base::limits::past_limits()
@@ -147,21 +147,21 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, RunError> {
         }
         Param::Int | Param::Int32 => match text.parse::<i64>() {
             Ok(i) => fits(p, k, i).and_then(|i| scalar(ARG_INT, i, 0.0)),
-            Err(_) => Err(RunError::Usage(format!(
+            Err(_) => Err(RunError::Refused(format!(
                 "argument {k} ('{text}'): the kernel takes an {}",
                 p.name()
             ))),
         },
         Param::Double | Param::Float32 => match double(text) {
             Some(f) => scalar(ARG_DOUBLE, 0, f),
-            None => Err(RunError::Usage(format!(
+            None => Err(RunError::Refused(format!(
                 "argument {k} ('{text}'): the kernel takes a double (a number within a double's range, nan, inf or -inf)"
             ))),
         },
         Param::Scalar => match (text.parse::<i64>(), double(text)) {
             (Ok(i), _) => scalar(ARG_SCALAR_INT, i, 0.0),
             (_, Some(f)) => scalar(ARG_SCALAR_FLOAT, 0, f),
-            _ => Err(RunError::Usage(format!(
+            _ => Err(RunError::Refused(format!(
                 "argument {k} ('{text}'): the kernel takes a Scalar (a number)"
             ))),
         },
@@ -391,7 +391,7 @@ fn write_output(output: u32, place: Option<Reserved>) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
-            EXIT_USAGE
+            EXIT_REFUSED
         }
     }
 }

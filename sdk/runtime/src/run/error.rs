@@ -3,9 +3,10 @@
 /// An error of the run layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum RunError {
-    /// The command line or a call's arguments are refused: nothing runs.
+    /// The command line or a call's arguments are refused: nothing runs (exit status
+    /// `ExitStatus::Refused`).
     #[error("{0}")]
-    Usage(String),
+    Refused(String),
     /// The output file cannot be reserved or written.
     #[error("{0}")]
     OutFile(String),

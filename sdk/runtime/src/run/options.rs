@@ -50,25 +50,25 @@ impl Options {
     /// `--translation`. Named as the command line names them.
     pub fn validate(&self) -> Result<(), RunError> {
         if self.op.is_empty() {
-            return Err(RunError::Usage(
+            return Err(RunError::Refused(
                 "usage: OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats[=json]]"
                     .into(),
             ));
         }
         crate::base::limits::cores_within(self.cores)
-            .map_err(|e| RunError::Usage(e.to_string()))?;
+            .map_err(|e| RunError::Refused(e.to_string()))?;
         let half = |p: &PathBuf| p.as_os_str().is_empty();
         if self
             .device
             .as_ref()
             .is_some_and(|d| half(&d.program) || half(&d.translation))
         {
-            return Err(RunError::Usage(
+            return Err(RunError::Refused(
                 "--device and --translation go together".into(),
             ));
         }
         if self.profile.is_some() && self.device.is_none() {
-            return Err(RunError::Usage(
+            return Err(RunError::Refused(
                 "--profile counts a run on the emulated Q7: give --device too".into(),
             ));
         }
@@ -83,7 +83,7 @@ impl Options {
 
 /// Why `--name` (no option of the runner's: an argument never starts with `--`) is refused.
 fn unknown_option(given: &str) -> RunError {
-    RunError::Usage(format!(
+    RunError::Refused(format!(
         "{given}: not an option of the runner (--out FILE, --cores N, --timeout SECONDS, \
          --sanitize, --stats, --stats=json, --device PROGRAM, --translation OBJECT, --profile DIR)"
     ))
@@ -91,7 +91,7 @@ fn unknown_option(given: &str) -> RunError {
 
 /// The value after an option, or the refusal `missing` when there is none.
 fn value<'a>(it: &mut std::slice::Iter<'a, String>, missing: &str) -> Result<&'a String, RunError> {
-    it.next().ok_or_else(|| RunError::Usage(missing.into()))
+    it.next().ok_or_else(|| RunError::Refused(missing.into()))
 }
 
 /// The runner's command line, parsed and [validated](Options::validate).
@@ -107,13 +107,13 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
             "--out" => o.out = Some(value(&mut it, "--out needs a file")?.into()),
             "--cores" => {
                 let n = value(&mut it, "--cores needs a number")?;
-                o.cores =
-                    crate::base::limits::cores_of(n).map_err(|e| RunError::Usage(e.to_string()))?;
+                o.cores = crate::base::limits::cores_of(n)
+                    .map_err(|e| RunError::Refused(e.to_string()))?;
             }
             "--timeout" => {
                 let t = value(&mut it, "--timeout needs seconds")?;
                 o.timeout = crate::base::limits::timeout_of(t)
-                    .map_err(|e| RunError::Usage(e.to_string()))?;
+                    .map_err(|e| RunError::Refused(e.to_string()))?;
             }
             "--sanitize" => o.sanitize = true,
             "--profile" => o.profile = Some(value(&mut it, "--profile needs a folder")?.into()),
@@ -165,7 +165,7 @@ mod tests {
         );
         let e = super::parse(&args("relu x.npy --stat")).unwrap_err();
         assert!(
-            matches!(&e, super::RunError::Usage(m) if m.starts_with("--stat: not an option of the runner (--out FILE")),
+            matches!(&e, super::RunError::Refused(m) if m.starts_with("--stat: not an option of the runner (--out FILE")),
             "{e}"
         );
         assert!(super::parse(&args("relu x.npy --cores 9"))

@@ -13,7 +13,7 @@ use crate::run::options::Options;
 use crate::run::report::CoreReport;
 
 /// Writes the profile `--profile` asked for (nothing without it): 0, or
-/// [`crate::base::status::EXIT_USAGE`] with the reason on stderr when a core's profile is
+/// [`crate::base::status::EXIT_REFUSED`] with the reason on stderr when a core's profile is
 /// not known or DIR cannot take it.
 pub fn write(o: &Options, cores: &[CoreReport]) -> i32 {
     let Some(dir) = &o.profile else {
@@ -39,7 +39,7 @@ pub fn write(o: &Options, cores: &[CoreReport]) -> i32 {
 /// such as `/dev/null`, a link to nothing or a folder that cannot be written is refused,
 /// with the reason.
 pub fn check_folder(dir: &Path) -> Result<(), RunError> {
-    let refuse = |why: String| RunError::Usage(format!("--profile {}: {why}", dir.display()));
+    let refuse = |why: String| RunError::Refused(format!("--profile {}: {why}", dir.display()));
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
@@ -67,7 +67,7 @@ pub fn check_folder(dir: &Path) -> Result<(), RunError> {
 
 fn refused(dir: &Path, why: &str) -> i32 {
     eprintln!("error: --profile {}: {why}", dir.display());
-    crate::base::status::EXIT_USAGE
+    crate::base::status::EXIT_REFUSED
 }
 
 fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), RunError> {
