@@ -267,6 +267,17 @@ enum {
 #define NT_CUSTOMOP_CLAMP_OPS(X) \
     X(clamp, NT_CUSTOMOP_OP_CLAMP)
 
+/* The element types: X(name, C++ type in c10, bytes, integral). */
+#define NT_CUSTOMOP_DTYPE_TABLE(X) \
+    X(Byte, uint8_t, 1, 1) \
+    X(Char, int8_t, 1, 1) \
+    X(Short, int16_t, 2, 1) \
+    X(Int, int32_t, 4, 1) \
+    X(Long, int64_t, 8, 1) \
+    X(Half, Half, 2, 0) \
+    X(Float, float, 4, 0) \
+    X(BFloat16, BFloat16, 2, 0)
+
 
 // What the C++ side reads of a tensor without a call: its place, shape and type. Boxed
 // by the runtime, so its address is stable while the tensor lives (the headers'

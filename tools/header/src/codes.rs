@@ -160,7 +160,22 @@ pub fn runtime_h() -> String {
         c_enum(&mut h, prefix, &listing);
     }
     ops_lists(&mut h);
+    dtype_table(&mut h);
     h
+}
+
+/// The element types' table (the runtime's `DTYPES`), which c10/core/ScalarType.h expands.
+fn dtype_table(h: &mut String) {
+    let row = |r: &c::DTypeRow| {
+        let integral = u8::from(r.integral);
+        format!("{:?}, {}, {}, {integral}", r.dtype, r.cxx, r.size)
+    };
+    x_macro(
+        h,
+        "The element types: X(name, C++ type in c10, bytes, integral).",
+        "NT_CUSTOMOP_DTYPE_TABLE",
+        &c::DTYPES.iter().map(row).collect::<Vec<_>>(),
+    );
 }
 
 /// A macro `name(X)` that applies `X` to each entry.
@@ -279,5 +294,17 @@ pub fn python() -> String {
     }
     py_enum(&mut p, &DType::LISTING);
     py_enum(&mut p, &ExitStatus::LISTING);
+    p.push_str("\n\nDTYPES = (\n");
+    for r in &c::DTYPES {
+        let _ = writeln!(
+            p,
+            "    (DType.{}, \"{}\", {}, \"{}\"),",
+            screaming(&format!("{:?}", r.dtype)),
+            r.name,
+            r.size,
+            r.npy
+        );
+    }
+    p.push_str(")\n\"\"\"Each element type: its code, PyTorch's name (`torch.<name>`), bytes, `.npy` descriptor.\"\"\"\n");
     p
 }

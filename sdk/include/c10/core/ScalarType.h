@@ -35,58 +35,42 @@ constexpr ScalarType kHalf = ScalarType::Half;
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 
+// The functions below expand runtime.h's NT_CUSTOMOP_DTYPE_TABLE, the runtime's one table
+// of the element types (sdk/runtime/src/base/codes.rs, DTYPES).
+
 /// Bytes of one element of `t`.
 constexpr unsigned elementSize(ScalarType t)
 {
-    return t == kByte || t == kChar ? 1u : t == kShort || t == kHalf || t == kBFloat16 ? 2u : t == kLong ? 8u : 4u;
+#define NT_CUSTOMOP_SIZE_OF(name, type, bytes, integral) t == ScalarType::name ? bytes##u:
+    return NT_CUSTOMOP_DTYPE_TABLE(NT_CUSTOMOP_SIZE_OF) 0u;
+#undef NT_CUSTOMOP_SIZE_OF
 }
 
 /// Whether `t` holds integers (the bitwise operations take only these).
 constexpr bool isIntegralType(ScalarType t)
 {
-    return t == kByte || t == kChar || t == kShort || t == kInt || t == kLong;
+#define NT_CUSTOMOP_INTEGRAL(name, type, bytes, integral) t == ScalarType::name ? integral == 1:
+    return NT_CUSTOMOP_DTYPE_TABLE(NT_CUSTOMOP_INTEGRAL) false;
+#undef NT_CUSTOMOP_INTEGRAL
 }
 
 /// The type's name as PyTorch prints it.
 constexpr const char *toString(ScalarType t)
 {
-    return t == kByte    ? "Byte"
-           : t == kChar  ? "Char"
-           : t == kShort ? "Short"
-           : t == kInt   ? "Int"
-           : t == kLong  ? "Long"
-           : t == kHalf  ? "Half"
-           : t == kFloat ? "Float"
-                         : "BFloat16";
+#define NT_CUSTOMOP_NAME(name, type, bytes, integral) t == ScalarType::name ? #name:
+    return NT_CUSTOMOP_DTYPE_TABLE(NT_CUSTOMOP_NAME) "";
+#undef NT_CUSTOMOP_NAME
 }
 
 /// The ScalarType of the C++ element type T (CppTypeToScalarType<T>::value), defined for
 /// the eight element types only.
 template <class T> struct CppTypeToScalarType;
-template <> struct CppTypeToScalarType<uint8_t> {
-    static constexpr ScalarType value = kByte;
-};
-template <> struct CppTypeToScalarType<int8_t> {
-    static constexpr ScalarType value = kChar;
-};
-template <> struct CppTypeToScalarType<int16_t> {
-    static constexpr ScalarType value = kShort;
-};
-template <> struct CppTypeToScalarType<int32_t> {
-    static constexpr ScalarType value = kInt;
-};
-template <> struct CppTypeToScalarType<int64_t> {
-    static constexpr ScalarType value = kLong;
-};
-template <> struct CppTypeToScalarType<Half> {
-    static constexpr ScalarType value = kHalf;
-};
-template <> struct CppTypeToScalarType<float> {
-    static constexpr ScalarType value = kFloat;
-};
-template <> struct CppTypeToScalarType<BFloat16> {
-    static constexpr ScalarType value = kBFloat16;
-};
+#define NT_CUSTOMOP_OF_TYPE(name, type, bytes, integral)                                        \
+    template <> struct CppTypeToScalarType<type> {                                               \
+        static constexpr ScalarType value = ScalarType::name;                                  \
+    };
+NT_CUSTOMOP_DTYPE_TABLE(NT_CUSTOMOP_OF_TYPE)
+#undef NT_CUSTOMOP_OF_TYPE
 
 } // namespace c10
 

@@ -48,3 +48,16 @@ class ExitStatus(IntEnum):
     MISUSE = 2
     CRASHED = 3
     TIMEOUT = 4
+
+
+DTYPES = (
+    (DType.BYTE, "uint8", 1, "|u1"),
+    (DType.CHAR, "int8", 1, "|i1"),
+    (DType.SHORT, "int16", 2, "<i2"),
+    (DType.INT, "int32", 4, "<i4"),
+    (DType.LONG, "int64", 8, "<i8"),
+    (DType.HALF, "float16", 2, "<f2"),
+    (DType.FLOAT, "float32", 4, "<f4"),
+    (DType.BFLOAT16, "bfloat16", 2, "<u2"),
+)
+"""Each element type: its code, PyTorch's name (`torch.<name>`), bytes, `.npy` descriptor."""

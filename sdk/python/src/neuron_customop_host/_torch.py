@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from . import _symbolic
+from ._abi import DTYPES, DType
 from .errors import ArgumentTypeError, ShapeRelationError, warn
 from .library import BFLOAT16, Library, TensorSpec
 
@@ -21,17 +22,12 @@ from .library import BFLOAT16, Library, TensorSpec
 _REGISTERED: dict[str, tuple[Any, dict[str, Library]]] = {}
 
 
-# The API's element types, PyTorch's and NumPy's (bfloat16: ml_dtypes' when installed, else
-# its bit patterns as uint16, which the library takes as bfloat16).
+# The API's element types (the runtime's table, _abi.DTYPES), PyTorch's and NumPy's
+# (bfloat16: ml_dtypes' when installed, else its bit patterns as uint16, which the library
+# takes as bfloat16).
 _DTYPES: list[tuple[Any, np.dtype]] = [
-    (torch.uint8, np.dtype(np.uint8)),
-    (torch.int8, np.dtype(np.int8)),
-    (torch.int16, np.dtype(np.int16)),
-    (torch.int32, np.dtype(np.int32)),
-    (torch.int64, np.dtype(np.int64)),
-    (torch.float16, np.dtype(np.float16)),
-    (torch.float32, np.dtype(np.float32)),
-    (torch.bfloat16, BFLOAT16 if BFLOAT16 is not None else np.dtype(np.uint16)),
+    (getattr(torch, name), BFLOAT16 if code == DType.BFLOAT16 and BFLOAT16 is not None else np.dtype(descr))
+    for code, name, _size, descr in DTYPES
 ]
 
 

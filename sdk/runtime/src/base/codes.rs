@@ -323,6 +323,95 @@ codes! {
     }
 }
 
+/// One element type's facts. [`DTYPES`] is the one place each is written: the runtime's
+/// element sizes and names (`base/dtype.rs`), the `.npy` descriptors (`base/npy.rs`), the
+/// C++ headers' (`NT_CUSTOMOP_DTYPE_TABLE` in runtime.h, which `c10/core/ScalarType.h`
+/// expands) and the Python package's (a program's `--describe`). Adding a type is a code
+/// in [`DType`], a row here and its conversions (`base/dtype.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DTypeRow {
+    /// The type.
+    pub dtype: DType,
+    /// Its C++ element type (in namespace `c10`).
+    pub cxx: &'static str,
+    /// Bytes per element.
+    pub size: usize,
+    /// Whether its elements are integers.
+    pub integral: bool,
+    /// The name PyTorch prints (`torch.float32`'s short form).
+    pub name: &'static str,
+    /// Its `.npy` descriptor: little-endian, `|` for one byte (bfloat16: its bits, `<u2`).
+    pub npy: &'static str,
+}
+
+/// The element types' rows, in [`DType::ALL`]'s order.
+pub const DTYPES: [DTypeRow; 8] = [
+    DTypeRow {
+        dtype: DType::Byte,
+        cxx: "uint8_t",
+        size: 1,
+        integral: true,
+        name: "uint8",
+        npy: "|u1",
+    },
+    DTypeRow {
+        dtype: DType::Char,
+        cxx: "int8_t",
+        size: 1,
+        integral: true,
+        name: "int8",
+        npy: "|i1",
+    },
+    DTypeRow {
+        dtype: DType::Short,
+        cxx: "int16_t",
+        size: 2,
+        integral: true,
+        name: "int16",
+        npy: "<i2",
+    },
+    DTypeRow {
+        dtype: DType::Int,
+        cxx: "int32_t",
+        size: 4,
+        integral: true,
+        name: "int32",
+        npy: "<i4",
+    },
+    DTypeRow {
+        dtype: DType::Long,
+        cxx: "int64_t",
+        size: 8,
+        integral: true,
+        name: "int64",
+        npy: "<i8",
+    },
+    DTypeRow {
+        dtype: DType::Half,
+        cxx: "Half",
+        size: 2,
+        integral: false,
+        name: "float16",
+        npy: "<f2",
+    },
+    DTypeRow {
+        dtype: DType::Float,
+        cxx: "float",
+        size: 4,
+        integral: false,
+        name: "float32",
+        npy: "<f4",
+    },
+    DTypeRow {
+        dtype: DType::BFloat16,
+        cxx: "BFloat16",
+        size: 2,
+        integral: false,
+        name: "bfloat16",
+        npy: "<u2",
+    },
+];
+
 codes! {
     /// A file descriptor the device program finds open (`ntx op run --device`).
     pub enum DeviceFd: i32 {

@@ -25,33 +25,27 @@ impl<'de> serde::Deserialize<'de> for DType {
 }
 
 impl DType {
+    /// Its row of facts ([`crate::base::codes::DTYPES`]).
+    pub fn row(self) -> &'static crate::base::codes::DTypeRow {
+        let rows = &crate::base::codes::DTYPES;
+        rows.iter()
+            .find(|r| r.dtype == self)
+            .expect("a row for every element type")
+    }
+
     /// Bytes per element.
     pub fn size(self) -> usize {
-        match self {
-            DType::Byte | DType::Char => 1,
-            DType::Short | DType::Half | DType::BFloat16 => 2,
-            DType::Int | DType::Float => 4,
-            DType::Long => 8,
-        }
+        self.row().size
     }
 
     /// Whether its elements are integers.
     pub fn is_integral(self) -> bool {
-        !matches!(self, DType::Half | DType::Float | DType::BFloat16)
+        self.row().integral
     }
 
     /// The name PyTorch prints (`torch.float32`'s short form).
     pub fn name(self) -> &'static str {
-        match self {
-            DType::Byte => "uint8",
-            DType::Char => "int8",
-            DType::Short => "int16",
-            DType::Int => "int32",
-            DType::Long => "int64",
-            DType::Half => "float16",
-            DType::Float => "float32",
-            DType::BFloat16 => "bfloat16",
-        }
+        self.row().name
     }
 
     /// Element `i` of `bytes` (little-endian) as a number: integers exactly, floats widened.
@@ -196,6 +190,15 @@ pub fn f32_to_bf16(f: f32) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_has_one_row_per_type_in_order() {
+        let rows: Vec<DType> = crate::base::codes::DTYPES.iter().map(|r| r.dtype).collect();
+        assert_eq!(rows, DType::ALL);
+        for &d in DType::ALL {
+            assert_eq!(d.row().dtype, d);
+        }
+    }
 
     #[test]
     fn half_round_trips_every_value_and_rounds_ties_to_even() {

@@ -38,37 +38,31 @@ fn dtype_of(descr: &str) -> Result<DType, BaseError> {
             "descr '{descr}' is big-endian: convert it first (a.astype(a.dtype.newbyteorder('<')))"
         ));
     }
-    let d = match descr {
-        "|u1" | "<u1" | "=u1" => DType::Byte,
-        "|i1" | "<i1" | "=i1" => DType::Char,
-        "<i2" | "=i2" => DType::Short,
-        "<i4" | "=i4" => DType::Int,
-        "<i8" | "=i8" => DType::Long,
-        "<f2" | "=f2" => DType::Half,
-        "<f4" | "=f4" => DType::Float,
-        "<u2" | "=u2" => DType::BFloat16,
-        _ => {
-            return err(format!(
-                "descr '{descr}' is not an element type of the custom-op API \
-                 (uint8, int8, int16, int32, int64, float16, float32, or bfloat16 as '<u2')"
+    // Each type's descriptor, in native order ('=') too, and with either mark for one byte.
+    let named = |row: &crate::base::codes::DTypeRow| {
+        let body = &row.npy[1..];
+        descr.get(1..) == Some(body)
+            && (descr.starts_with(['<', '=']) || (row.size == 1 && descr.starts_with('|')))
+    };
+    let rows = &crate::base::codes::DTYPES;
+    match rows.iter().find(|r| named(r)) {
+        Some(row) => Ok(row.dtype),
+        None => {
+            let each: Vec<String> = rows
+                .iter()
+                .map(|r| format!("{} '{}'", r.name, r.npy))
+                .collect();
+            err(format!(
+                "descr '{descr}' is not an element type of the custom-op API ({})",
+                each.join(", ")
             ))
         }
-    };
-    Ok(d)
+    }
 }
 
 /// The descr a type is written with.
 pub fn descr_of(d: DType) -> &'static str {
-    match d {
-        DType::Byte => "|u1",
-        DType::Char => "|i1",
-        DType::Short => "<i2",
-        DType::Int => "<i4",
-        DType::Long => "<i8",
-        DType::Half => "<f2",
-        DType::Float => "<f4",
-        DType::BFloat16 => "<u2",
-    }
+    d.row().npy
 }
 
 /// The header's dictionary as NumPy writes it: `{'descr': .., 'fortran_order': ..,
@@ -330,6 +324,25 @@ mod tests {
         v.extend_from_slice(header.as_bytes());
         v.extend_from_slice(data);
         v
+    }
+
+    #[test]
+    fn each_type_is_read_by_its_descr_in_either_order_and_written_by_one() {
+        for &d in DType::ALL {
+            let descr = descr_of(d);
+            assert_eq!(dtype_of(descr).ok(), Some(d));
+            assert_eq!(dtype_of(&format!("={}", &descr[1..])).ok(), Some(d));
+            assert_eq!(descr[2..].parse::<usize>().ok(), Some(d.size()), "{descr}");
+            assert!(dtype_of(&format!(">{}", &descr[1..])).is_err());
+            let one_byte = dtype_of(&format!("|{}", &descr[1..])).is_ok();
+            assert_eq!(one_byte, d.size() == 1, "{descr}");
+        }
+        let e = dtype_of("<f8").unwrap_err().to_string();
+        assert!(
+            e.contains("float32 '<f4'") && e.contains("bfloat16 '<u2'"),
+            "{e}"
+        );
+        assert!(dtype_of("é1").is_err() && dtype_of("").is_err());
     }
 
     #[test]
