@@ -23,10 +23,7 @@
 
 #define NT_CUSTOMOP_STACK_MAX 4194304
 
-/*
- * The HBM stack the device switches to when a core's room is under STACK_SIZE: its top aligned
- * down to this, then this many bytes of saved context (stack-switch.md).
- */
+/* The HBM stack switched to: its top aligned down to this, less the saved context. */
 #define NT_CUSTOMOP_STACK_SWITCH_ALIGN 16
 
 #define NT_CUSTOMOP_STACK_SWITCH_CONTEXT 128
@@ -46,10 +43,7 @@
 /* The alignment of a TCM block when none is asked. */
 #define NT_CUSTOMOP_TCM_ALIGN 64
 
-/*
- * A core's C heap (malloc, calloc, realloc, operator new of a kernel): its bytes, set up again
- * before each call, and a block's alignment.
- */
+/* A core's C heap (a kernel's malloc and new), set up before each call; its alignment. */
 #define NT_CUSTOMOP_C_HEAP_BYTES 10240
 
 #define NT_CUSTOMOP_C_HEAP_ALIGN 8

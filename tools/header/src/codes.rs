@@ -69,8 +69,7 @@ fn stack_defines(h: &mut String) {
     define(h, "", "NT_CUSTOMOP_STACK_MAX", c::STACK_MAX);
     define(
         h,
-        "The HBM stack the device switches to when a core's room is under STACK_SIZE: its \
-         top aligned down to this, then this many bytes of saved context (stack-switch.md).",
+        "The HBM stack switched to: its top aligned down to this, less the saved context.",
         "NT_CUSTOMOP_STACK_SWITCH_ALIGN",
         c::STACK_SWITCH_ALIGN,
     );
@@ -122,8 +121,7 @@ pub fn runtime_h() -> String {
     );
     define(
         &mut h,
-        "A core's C heap (malloc, calloc, realloc, operator new of a kernel): its bytes, set \
-         up again before each call, and a block's alignment.",
+        "A core's C heap (a kernel's malloc and new), set up before each call; its alignment.",
         "NT_CUSTOMOP_C_HEAP_BYTES",
         c::C_HEAP_BYTES,
     );
