@@ -39,14 +39,40 @@ fn is_source(p: &Path) -> bool {
             && !name.ends_with(".lock")
 }
 
-/// Every source file below `dir`, sorted.
+/// What git ignores in the checkout (`.gitignore`: the builds, and what the docs' quick
+/// starts write in the top folder, such as a `venv/`), as paths; none where git cannot say.
+fn ignored() -> Vec<PathBuf> {
+    let root = root();
+    let out = std::process::Command::new("git")
+        .args([
+            "ls-files",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+        ])
+        .current_dir(&root)
+        .output();
+    let text = out
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    text.lines()
+        .map(|l| root.join(l.trim_end_matches('/')))
+        .collect()
+}
+
+/// Every source file below `dir` but those git ignores, sorted.
 fn sources(dir: &Path) -> Vec<PathBuf> {
+    let skipped = ignored();
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
             let name = e.file_name().to_string_lossy().into_owned();
+            if skipped.contains(&p) {
+                continue;
+            }
             if p.is_dir() {
                 if !SKIP.contains(&name.as_str()) {
                     stack.push(p);
@@ -185,9 +211,12 @@ fn every_top_level_folder_is_in_the_architecture_page_and_the_readme_is_short() 
     let root = root();
     let page = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
     let mut missing = Vec::new();
+    let skipped = ignored();
     for e in std::fs::read_dir(&root).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours = !name.starts_with('.') && !SKIP.contains(&name.as_str());
+        let ours = !name.starts_with('.')
+            && !SKIP.contains(&name.as_str())
+            && !skipped.contains(&e.path());
         if e.path().is_dir() && ours && !page.contains(&format!("{name}/")) {
             missing.push(name);
         }
