@@ -309,11 +309,14 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
 
 /// The kernel's frames past the HBM stack of its build: where the device faults whatever
 /// the core's room, `stack-overflow`; where that depends on the room, `stack-may-overflow`.
+/// The verdict is [`crate::base::stack::Depth`]'s alone: the device runtime's own test of
+/// the depth only spares a request, and a depth within the HBM stack is not reported.
 fn stack_report(rt: &mut Runtime, limit: u32, depth: u64, at_least: bool) {
     use crate::base::stack::{device_detail, Depth};
     let kind = match Depth::of(limit, depth) {
         Depth::Faults => Kind::StackOverflow,
-        Depth::Fits | Depth::MayFault => Kind::StackMayOverflow,
+        Depth::MayFault => Kind::StackMayOverflow,
+        Depth::Fits => return,
     };
     rt.misuse(kind, None, None, device_detail(limit, depth, at_least));
 }
