@@ -57,7 +57,7 @@ $(DEVICE_RT): $(DEVICE_RT_SOURCES) $(CXX_HEADER) include/neuron_translate.h sdk/
 
 # The qemu plugin that counts what a kernel's program executes (a host shared object).
 COUNT_PLUGIN := $(XTENSA_OUT)/libnt_qemu_count.so
-$(COUNT_PLUGIN): sdk/qemu/count_plugin.c sdk/qemu/count_profile.h sdk/device/device.mk
+$(COUNT_PLUGIN): sdk/qemu/count_plugin.c sdk/qemu/count_profile.h sdk/qemu/tcm_watch.h sdk/device/device.mk
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -O2 -std=c11 -Wall -Wextra -Werror -shared -fPIC -o $@ sdk/qemu/count_plugin.c
 

@@ -4,9 +4,11 @@
  * custom_op.h), neuron_hbm_allocate and neuron_hbm_deallocate over the heap the host
  * runtime models for the call and neuron_memcpy's check (the header moves the bytes);
  * malloc, calloc, realloc, free, operator new and delete over the device's C heap, whose
- * blocks the same model places; and where a TCM copy's local buffer lies: the device's copy
- * asserts outside dataram, which the program's static and global data are not. Each
- * finding is a request to the runner (protocol.h), made through runtime.c's message.
+ * blocks the same model places; where a TCM copy's local buffer lies: the device's copy
+ * asserts outside dataram, which the program's static and global data are not; the TCM
+ * pool, whose stores the counting plugin watches, and the bytes a copy, memcpy, memmove or
+ * memset touches there. Each finding is a request to the runner (protocol.h), made
+ * through channel.c.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -30,9 +32,16 @@ int nt_device_in_own_heap(const void *p);
 static int nt_device_in_heap(const void *p);
 /* The program's image ends here (the linker's symbol). */
 extern char _end[];
-/* The core's TCM pool: the dataram heap tcm_malloc and the streams take from. */
-static unsigned char tcm[NT_CUSTOMOP_TCM_POOL_BYTES] __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
-unsigned char *const nt_device_tcm = tcm; /* runtime.c */
+/* The core's TCM pool, the dataram heap tcm_malloc and the streams take from, between two
+ * red zones of a granule each: the counting plugin's store watch (sdk/qemu/tcm_watch.h)
+ * finds the zone by this symbol, and a store anywhere in it outside a live block stops the
+ * core. */
+#define RED_ZONE NT_CUSTOMOP_TCM_ALIGN
+unsigned char nt_device_tcm_zone[RED_ZONE + NT_CUSTOMOP_TCM_POOL_BYTES + RED_ZONE]
+    __attribute__((aligned(NT_CUSTOMOP_TCM_ALIGN)));
+unsigned char *const nt_device_tcm = nt_device_tcm_zone + RED_ZONE; /* runtime.c */
+
+void nt_device_tcm_span(const void *p, size_t n, uint32_t site); /* below */
 
 /* The call's place: its return address. */
 #define SITE ((uint32_t)(uintptr_t)__builtin_return_address(0))
@@ -63,7 +72,7 @@ int nt_customop_hbm_deallocate(uint64_t addr)
 
 void nt_customop_hbm_copy(uint64_t addr, uint64_t bytes, const void *local, int write, const void *site)
 {
-    (void)local; /* where it is, is checked on the host run only */
+    nt_device_tcm_span(local, bytes, (uint32_t)(uintptr_t)site);
     nt_device_begin();
     nt_device_put64(addr);
     nt_device_put64(bytes);
@@ -82,6 +91,7 @@ void nt_customop_tcm_local(const void *p, size_t bytes, const void *site)
     uintptr_t a = (uintptr_t)p;
     int image = a >= NEURON_TRANSLATE_NX_REG_BASE + NEURON_TRANSLATE_NX_REG_BLOCK_SIZE && a < (uintptr_t)_end;
     int pool = b >= nt_device_tcm && b < nt_device_tcm + NT_CUSTOMOP_TCM_POOL_BYTES;
+    nt_device_tcm_span(p, bytes, (uint32_t)(uintptr_t)site);
     if (!image || pool || nt_device_in_heap(p))
         return;
     nt_device_begin();
@@ -91,39 +101,33 @@ void nt_customop_tcm_local(const void *p, size_t bytes, const void *site)
     nt_device_ask(NT_DEVICE_NOT_DATARAM);
 }
 
-/* The live tcm_malloc blocks: pool offset, bytes asked for, the allocating call. */
-#define MAX_BLOCKS 64u
+/* The live tcm_malloc blocks: pool offset and bytes asked for (a granule each at least,
+ * so no more than the pool has granules). */
+#define MAX_BLOCKS (NT_CUSTOMOP_TCM_POOL_BYTES / NT_CUSTOMOP_TCM_ALIGN)
 static struct {
-    uint32_t at, bytes, site;
+    uint32_t at, bytes;
 } blocks[MAX_BLOCKS];
 static uint32_t nblocks;
 
-/* Block k's slack: its bytes up to the end of its 64-byte granule. */
-static unsigned char *slack_of(uint32_t k, uint32_t *len)
+/* Bytes [p, p + n) a kernel's TCM copy, memcpy, memmove, memset or neuron_memcpy is about
+ * to touch: where they meet the TCM pool's zone and are not inside one tcm_malloc block,
+ * the runner is asked (a stream's or an accessor's buffer is its own; anything else stops
+ * the core at `site`, as the host run's guard pages do). */
+void nt_device_tcm_span(const void *p, size_t n, uint32_t site)
 {
-    uint32_t end = (blocks[k].bytes + (NT_CUSTOMOP_TCM_ALIGN - 1)) & ~(uint32_t)(NT_CUSTOMOP_TCM_ALIGN - 1);
-    *len = end - blocks[k].bytes;
-    return nt_device_tcm + blocks[k].at + blocks[k].bytes;
-}
-
-/* Block k's slack checked: a store found there is reported at `site` (the runner stops the
- * core). */
-static void check_slack(uint32_t k, uint32_t site, int at_return)
-{
-    uint32_t len, first = 0, end = 0;
-    const unsigned char *s = slack_of(k, &len);
-    for (uint32_t i = 0; i < len; ++i)
-        if (s[i] != NT_CUSTOMOP_TCM_SLACK)
-            first = end ? first : blocks[k].bytes + i, end = blocks[k].bytes + i + 1;
-    if (!end)
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)nt_device_tcm_zone, hi = lo + sizeof nt_device_tcm_zone;
+    if (!n || a >= hi || (a < lo && n <= lo - a))
         return;
+    for (uint32_t k = 0; k < nblocks; ++k) {
+        uintptr_t s = (uintptr_t)nt_device_tcm + blocks[k].at;
+        if (a >= s && a - s <= blocks[k].bytes && n <= blocks[k].bytes - (a - s))
+            return;
+    }
     nt_device_begin();
-    nt_device_put32(blocks[k].at);
-    nt_device_put32(first);
-    nt_device_put32(end);
+    nt_device_put32((uint32_t)(a - (uintptr_t)nt_device_tcm));
+    nt_device_put32((uint32_t)n);
     nt_device_put32(site);
-    nt_device_put32((uint32_t)at_return);
-    nt_device_ask(NT_DEVICE_TCM_SLACK);
+    nt_device_ask(NT_DEVICE_TCM_SPAN);
 }
 
 void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
@@ -135,13 +139,8 @@ void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
     nt_device_copy(&at, nt_device_ask(NT_DEVICE_MALLOC), 8);
     if (at < 0)
         return NULL;
-    if (nblocks < MAX_BLOCKS) {
-        uint32_t len, k = nblocks++;
-        blocks[k].at = (uint32_t)at, blocks[k].bytes = (uint32_t)bytes, blocks[k].site = (uint32_t)(uintptr_t)site;
-        unsigned char *s = slack_of(k, &len);
-        for (uint32_t i = 0; i < len; ++i)
-            s[i] = NT_CUSTOMOP_TCM_SLACK;
-    }
+    if (nblocks < MAX_BLOCKS)
+        blocks[nblocks].at = (uint32_t)at, blocks[nblocks++].bytes = (uint32_t)bytes;
     return nt_device_tcm + at;
 }
 void *nt_customop_tcm_malloc(size_t bytes) { return nt_customop_tcm_malloc_at(bytes, NULL); }
@@ -154,7 +153,6 @@ void nt_customop_tcm_free(void *p)
         return;
     for (uint32_t k = 0; pool && k < nblocks; ++k)
         if (nt_device_tcm + blocks[k].at == b) {
-            check_slack(k, SITE, 0);
             blocks[k] = blocks[--nblocks];
             break;
         }
@@ -164,13 +162,59 @@ void nt_customop_tcm_free(void *p)
     nt_device_ask(NT_DEVICE_FREE);
 }
 
-/* At the kernel's return: each block still live, checked at its allocation; none kept for
- * the next call. */
-void nt_device_check_slack(void)
+/* At the kernel's return: no block kept for the next call. */
+void nt_device_forget_blocks(void) { nblocks = 0; }
+
+/* The bytes moved: inlined where used, so that a DMA's bytes are counted as the runtime's
+ * (nt_device_dma's) and a kernel's memcpy as the kernel's. */
+static inline __attribute__((always_inline)) void move_bytes(void *d, const void *s, size_t n)
 {
-    for (uint32_t k = 0; k < nblocks; ++k)
-        check_slack(k, blocks[k].site, 1);
-    nblocks = 0;
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    if ((((uintptr_t)dp | (uintptr_t)sp) & 3) == 0) {
+        for (; n >= 4; n -= 4, dp += 4, sp += 4)
+            *(uint32_t *)dp = *(const uint32_t *)sp;
+    }
+    while (n--)
+        *dp++ = *sp++;
+}
+
+/* A TCM copy's data, moved by the Q7's DMA engine on the device (the decode's
+ * tensorstream-tcm page): the accessors' copies call this instead of memcpy (their TCM
+ * side checked by nt_customop_tcm_local), and the runner counts its instructions as the
+ * runtime's (its name), not the core's. What moved is counted in bytes (the copies' TCM
+ * bytes) beside the instructions. */
+void nt_device_dma(void *to, const void *from, size_t bytes) { move_bytes(to, from, bytes); }
+
+/* The C library's, for the kernel (counted as its own): each store's bytes checked
+ * against the TCM pool first, at the caller's line. */
+void *memcpy(void *d, const void *s, size_t n)
+{
+    nt_device_tcm_span(d, n, SITE);
+    move_bytes(d, s, n);
+    return d;
+}
+
+void *memmove(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+    nt_device_tcm_span(d, n, SITE);
+    if (dp <= sp || dp >= sp + n)
+        move_bytes(d, s, n);
+    else
+        while (n--)
+            dp[n] = sp[n];
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    unsigned char *dp = d;
+    nt_device_tcm_span(d, n, SITE);
+    while (n--)
+        *dp++ = (unsigned char)c;
+    return d;
 }
 
 /* The device's C heap, where a kernel's malloc and operator new take from: the runner's

@@ -45,9 +45,9 @@ volatile uint32_t nt_nxregs[NEURON_TRANSLATE_NX_REG_BLOCK_SIZE / 4] __attribute_
 
 unsigned long long extended_isa_sdk_hbm_scratch __asm__("_ZN12extended_isa3sdk11hbm_scratchE");
 
-/* memory.c: its TCM pool; the slack of each TCM block still live, at the kernel's return. */
+/* memory.c: its TCM pool; the tcm_malloc blocks it knows, forgotten at the kernel's return. */
 extern unsigned char *const nt_device_tcm;
-void nt_device_check_slack(void);
+void nt_device_forget_blocks(void);
 static nt_customop_meta metas[MAX_TENSORS];
 static uint64_t hbm_base, hbm_bytes;
 static uint32_t core, cores;
@@ -530,7 +530,7 @@ int nt_customop_main(int argc, const char *const *argv)
             out = nt_device_call(kernels[k].invoker, kernels[k].function, args);
             break;
         }
-    nt_device_check_slack();
+    nt_device_forget_blocks();
     nt_device_begin();
     nt_device_put32(nt_device_handle(out));
     nt_device_put64(translations);

@@ -4,9 +4,8 @@
  * division is the core's QUOS, docs/q7-isa.md; __muldi3 is in start.S), the program's own
  * heap (memory.c gives a kernel's malloc and new), and the C++ ABI's few hooks.
  * A kernel that needs more (<cmath> functions, exceptions) does not link, and ntx says
- * which symbols are missing. The C library's memory and string functions the compiler
- * and the headers call are here too (memcpy counts as the kernel's: the TCM copies move
- * their data through nt_device_dma, the DMA the device would use).
+ * which symbols are missing. The C library's string functions the compiler and the
+ * headers call are here too (memcpy, memmove and memset are memory.c's).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -208,47 +207,6 @@ double __extendsfdf2(float f)
         out.u = sign | ((uint64_t)(exp - 127 + 1023) << 52) | ((uint64_t)man << 29);
     }
     return out.d;
-}
-
-void *memcpy(void *d, const void *s, size_t n)
-{
-    unsigned char *dp = d;
-    const unsigned char *sp = s;
-    if ((((uintptr_t)dp | (uintptr_t)sp) & 3) == 0) {
-        for (; n >= 4; n -= 4, dp += 4, sp += 4)
-            *(uint32_t *)dp = *(const uint32_t *)sp;
-    }
-    while (n--)
-        *dp++ = *sp++;
-    return d;
-}
-
-/* A TCM copy's data, moved by the Q7's DMA engine on the device (the decode's
- * tensorstream-tcm page): the accessors' copies call this instead of memcpy, and the
- * runner counts its instructions as the runtime's (its name), not the core's. What moved
- * is counted in bytes (the copies' TCM bytes) beside the instructions. */
-void nt_device_dma(void *to, const void *from, size_t bytes)
-{
-    memcpy(to, from, bytes);
-}
-
-void *memmove(void *d, const void *s, size_t n)
-{
-    unsigned char *dp = d;
-    const unsigned char *sp = s;
-    if (dp <= sp || dp >= sp + n)
-        return memcpy(d, s, n);
-    while (n--)
-        dp[n] = sp[n];
-    return d;
-}
-
-void *memset(void *d, int c, size_t n)
-{
-    unsigned char *dp = d;
-    while (n--)
-        *dp++ = (unsigned char)c;
-    return d;
 }
 
 int memcmp(const void *a, const void *b, size_t n)

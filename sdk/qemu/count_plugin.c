@@ -14,6 +14,9 @@
  * (sdk/runtime/src/run/device/profile.rs) turns them into lines, functions and stacks.
  * `aside=LO-HI` names code entered without a call (count_profile.h).
  *
+ * With `watch=FD,tcm=LO-HI` it also watches the program's stores into the TCM pool
+ * (tcm_watch.h): one outside every live block ends the program there.
+ *
  * Written against qemu's documented plugin API as qemu-user 7.2 exports it (API version 1):
  * the few functions used are declared here, as that qemu ships no header for them.
  */
@@ -85,6 +88,7 @@ static void put(const char *s, size_t n)
 }
 
 #include "count_profile.h"
+#include "tcm_watch.h"
 
 static struct block *new_block(void)
 {
@@ -111,6 +115,8 @@ static void on_translation(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->executions, 1);
     if (profile && !profile_block(tb, b))
         failed = 1;
+    if (zone_live)
+        watch_stores(tb);
 }
 
 static void on_exit_write(qemu_plugin_id_t id, void *userdata)
@@ -139,7 +145,10 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
 {
     (void)info;
     for (int k = 0; k < argc; ++k)
-        if (strncmp(argv[k], "fd=", 3) == 0)
+        if (watch_arg(argv[k]) < 0) {
+            fprintf(stderr, "count_plugin: give tcm=LO-HI in hexadecimal, not %s\n", argv[k] + 4);
+            return -1;
+        } else if (strncmp(argv[k], "fd=", 3) == 0)
             out_fd = atoi(argv[k] + 3);
         else if (strcmp(argv[k], "profile=1") == 0)
             profile = 1;
@@ -150,6 +159,10 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
         }
     if (out_fd < 0) {
         fprintf(stderr, "count_plugin: give fd=N, the descriptor to write the counts to\n");
+        return -1;
+    }
+    if (!watch_start(id)) {
+        fprintf(stderr, "count_plugin: the store watch needs watch=FD and tcm=LO-HI, and its memory\n");
         return -1;
     }
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);

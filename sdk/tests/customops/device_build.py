@@ -27,6 +27,7 @@ class Built:
     def __init__(self, ntx, src, work, name, compute, shape, *op_and_args, code=0):
         ntx_device(ntx, src, work, name, compute, shape, *op_and_args, code=code)
         self.work = work
+        self.source = Path(src) / compute
         self.program = work / name / "op"
         self.elf = work / name / "device" / "op.elf"
         prefix = Path(ntx).resolve().parent.parent

@@ -2,6 +2,7 @@
 reported as the host run reports it, at the kernel's line where the host names one, or
 said unchecked where the emulation does not check it."""
 
+import os
 import re
 import subprocess
 import sys
@@ -17,18 +18,18 @@ def check(m, case, work):
     if (work / "misuse-out.npy").exists():
         sys.exit("an accessor outliving its tensor on the device: the output was written")
     print("ok tensor-not-live on the device: an accessor outliving its tensor, exit 2")
-    # A store past a tcm_malloc block's end, inside its granule: found when it is freed, at
-    # the free's line, as on the host.
-    for name in ("TCM_OVER_BY_1", "TCM_OVER_BY_4"):
-        said, _ = as_on_host(cmd, case[name], work, r"error\[tcm-out-of-bounds\] op misuse, core 0: (.*)")
-    print(f"ok a store past a TCM block's end found on the device as on the host: {said}")
+    tcm_on_device(cmd, case, work, m.source)
     # A block never freed: named at the kernel's line that allocated it, as on the host; the
-    # device run says what it does not check.
+    # store watch ran (nothing said unchecked).
     said, p = as_on_host(cmd, case["TCM_LEAK"], work, r"allocated at (.*) was never freed", code=0)
+    if "device-tcm-unchecked" in p.stderr:
+        sys.exit(f"a TCM block on the device said unchecked under the store watch: {p.stderr!r}")
     print(f"ok tcm-leak on the device at the kernel's line, as on the host: {said}")
-    if "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
-        sys.exit(f"a TCM block on the device, not said what is unchecked: {p.stderr!r}")
-    print("ok device-tcm-unchecked: what the emulated Q7 does not check of a TCM block, said")
+    # Counted from qemu's log, without the plugin: no store watch, and the run says so.
+    p = on_case(cmd, case["TCM_OVER_BY_1"], work, env={**os.environ, "NT_QEMU_COUNT_PLUGIN": ""})
+    if p.returncode != 0 or "warning[device-tcm-unchecked] op misuse, core 0: 1 tcm_malloc block(s)" not in p.stderr:
+        sys.exit(f"a TCM block on the device without the plugin: exit {p.returncode}\n{p.stderr}")
+    print("ok device-tcm-unchecked: a device run without the store watch says a store past a block went unchecked")
     # An integer division by zero: the device's value is not given, the host's report is.
     p = on_case(cmd, case["DIVIDE_BY_ZERO"], work)
     if p.returncode != 2 or "error[integer-divide-by-zero] op misuse, core 0:" not in p.stderr or "misuse.cpp:" not in p.stderr:
@@ -43,10 +44,33 @@ def check(m, case, work):
     memory_on_device(cmd, case, work)
 
 
-def on_case(cmd, number, work, *extra):
-    """`cmd` (a misuse run) on case `number`."""
+def tcm_on_device(cmd, case, work, source):
+    """Stores and copies past a tcm_malloc block: the device's store watch stops the core at
+    the store's line. Past the block's granule, and a copy past the block, the host's guard
+    pages find the same line; inside the granule the host finds the store when the block
+    is freed, at the free's line, and the device at the store's."""
+    for name in ("TCM_STORE_PAST_END", "TCM_STORE_PAST_GUARD", "TCM_STORE_BEFORE_BLOCK", "TCM_COPY_PAST_BLOCK"):
+        said, _ = as_on_host(cmd, case[name], work, r"error\[tcm-out-of-bounds\] op misuse, core 0: .*, at (.*)")
+        print(f"ok {name}: the device's store watch at the host's line, {said}")
+    lines = source.read_text().splitlines()
+    for name, store in (
+        ("TCM_OVER_BY_1", "bytes[which == TCM_OVER_BY_1 ? 1000 : 1014] = 1;"),
+        ("TCM_OVER_BY_4", "static_cast<volatile float *>(t)[j] = 1.0f;"),
+    ):
+        line = next(k + 1 for k, text in enumerate(lines) if store in text)
+        p = on_case(cmd, case[name], work)
+        found = re.search(
+            r"error\[tcm-out-of-bounds\] op misuse, core 0: a \d-byte store at .* past the end .*misuse\.cpp:(\d+)\)", p.stderr
+        )
+        if p.returncode != 2 or not found or int(found.group(1)) != line:
+            sys.exit(f"{name} on the device: not stopped at the store's line {line}: exit {p.returncode}\n{p.stderr}")
+    print(f"ok a store into a TCM block's granule past its end: the device stops at the store's line ({line})")
+
+
+def on_case(cmd, number, work, *extra, env=None):
+    """`cmd` (a misuse run) on case `number`, in `env` if given."""
     cmd[3] = str(number)
-    return subprocess.run([*cmd, *extra], cwd=work, capture_output=True, text=True, check=False)
+    return subprocess.run([*cmd, *extra], cwd=work, capture_output=True, text=True, check=False, env=env)
 
 
 def as_on_host(cmd, number, work, pattern, *extra, code=2):

@@ -421,6 +421,9 @@ codes! {
         Hbm = 4,
         /// The counting qemu plugin writes here (not the program).
         Counts = 5,
+        /// The runner writes the TCM pool's live blocks here, for the counting plugin's
+        /// store watch to read (not the program).
+        Watch = 6,
     }
 }
 
@@ -488,10 +491,11 @@ codes! {
         /// A TCM copy's local buffer in the program's static or global data: u32 address,
         /// u32 bytes, u32 site.
         NotDataram = 26,
-        /// A store found in a TCM block's slack: u32 pool offset, u32 first and u32 end (in
-        /// the block), u32 site (the free's call, or the block's allocation), u32 at the
-        /// kernel's return (1) or its free (0).
-        TcmSlack = 27,
+        /// Bytes in the TCM pool a kernel's copy or `memcpy`, `memmove` or `memset` is about
+        /// to touch, outside every `tcm_malloc` block the device runtime knows: u32 pool
+        /// offset (from the pool's first byte; it may be in the red zone before it, as
+        /// u32 wrapped), u32 bytes, u32 site.
+        TcmSpan = 27,
         /// `malloc` and `operator new` (the C heap): u64 bytes, u32 alignment, u32 operator
         /// new (1), u32 site -> i64 offset in the C heap (-1: none; -2: outside a kernel,
         /// from the program's own heap).

@@ -103,7 +103,7 @@ kinds! {
     StackOverflowHost = "stack-overflow-host", Warning,
         "on the host: the kernel's frames were past the HBM stack of -DSTACK_SIZE when it called the SDK (the host's frames, not the device's)";
     DeviceTcmUnchecked = "device-tcm-unchecked", Warning,
-        "on the emulated Q7: the kernel used tcm_malloc blocks, whose bounds past their 64-byte granule only the host run checks";
+        "on the emulated Q7 without the counting plugin: the kernel used tcm_malloc blocks, and no store past one was checked (the plugin's store watch checks every one)";
     X86DefaultNan = "x86-default-nan", Warning,
         "on the host: output elements hold the NaN an invalid operation gives on x86, whose sign the Q7's clears";
     IntegerDivideByZero = "integer-divide-by-zero", Error,

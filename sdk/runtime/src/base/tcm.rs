@@ -318,6 +318,61 @@ impl Pool {
             .map(|b| b.ptr as *mut u8)
     }
 
+    /// The live blocks as the emulated Q7 holds them: (pool offset, bytes asked for), in
+    /// the pool's order (the counting plugin's store watch reads them).
+    pub fn live(&self) -> Vec<(usize, usize)> {
+        let mut live: Vec<_> = self
+            .blocks
+            .iter()
+            .filter(|b| !b.freed)
+            .map(|b| (b.offset, b.asked))
+            .collect();
+        live.sort_unstable();
+        live
+    }
+
+    /// Of `n` bytes at pool offset `offset` (negative: before the pool) on the emulated Q7,
+    /// the first outside every live block's bytes, and where it is in words (from the
+    /// block nearest it, a live one before a freed one as near); `None`: all inside one.
+    pub fn outside_blocks(&self, offset: i64, n: usize) -> Option<(i64, String)> {
+        let end = |b: &Block| b.offset as i64 + b.asked as i64;
+        let holder = self
+            .blocks
+            .iter()
+            .find(|b| !b.freed && (b.offset as i64..end(b)).contains(&offset));
+        let first = match holder {
+            Some(b) if offset.saturating_add(n as i64) <= end(b) => return None,
+            Some(b) => end(b),
+            None => offset,
+        };
+        let distance = |b: &&Block| {
+            let (start, last) = (b.offset as i64, end(b).max(b.offset as i64 + 1) - 1);
+            (start - first).max(first - last).max(0)
+        };
+        let Some(b) = self.blocks.iter().min_by_key(|b| (distance(b), b.freed)) else {
+            return Some((first, "no block of the pool allocated".into()));
+        };
+        let block = b.words();
+        let place = if first >= end(b) {
+            format!("{} bytes past the end of {block}", first - end(b))
+        } else if first >= b.offset as i64 {
+            format!("{} bytes into {block}", first - b.offset as i64)
+        } else {
+            format!(
+                "{} bytes before the start of {block}",
+                b.offset as i64 - first
+            )
+        };
+        Some((
+            first,
+            if b.freed {
+                place + ", already freed"
+            } else {
+                place
+            },
+        ))
+    }
+
     /// What address `addr` is to the pool, if it is in the arena or in a block's own
     /// mapping and its guard page: where, in words, from the block nearest it (a live one
     /// before a freed one as near); `None`: not the pool's.

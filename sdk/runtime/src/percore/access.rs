@@ -319,21 +319,33 @@ pub fn tcm_local(rt: &mut Runtime, p: usize, bytes: usize, site: u64) {
     }
 }
 
-/// On the emulated Q7: a store the device runtime found in the slack of the block at pool
-/// offset `offset`, bytes `first..end` of it, when the block was freed or (`at_return`) at
-/// the kernel's return; placed at [`Runtime::here`] (the free's call, or the allocation).
-pub fn device_slack(rt: &mut Runtime, offset: usize, first: usize, end: usize, at_return: bool) {
-    let block = rt
-        .job
-        .pool
-        .words_at(offset)
-        .unwrap_or_else(|| format!("the block at pool offset {offset}"));
-    let when = if at_return {
-        "found at the kernel's return, in the block allocated"
-    } else {
-        "found when it was freed"
-    };
-    let d = format!("{}, {when}", slack_words((first, end, block)));
+/// On the emulated Q7: `n` bytes at pool offset `offset` a TCM copy, `memcpy`, `memmove`,
+/// `memset` or `neuron_memcpy` was about to touch, outside the `tcm_malloc` blocks the
+/// device runtime knows: nothing if they are inside one live block of the pool (a
+/// stream's or an accessor's buffer), else reported at [`Runtime::here`] (the call).
+pub fn device_span(rt: &mut Runtime, offset: i64, n: usize) {
+    if let Some((first, place)) = rt.job.pool.outside_blocks(offset, n) {
+        let what = if n == 1 {
+            "1 byte".into()
+        } else {
+            format!("{n} bytes")
+        };
+        let d = format!(
+            "{what} from pool offset {offset}, to be copied or set there: byte {first} is {place}"
+        );
+        rt.misuse_here(Kind::TcmOutOfBounds, None, None, d);
+    }
+}
+
+/// On the emulated Q7: a store of `n` bytes at `addr`, pool offset `offset`, that the
+/// counting plugin's watch saw land outside every live block; reported at
+/// [`Runtime::here`] (the store), and the core stops.
+pub fn device_store(rt: &mut Runtime, addr: u64, offset: i64, n: usize) {
+    let place = rt.job.pool.outside_blocks(offset, n).map_or_else(
+        || "inside a live block by the pool's blocks now (the watch's were older)".into(),
+        |(first, place)| format!("byte {first} is {place}"),
+    );
+    let d = format!("a {n}-byte store at {addr:#x} (pool offset {offset}): {place}");
     rt.misuse_here(Kind::TcmOutOfBounds, None, None, d);
 }
 

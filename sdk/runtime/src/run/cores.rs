@@ -184,6 +184,10 @@ fn device_ended(
     rt: &mut Runtime,
     ran: &crate::run::device::answer::ProgramRun,
 ) -> *const crate::base::cabi::Meta {
+    if let Some(s) = ran.stray_store {
+        rt.job.device_site = Some(s.pc);
+        crate::percore::access::device_store(rt, s.addr, s.offset, s.bytes);
+    }
     if let Some(why) = &ran.ended {
         rt.job.reports.push(Report {
             crash: Some(crate::base::misuse::Crash {
@@ -196,11 +200,11 @@ fn device_ended(
         });
         (rt.job.on_error)(rt)
     }
-    if rt.job.tcm_mallocs > 0 {
+    if rt.job.tcm_mallocs > 0 && !ran.watched {
         let d = format!(
-            "{} tcm_malloc block(s) on the emulated Q7, where a store into a block's 64-byte \
-             granule past its end is found (when it is freed, or at the kernel's return) but one \
-             past the granule is not; the host run (without --device) checks every bound to the byte",
+            "{} tcm_malloc block(s) on the emulated Q7 without the counting plugin's store watch \
+             (NT_QEMU_COUNT_PLUGIN unset): a store past a block's end is not checked; the host \
+             run (without --device) checks it",
             rt.job.tcm_mallocs
         );
         rt.misuse(Kind::DeviceTcmUnchecked, None, None, d);

@@ -525,28 +525,38 @@ fn a_stream_that_finds_the_pool_full_says_so_and_a_shape_functions_report_has_no
 }
 
 #[test]
-fn a_store_the_device_found_in_a_blocks_slack_is_the_hosts_report() {
+fn a_span_or_store_outside_the_devices_live_blocks_stops_the_core_there_and_one_inside_does_not() {
     use crate::base::misuse::At;
     let mut rt = runtime(1);
     access::tcm_malloc(&mut rt, 64, 0);
-    access::tcm_malloc(&mut rt, 1000, 0);
+    let b = access::tcm_malloc(&mut rt, 1000, 0);
     rt.job.device_site = Some(0x4010);
-    assert!(stops(&mut rt, |rt| access::device_slack(
-        rt, 64, 1000, 1004, false
-    )));
+    access::device_span(&mut rt, 64, 1000);
+    access::device_span(&mut rt, 100, 964);
+    assert!(
+        rt.job.reports.is_empty(),
+        "inside a block: {:?}",
+        rt.job.reports
+    );
+    assert!(stops(&mut rt, |rt| access::device_span(rt, 64, 1001)));
     assert_eq!(rt.job.reports[0].at, Some(At::Device(0x4010)));
-    assert!(stops(&mut rt, |rt| access::device_slack(
-        rt, 4096, 7, 8, true
+    assert!(stops(&mut rt, |rt| access::device_span(rt, -8, 4)));
+    assert!(stops(&mut rt, |rt| access::device_store(
+        rt, 0x9000, 1070, 2
     )));
+    access::tcm_free(&mut rt, b);
+    assert!(stops(&mut rt, |rt| access::device_store(rt, 0x9000, 70, 4)));
     assert_eq!(
         take(&mut rt),
         [
-            "error[tcm-out-of-bounds] op t, core 0: a store past the end of a block of 1000 bytes (pool offset 64): \
-             bytes 1000..1004 of its 64-byte granule (the device's block holds them, so nothing faults there) were \
-             written, found when it was freed",
-            "error[tcm-out-of-bounds] op t, core 0: a store past the end of the block at pool offset 4096: bytes 7..8 \
-             of its 64-byte granule (the device's block holds them, so nothing faults there) were written, found at \
-             the kernel's return, in the block allocated",
+            "error[tcm-out-of-bounds] op t, core 0: 1001 bytes from pool offset 64, to be copied or set there: \
+             byte 1064 is 0 bytes past the end of a block of 1000 bytes (pool offset 64)",
+            "error[tcm-out-of-bounds] op t, core 0: 4 bytes from pool offset -8, to be copied or set there: \
+             byte -8 is 8 bytes before the start of a block of 64 bytes (pool offset 0)",
+            "error[tcm-out-of-bounds] op t, core 0: a 2-byte store at 0x9000 (pool offset 1070): byte 1070 \
+             is 6 bytes past the end of a block of 1000 bytes (pool offset 64)",
+            "error[tcm-out-of-bounds] op t, core 0: a 4-byte store at 0x9000 (pool offset 70): byte 70 is \
+             6 bytes into a block of 1000 bytes (pool offset 64), already freed",
         ]
     );
 }

@@ -29,6 +29,11 @@ pub struct ProgramRun {
     pub ended: Option<String>,
     /// `--profile`: where the counted instructions went, or why that is not known.
     pub profile: Option<Result<crate::run::device::profile::Profile, crate::run::error::RunError>>,
+    /// Whether the counting plugin watched the TCM pool's stores
+    /// ([`crate::run::device::watch`]).
+    pub watched: bool,
+    /// The store the watch saw outside every live block, which ended the program.
+    pub stray_store: Option<crate::run::device::watch::StrayStore>,
 }
 
 use crate::run::error::RunError;
@@ -182,14 +187,10 @@ fn answer_one(
         | DeviceRequest::TcmCopy
         | DeviceRequest::Note
         | DeviceRequest::Malloc
-        | DeviceRequest::Free => access_answer(rt, &mut r, out)?,
+        | DeviceRequest::Free
+        | DeviceRequest::TcmSpan => access_answer(rt, &mut r, out)?,
         DeviceRequest::HbmAllocate | DeviceRequest::HbmFree | DeviceRequest::HbmCopy => {
             hbm_answer(rt, &mut r, out)?
-        }
-        DeviceRequest::TcmSlack => {
-            let (offset, first, end) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
-            rt.job.device_site = r.site()?;
-            access::device_slack(rt, offset, first, end, r.u32()? != 0);
         }
         DeviceRequest::HeapTake | DeviceRequest::HeapGive => heap_answer(rt, &mut r, out)?,
         DeviceRequest::NotDataram => {
@@ -301,6 +302,12 @@ fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Res
             let (at, raw) = (r.i64()?, r.u32()?);
             let p = rt.job.pool.block_at(at).unwrap_or(raw as usize as *mut u8);
             access::tcm_free(rt, p.cast());
+        }
+        DeviceRequest::TcmSpan => {
+            // The offset wraps below the pool (its red zone): as the device's u32 says.
+            let (offset, n) = (i64::from(r.u32()? as i32), r.u32()? as usize);
+            rt.job.device_site = r.site()?;
+            access::device_span(rt, offset, n);
         }
         other => unreachable!("{other:?} is routed to tensor_answer"),
     }

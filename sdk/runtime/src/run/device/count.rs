@@ -180,8 +180,8 @@ impl Tail {
 }
 
 /// The plugin's lines (`start instructions executions` per block, then `end`), counted by
-/// class, with its `profile=1` lines (`b`, `n`, `p`: [`crate::run::device::profile`])
-/// kept as they are: `None` if they stop before `end` or a line is not one (the program did
+/// class, with its `profile=1` lines (`b`, `n`, `p`: [`crate::run::device::profile`]) and
+/// its store watch's (`s`: [`crate::run::device::watch`]) kept as they are: `None` if they stop before `end` or a line is not one (the program did
 /// not reach its exit, or the plugin failed).
 pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<(DeviceCounts, Vec<String>)> {
     let mut c = DeviceCounts::default();
@@ -191,9 +191,10 @@ pub fn count_blocks(lines: impl Read, classes: &Classes) -> Option<(DeviceCounts
         if line == "end" {
             return Some((c, profile));
         }
-        // A profile line is a letter and a space; a count line starts with a hexadecimal
-        // address, which may begin with `b` but is never one letter alone.
-        if ["b ", "n ", "p "].iter().any(|p| line.starts_with(p)) {
+        // A profile line (and the store watch's `s`) is a letter and a space; a count line
+        // starts with a hexadecimal address, which may begin with `b` but is never one
+        // letter alone.
+        if ["b ", "n ", "p ", "s "].iter().any(|p| line.starts_with(p)) {
             profile.push(line);
             continue;
         }

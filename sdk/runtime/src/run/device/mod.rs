@@ -10,6 +10,7 @@ pub mod count;
 pub mod print;
 pub mod profile;
 pub(crate) mod symbols;
+pub mod watch;
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -46,6 +47,7 @@ const QEMU_CPU: &str = "de233_fpu";
 const FD_RPC: RawFd = DeviceFd::Rpc as RawFd;
 const FD_HBM: RawFd = DeviceFd::Hbm as RawFd;
 const FD_COUNTS: RawFd = DeviceFd::Counts as RawFd;
+const FD_WATCH: RawFd = DeviceFd::Watch as RawFd;
 
 fn read_request(s: &mut UnixStream) -> Option<(u32, Vec<u8>)> {
     let mut head = [0u8; 8];
@@ -88,36 +90,50 @@ fn counter(
     })
 }
 
-/// The program started under qemu: the emulator, the runner's end of the program's
-/// socket, and the read end of the counting plugin's pipe (with the plugin); or why not.
-fn start_program(
-    dev: &Device,
-) -> Result<(std::process::Child, UnixStream, Option<std::fs::File>), String> {
+/// The program under qemu: the emulator, the runner's end of the program's socket, and
+/// with the plugin the read end of its counts' pipe and the TCM pool's store watch.
+struct Started {
+    child: std::process::Child,
+    socket: UnixStream,
+    counts: Option<std::fs::File>,
+    watch: Option<watch::Watch>,
+}
+
+/// A pipe: (read end, write end).
+fn pipe() -> Result<(std::fs::File, std::fs::File), String> {
+    let (r, w) = std::io::pipe().map_err(|e| format!("a pipe: {e}"))?;
+    let file = |fd: std::os::fd::OwnedFd| std::fs::File::from(fd);
+    Ok((file(r.into()), file(w.into())))
+}
+
+/// The program started under qemu, or why not.
+fn start_program(dev: &Device) -> Result<Started, String> {
     let (mine, theirs) = UnixStream::pair().expect("a socket pair");
     let hbm = state::with(|rt| rt.machine.as_ref().map(|m| m.hbm_fd())).expect("the model runs");
     let qemu = std::env::var("NT_QEMU_XTENSA").unwrap_or_else(|_| "qemu-xtensa".into());
     let plugin = count_plugin();
-    // The plugin's pipe: read here, its write end the program's FD_COUNTS.
+    // The plugin's pipes: its counts read here, from the program's FD_COUNTS; the pool's
+    // live blocks written here, to the program's FD_WATCH, when the pool has a zone.
+    let zone = plugin.as_ref().and_then(|_| watch::zone(&dev.program));
     let (read_counts, write_counts) = match plugin {
-        Some(_) => {
-            let (r, w) = std::io::pipe().map_err(|e| format!("a pipe: {e}"))?;
-            (
-                Some(std::fs::File::from(std::os::fd::OwnedFd::from(r))),
-                Some(w),
-            )
-        }
+        Some(_) => pipe().map(|(r, w)| (Some(r), Some(w)))?,
         None => (None, None),
     };
-    let (theirs_fd, counts_fd) = (
-        theirs.as_raw_fd(),
-        write_counts.as_ref().map_or(-1, |w| w.as_raw_fd()),
-    );
+    let (read_watch, write_watch) = match zone {
+        Some(_) => pipe().map(|(r, w)| (Some(r), Some(w)))?,
+        None => (None, None),
+    };
+    let fd = |f: &Option<std::fs::File>| f.as_ref().map_or(-1, |f| f.as_raw_fd());
+    let (theirs_fd, counts_fd, watch_fd) = (theirs.as_raw_fd(), fd(&write_counts), fd(&read_watch));
     let mut cmd = Command::new(&qemu);
     cmd.args(["-cpu", QEMU_CPU]);
     match &plugin {
         Some(p) => {
             let mut arg = p.clone();
             arg.push(format!(",fd={FD_COUNTS}"));
+            if let Some((lo, bytes)) = zone {
+                arg.push(format!(",watch={FD_WATCH},tcm={lo:x}-{:x}", lo + bytes));
+            }
             if dev.profile {
                 arg.push(",profile=1");
                 if let Some((lo, hi)) = count::aside_range(&dev.program) {
@@ -140,10 +156,14 @@ fn start_program(
             let moved = |fd: RawFd| libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
             let (a, b) = (moved(theirs_fd), moved(hbm));
             let c = if counts_fd < 0 { -1 } else { moved(counts_fd) };
+            let w = if watch_fd < 0 { -1 } else { moved(watch_fd) };
             if a < 0 || b < 0 || libc::dup2(a, FD_RPC) < 0 || libc::dup2(b, FD_HBM) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             if counts_fd >= 0 && (c < 0 || libc::dup2(c, FD_COUNTS) < 0) {
+                return Err(std::io::Error::last_os_error());
+            }
+            if watch_fd >= 0 && (w < 0 || libc::dup2(w, FD_WATCH) < 0) {
                 return Err(std::io::Error::last_os_error());
             }
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -151,41 +171,53 @@ fn start_program(
         });
     }
     let child = cmd.spawn().map_err(|e| format!("cannot run {qemu}: {e}"))?;
-    drop((theirs, write_counts));
-    Ok((child, mine, read_counts))
+    drop((theirs, write_counts, read_watch));
+    Ok(Started {
+        child,
+        socket: mine,
+        counts: read_counts,
+        watch: write_watch
+            .zip(zone)
+            .map(|(w, (lo, _))| watch::Watch::new(w, lo)),
+    })
 }
 
-/// Runs `kernel` with `call` in `dev`'s program on this core, answering its requests until
-/// it returns or ends.
-pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> ProgramRun {
-    let mut ran = ProgramRun::default();
-    let (mut child, mine, read_counts) = match start_program(dev) {
-        Ok(started) => started,
-        Err(why) => {
-            ran.ended = Some(why);
-            return ran;
-        }
-    };
-    let classes = std::sync::Arc::new(Classes::of(&dev.program, &dev.translation));
-    let stderr = child.stderr.take().expect("piped");
-    let counter = counter(read_counts, stderr, classes.clone());
-    let mut s = mine;
-    let mut returned = false;
-    let mut unanswered = None;
-    while let Some((code, p)) = read_request(&mut s) {
+/// How serving the program's requests ended: it returned, or the runner could not
+/// answer it (why); neither if the program went first.
+#[derive(Default)]
+struct Served {
+    returned: bool,
+    unanswered: Option<crate::run::error::RunError>,
+}
+
+/// Answers the program's requests on `s` until it returns or goes; after each, the pool's
+/// live blocks to the store watch (before the reply, which the plugin waits for).
+fn serve(
+    s: &mut UnixStream,
+    mut watch: Option<&mut watch::Watch>,
+    kernel: &str,
+    call: &[Arg],
+    ran: &mut ProgramRun,
+) -> Served {
+    let mut served = Served::default();
+    while let Some((code, p)) = read_request(s) {
         let mut out = Vec::new();
         let more = state::with(|rt| {
-            if code == DeviceRequest::Start as u32 {
+            let more = if code == DeviceRequest::Start as u32 {
                 out = answer::start(rt, kernel, call);
                 Ok(true)
             } else {
-                answer::answer(rt, code, &p, &mut ran, &mut out)
+                answer::answer(rt, code, &p, ran, &mut out)
+            };
+            if let Some(w) = watch.as_deref_mut() {
+                w.update(&rt.job.pool);
             }
+            more
         });
         let more = match more {
             Ok(more) => more,
             Err(why) => {
-                unanswered = Some(why);
+                served.unanswered = Some(why);
                 break;
             }
         };
@@ -195,45 +227,76 @@ pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> ProgramRun {
             break;
         }
         if !more {
-            returned = true;
+            served.returned = true;
             break;
         }
     }
-    drop(s);
-    if unanswered.is_some() {
-        let _ = child.kill();
+    served
+}
+
+/// Runs `kernel` with `call` in `dev`'s program on this core, answering its requests until
+/// it returns or ends.
+pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> ProgramRun {
+    let mut ran = ProgramRun::default();
+    let mut started = match start_program(dev) {
+        Ok(started) => started,
+        Err(why) => {
+            ran.ended = Some(why);
+            return ran;
+        }
+    };
+    ran.watched = started.watch.is_some();
+    let classes = std::sync::Arc::new(Classes::of(&dev.program, &dev.translation));
+    let stderr = started.child.stderr.take().expect("piped");
+    let counter = counter(started.counts.take(), stderr, classes.clone());
+    let served = serve(
+        &mut started.socket,
+        started.watch.as_mut(),
+        kernel,
+        call,
+        &mut ran,
+    );
+    drop(started.socket);
+    if served.unanswered.is_some() {
+        let _ = started.child.kill();
     }
-    let status = child.wait().ok();
-    let (counts, profile_lines, tail) = counter.join().unwrap_or_default();
+    let status = started.child.wait().ok();
+    let (counts, mut lines, tail) = counter.join().unwrap_or_default();
+    if let Some(w) = &started.watch {
+        ran.stray_store = lines.iter().find_map(|l| w.stray(l));
+        lines.retain(|l| !l.starts_with("s "));
+    }
     ran.counts = counts.unwrap_or_default();
     if dev.profile && counts.is_some() {
-        let p = profile::of(
-            &profile_lines,
-            &classes,
-            &dev.program,
-            ran.counts.instructions,
-        );
+        let p = profile::of(&lines, &classes, &dev.program, ran.counts.instructions);
         ran.profile = Some(p);
     }
-    if returned && counts.is_none() {
+    if served.returned && counts.is_none() {
         ran.ended = Some(format!("the counting plugin gave no counts{tail}"));
     }
-    if let Some(why) = unanswered {
+    if let Some(why) = served.unanswered {
         ran.ended = Some(format!("the runner stopped the program: {why}"));
-    } else if !returned {
-        let own = status
-            .and_then(|s| s.code())
-            .and_then(DeviceExit::from_code);
-        let how = match (status, own) {
-            (_, Some(e)) => format!(
-                "was ended by the device runtime ({}: {})",
-                e.code(),
-                e.words()
-            ),
-            (Some(s), None) => format!("ended: {s}"),
-            (None, None) => "was lost".into(),
-        };
-        ran.ended = Some(format!("the program under qemu {how}{tail}"));
+    } else if !served.returned {
+        ran.ended = Some(format!(
+            "the program under qemu {}{tail}",
+            how_it_ended(status)
+        ));
     }
     ran
+}
+
+/// How the program under qemu ended without returning, in words, from its `status`.
+fn how_it_ended(status: Option<std::process::ExitStatus>) -> String {
+    let own = status
+        .and_then(|s| s.code())
+        .and_then(DeviceExit::from_code);
+    match (status, own) {
+        (_, Some(e)) => format!(
+            "was ended by the device runtime ({}: {})",
+            e.code(),
+            e.words()
+        ),
+        (Some(s), None) => format!("ended: {s}"),
+        (None, None) => "was lost".into(),
+    }
 }
