@@ -186,6 +186,13 @@ impl From<Error> for Failure {
     }
 }
 
+/// The op commands' refusals: exit 1, in their words.
+impl From<ntx::op_error::OpError> for Failure {
+    fn from(e: ntx::op_error::OpError) -> Self {
+        Failure::Refused(e.to_string())
+    }
+}
+
 /// How an input error is reported: in the format the run's output was asked in.
 #[derive(Clone, Copy, Debug)]
 enum ErrorFormat {

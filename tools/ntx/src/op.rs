@@ -18,6 +18,9 @@ use std::process::Command;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
+use crate::op_error::{Compiler, FileAction, OpError};
+use crate::op_sdk::{host_compiler, pkg_config, sdk_flags};
+
 /// What to build.
 #[derive(Debug, Clone)]
 pub struct Build {
@@ -96,7 +99,7 @@ fn declarations(described: &serde_json::Value) -> Vec<Declaration> {
 pub fn as_declared(
     exe: &Path,
     kernels: Vec<(String, Vec<String>)>,
-) -> Result<Vec<(String, Vec<String>)>, String> {
+) -> Result<Vec<(String, Vec<String>)>, OpError> {
     let declared = declarations(&describe(exe)?);
     let is_declared =
         |k: &(String, Vec<String>)| declared.iter().any(|d| d.kernel == k.0 && d.params == k.1);
@@ -134,89 +137,36 @@ fn spelled(name: &str, params: &[String]) -> String {
 pub fn refuse_undeclared(
     described: &serde_json::Value,
     kernels: &[(String, Vec<String>)],
-) -> Result<(), String> {
+) -> Result<(), OpError> {
     for d in declarations(described) {
         let (name, kernel, want) = (d.op.as_str(), d.kernel.as_str(), d.params);
         let defined: Vec<&(String, Vec<String>)> =
             kernels.iter().filter(|k| k.0 == kernel).collect();
         if defined.len() > 1 && !defined.iter().any(|k| k.1 == want) {
             let all: Vec<String> = defined.iter().map(|k| spelled(kernel, &k.1)).collect();
-            return Err(format!(
+            return Err(OpError::Device(format!(
                 "kernel {kernel} of op '{name}' is overloaded ({}) and none is the declaration the device's \
                  build makes from the op's schema, {}: on the device it would not link",
                 all.join("; "),
                 spelled(kernel, &want)
-            ));
+            )));
         }
         if let [(_, params)] = defined.as_slice() {
             if *params != want {
-                return Err(format!(
+                return Err(OpError::Device(format!(
                     "kernel {} of op '{name}' does not match the declaration the device's build makes \
                      from the op's schema, {}: on the device it would not link (the codegen declares \
                      Tensor as const at::Tensor&, float as float, int as int, Scalar as const at::Scalar&)",
                     spelled(kernel, params),
                     spelled(kernel, &want)
-                ));
+                )));
             }
         }
     }
     Ok(())
 }
 
-fn words(flags: &str) -> Vec<String> {
-    flags.split_whitespace().map(str::to_string).collect()
-}
-
-/// `pkg-config ARGS PACKAGE` with the SDK's package files found: ntx's own prefix
-/// (`<bin>/../lib/pkgconfig`) is searched after `PKG_CONFIG_PATH`. Its output's words.
-pub fn pkg_config(args: &[&str], package: &str) -> Result<Vec<String>, String> {
-    let tool = std::env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".into());
-    let mut path = std::env::var("PKG_CONFIG_PATH").unwrap_or_default();
-    if let Some(prefix) = std::env::current_exe()
-        .ok()
-        .and_then(|e| Some(e.parent()?.parent()?.to_path_buf()))
-    {
-        let own = prefix.join("lib/pkgconfig");
-        path = if path.is_empty() {
-            own.display().to_string()
-        } else {
-            format!("{path}:{}", own.display())
-        };
-    }
-    let out = Command::new(&tool)
-        .env("PKG_CONFIG_PATH", &path)
-        .args(args)
-        .arg(package)
-        .output()
-        .map_err(|e| format!("cannot run {tool}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{tool} does not find {package} (install the SDK, or point PKG_CONFIG_PATH at its lib/pkgconfig): {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(words(&String::from_utf8_lossy(&out.stdout)))
-}
-
-/// The SDK's compile and link flags from pkg-config.
-pub fn sdk_flags() -> Result<(Vec<String>, Vec<String>), String> {
-    let query = |what: &str| pkg_config(&[what], "neuron_customop_host");
-    Ok((query("--cflags")?, query("--libs")?))
-}
-
-/// The host's C++ compiler: the SDK's clang (pkg-config `neuron_customop_host`'s `cxx`),
-/// the device's front end, whatever `$CXX` says.
-pub fn host_compiler() -> Result<String, String> {
-    let cxx = pkg_config(&["--variable", "cxx"], "neuron_customop_host")?.join(" ");
-    if cxx.is_empty() {
-        return Err(
-            "the SDK's pkg-config file names no C++ compiler (cxx): reinstall the SDK".into(),
-        );
-    }
-    Ok(cxx)
-}
-
-fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), String> {
+fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> Result<(), OpError> {
     let mut cmd = Command::new(cxx);
     // -O3: the host's own speed at the flags the samples build with (no extra_cflags), the
     // loops over TCM buffers vectorized (at -O2 the TCM relu over 256 MiB took 10-11x NumPy,
@@ -240,11 +190,15 @@ fn compile(cxx: &str, b: &Build, cflags: &[String], src: &Path, obj: &Path) -> R
         .arg(src)
         .arg("-o")
         .arg(obj);
-    let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
+    let out = crate::guard::output(&mut cmd).map_err(OpError::start(cxx))?;
     if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let hint = crate::parity::proxy_hint(&text);
-        return Err(format!("{} does not compile:\n{text}{hint}", src.display()));
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        return Err(OpError::Compile {
+            compiler: Compiler::Host,
+            path: src.into(),
+            hint: crate::parity::proxy_hint(&said).to_string(),
+            said,
+        });
     }
     Ok(())
 }
@@ -264,8 +218,8 @@ const EXCEPTION_ABI: [&str; 5] = [
 
 /// The plain C functions (no C++ mangling, no leading underscore) `data` (an object)
 /// calls but does not define, and the C++ ABI's exception and RTTI entry points it calls.
-pub fn c_calls(data: &[u8]) -> Result<Vec<String>, String> {
-    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+pub fn c_calls(data: &[u8]) -> Result<Vec<String>, object::Error> {
+    let file = object::File::parse(data)?;
     let mut names: Vec<String> = file
         .symbols()
         .filter(|s| s.is_undefined())
@@ -280,8 +234,10 @@ pub fn c_calls(data: &[u8]) -> Result<Vec<String>, String> {
 }
 
 /// The global symbols an object defines.
-pub fn global_definitions(data: &[u8]) -> Result<std::collections::BTreeSet<String>, String> {
-    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+pub fn global_definitions(
+    data: &[u8],
+) -> Result<std::collections::BTreeSet<String>, object::Error> {
+    let file = object::File::parse(data)?;
     Ok(file
         .symbols()
         .filter(|s| s.is_definition() && s.is_global())
@@ -323,8 +279,8 @@ pub fn device_lacks(compute_calls: &[String]) -> Vec<String> {
 }
 
 /// The functions an object defines that could be kernels: (name, parameter types).
-pub fn kernels_in(data: &[u8]) -> Result<Vec<(String, Vec<String>)>, String> {
-    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+pub fn kernels_in(data: &[u8]) -> Result<Vec<(String, Vec<String>)>, object::Error> {
+    let file = object::File::parse(data)?;
     let mut found = Vec::new();
     for sym in file.symbols() {
         // Inline functions (the headers' own, get_dst_tensor() among them) are weak.
@@ -415,21 +371,21 @@ pub fn glue(
 /// The build folder `dir`, locked for this process (an exclusive `flock` on its
 /// `.ntx-lock`, held until the returned file is dropped): two builds into one folder take
 /// turns, as PyTorch's extension builds do.
-pub fn lock_dir(dir: &Path) -> Result<std::fs::File, String> {
+pub fn lock_dir(dir: &Path) -> Result<std::fs::File, OpError> {
     use std::os::fd::AsRawFd;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(OpError::file(FileAction::Make, dir))?;
     let path = dir.join(".ntx-lock");
     let f = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(OpError::file(FileAction::Open, &path))?;
     // SAFETY: a descriptor this function owns; flock blocks until the lock is ours.
     while unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted || crate::guard::interrupted() {
-            return Err(format!("cannot lock {}: {e}", path.display()));
+            return Err(OpError::file(FileAction::Lock, path)(e));
         }
     }
     Ok(f)
@@ -439,7 +395,7 @@ pub fn lock_dir(dir: &Path) -> Result<std::fs::File, String> {
 /// caller drops the lock it passes in (so a run can use the program before another build
 /// replaces it). The device's compile is not run here: [`crate::op_device::build_held`]
 /// runs it first.
-pub fn build(b: &Build) -> Result<PathBuf, String> {
+pub fn build(b: &Build) -> Result<PathBuf, OpError> {
     let (cflags, libs) = sdk_flags()?;
     let cxx = host_compiler()?;
     let mut objects = Vec::new();
@@ -449,10 +405,13 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
         let obj = b.dir.join(format!("{k}.o"));
         compile(&cxx, b, &cflags, src, &obj)?;
         if k < b.compute.len() {
-            let data =
-                std::fs::read(&obj).map_err(|e| format!("cannot read {}: {e}", obj.display()))?;
-            kernels.extend(kernels_in(&data)?);
-            calls.extend(c_calls(&data)?);
+            let data = std::fs::read(&obj).map_err(OpError::file(FileAction::Read, &obj))?;
+            let parsed = |e| OpError::NotObject {
+                path: obj.clone(),
+                source: e,
+            };
+            kernels.extend(kernels_in(&data).map_err(parsed)?);
+            calls.extend(c_calls(&data).map_err(parsed)?);
             crate::op_heap::rename(&obj, &data)?;
         }
         objects.push(obj);
@@ -461,7 +420,7 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
     calls.dedup();
     let main = b.dir.join("ntx-op-main.cpp");
     std::fs::write(&main, glue(&kernels, &device_lacks(&calls), !b.parity))
-        .map_err(|e| format!("cannot write {}: {e}", main.display()))?;
+        .map_err(OpError::file(FileAction::Write, &main))?;
     let main_obj = b.dir.join("ntx-op-main.o");
     compile(&cxx, b, &cflags, &main, &main_obj)?;
     objects.push(main_obj);
@@ -472,14 +431,17 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
         .args(&libs)
         .arg("-o")
         .arg(&exe);
-    let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
+    let out = crate::guard::output(&mut cmd).map_err(OpError::start(&cxx))?;
     if !out.status.success() {
-        return Err(format!(
-            "the op does not link ({cxx} ended with {}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        ));
+        return Err(OpError::Link {
+            linker: cxx,
+            status: out.status,
+            said: format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stderr),
+                String::from_utf8_lossy(&out.stdout)
+            ),
+        });
     }
     let described = describe(&exe)?;
     refuse_op_names(&described)?;
@@ -490,31 +452,29 @@ pub fn build(b: &Build) -> Result<PathBuf, String> {
 }
 
 /// What the program `exe` registers: its `--describe`.
-fn describe(exe: &Path) -> Result<serde_json::Value, String> {
+fn describe(exe: &Path) -> Result<serde_json::Value, OpError> {
     let out = crate::guard::output_within(
         Command::new(exe).arg("--describe"),
         Some(nt_sdk_common::DEFAULT_TIMEOUT),
     )
-    .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    .map_err(OpError::start(exe.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{} --describe gave no description ({e}): {}",
-            exe.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
+    serde_json::from_str(&text).map_err(|source| OpError::Describe {
+        program: exe.into(),
+        source,
+        said: String::from_utf8_lossy(&out.stderr).into(),
     })
 }
 
 /// The ops a program registers (`described`, its `--describe`), each name held to the
 /// device's codegen with its kernel's ([`nt_sdk_common::op_refused`]): the first refusal.
-fn refuse_op_names(described: &serde_json::Value) -> Result<(), String> {
+fn refuse_op_names(described: &serde_json::Value) -> Result<(), OpError> {
     let names = described["ops"].as_array().into_iter().flatten();
     match names
         .filter_map(|o| Some((o["name"].as_str()?, o["kernel"].as_str().unwrap_or(""))))
         .find_map(|(name, kernel)| nt_sdk_common::op_refused(name, kernel))
     {
-        Some(why) => Err(why),
+        Some(why) => Err(OpError::Device(why)),
         None => Ok(()),
     }
 }
@@ -557,12 +517,11 @@ mod tests {
         let d = declarations(&described);
         assert_eq!((d.len(), d[0].op.as_str()), (1, "relu"));
         assert_eq!((&d[0].kernel, &d[0].params), (&kernel.0, &kernel.1));
-        assert_eq!(
-            refuse_undeclared(&described, &[helper.clone(), kernel.clone()]),
-            Ok(())
-        );
+        assert!(refuse_undeclared(&described, &[helper.clone(), kernel.clone()]).is_ok());
         let by_value = ("relu".to_string(), vec!["at::Tensor".to_string()]);
-        let e = refuse_undeclared(&described, &[helper, by_value]).unwrap_err();
+        let e = refuse_undeclared(&described, &[helper, by_value])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("kernel relu of op 'relu' is overloaded (at::Tensor relu(float); at::Tensor relu(at::Tensor)) and none is the declaration the device's build makes from the op's schema, at::Tensor relu(const at::Tensor&)"),
             "{e}"
@@ -581,14 +540,15 @@ mod tests {
             )]
         };
         let declared = ["int", "at::Tensor const&", "float", "c10::Scalar const&"];
-        assert_eq!(refuse_undeclared(&described, &kernel(&declared)), Ok(()));
+        assert!(refuse_undeclared(&described, &kernel(&declared)).is_ok());
         let e = refuse_undeclared(
             &described,
             &kernel(&["long", "at::Tensor", "double", "c10::Scalar"]),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("kernel at::Tensor scale(long, at::Tensor, double, c10::Scalar) of op 'scale' does not match the declaration the device's build makes from the op's schema, at::Tensor scale(int, const at::Tensor&, float, const c10::Scalar&): on the device it would not link"), "{e}");
         // A kernel the sources do not define is the runner's to report.
-        assert_eq!(refuse_undeclared(&described, &[]), Ok(()));
+        assert!(refuse_undeclared(&described, &[]).is_ok());
     }
 }

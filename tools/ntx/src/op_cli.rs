@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 use ntx::guard::{self, Guard};
 
 use super::{Failure, Format};
+use ntx::op_error::{FileAction, OpError, OutProblem};
 
 #[derive(Subcommand, Debug)]
 pub enum OpCommand {
@@ -197,26 +198,27 @@ pub fn protect_named_numbers(args: &[std::ffi::OsString]) -> Vec<std::ffi::OsStr
 
 /// Whether a file can be written at `out`: the reason it cannot. A character device or a
 /// FIFO is written as it is (the runner opens it), anything else not a regular file refused.
-fn check_out(out: &Path) -> Result<(), String> {
+fn check_out(out: &Path) -> Result<(), OpError> {
     use std::os::unix::fs::FileTypeExt;
+    let refused = |problem| OpError::Out {
+        path: out.into(),
+        problem,
+    };
     if let Ok(m) = std::fs::metadata(out) {
         let t = m.file_type();
         if t.is_char_device() || t.is_fifo() {
             return Ok(());
         }
         if t.is_dir() {
-            return Err(format!("--out {}: is a folder", out.display()));
+            return Err(refused(OutProblem::Folder));
         }
         if !t.is_file() {
-            return Err(format!(
-                "--out {}: is not a regular file, a character device or a FIFO",
-                out.display()
-            ));
+            return Err(refused(OutProblem::NotAFile));
         }
     }
     nt_sdk_common::try_write_beside(out)
-        .ok_or_else(|| format!("--out {}: names no file", out.display()))?
-        .map_err(|e| format!("--out {}: cannot write there: {e}", out.display()))?;
+        .ok_or_else(|| refused(OutProblem::NoName))?
+        .map_err(|e| refused(OutProblem::Unwritable(e)))?;
     Ok(())
 }
 
@@ -225,12 +227,13 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
     let temp = std::env::temp_dir().join(format!("ntx-op-{}", std::process::id()));
     let build = b.sources.build_in(temp.clone())?;
     if std::fs::metadata(&b.out).is_ok_and(|m| !m.is_file()) {
-        return Err(Failure::Refused(format!(
-            "--out {}: is not a regular file (the op's program is written as one)",
-            b.out.display()
-        )));
+        return Err(OpError::Out {
+            path: b.out,
+            problem: OutProblem::NotAProgramFile,
+        }
+        .into());
     }
-    check_out(&b.out).map_err(Failure::Refused)?;
+    check_out(&b.out)?;
     let guard = Guard::start(Some(temp.as_path()), None);
     let placed = ntx::op::lock_dir(&build.dir).and_then(|_lock| {
         let exe = ntx::op_device::build_held(&build)?;
@@ -243,7 +246,7 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
         let copied = std::fs::copy(&exe, &tmp).and_then(|_| std::fs::rename(&tmp, &b.out));
         copied.map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
-            format!("cannot write {}: {e}", b.out.display())
+            OpError::file(FileAction::Write, &b.out)(e)
         })?;
         let Some(deps) = &b.deps else {
             return Ok(());
@@ -256,17 +259,18 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
             .map(|p| (p, ""))
             .chain(dirs.iter().map(|p| (p, "/")))
         {
-            let line = p.to_str().filter(|l| !l.contains('\n')).ok_or_else(|| {
-                format!("{}: a path the dependency list cannot hold", p.display())
-            })?;
+            let line = p
+                .to_str()
+                .filter(|l| !l.contains('\n'))
+                .ok_or_else(|| OpError::Unlistable { path: p.clone() })?;
             text += line.trim_end_matches('/');
             text += tail;
             text.push('\n');
         }
-        std::fs::write(deps, text).map_err(|e| format!("cannot write {}: {e}", deps.display()))
+        std::fs::write(deps, text).map_err(OpError::file(FileAction::Write, deps))
     });
     guard.finish();
-    placed.map_err(Failure::Refused)?;
+    placed?;
     Ok(0)
 }
 
@@ -274,15 +278,22 @@ pub fn op_build(b: OpBuild) -> Result<u8, Failure> {
 pub fn op_schema(s: OpSchema) -> Result<u8, Failure> {
     let limit =
         nt_sdk_common::timeout_of(&s.timeout).map_err(|e| Failure::Refused(e.to_string()))?;
-    let describe = |exe: &Path| -> Result<String, String> {
+    let describe = |exe: &Path| -> Result<String, OpError> {
+        let program = || exe.to_path_buf();
         let out =
             ntx::guard::output_within(std::process::Command::new(exe).arg("--describe"), limit)
-                .map_err(|e| format!("{}: cannot run it: {e}", exe.display()))?;
+                .map_err(|source| OpError::Unrun {
+                    program: program(),
+                    source,
+                })?;
         if !out.status.success() {
-            return Err(format!("{} is not an op program ntx built", exe.display()));
+            return Err(OpError::NotOpProgram { program: program() });
         }
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .map_err(|e| format!("{}: its description does not read: {e}", exe.display()))?;
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).map_err(|source| OpError::DescriptionUnread {
+                program: program(),
+                source,
+            })?;
         let lines: Vec<String> = doc["ops"]
             .as_array()
             .into_iter()
@@ -310,9 +321,9 @@ pub fn op_schema(s: OpSchema) -> Result<u8, Failure> {
             guard.finish();
             text
         }
-        (None, None) => Err("give --compute and --shape, or --library".into()),
+        (None, None) => Err(OpError::NoSources),
     };
-    println!("{}", text.map_err(Failure::Refused)?);
+    println!("{}", text?);
     Ok(0)
 }
 
@@ -323,7 +334,7 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
         .sources
         .build_in(r.build_dir.clone().unwrap_or_else(|| temp.clone()))?;
     if let Some(out) = &r.out {
-        check_out(out).map_err(Failure::Refused)?;
+        check_out(out)?;
     }
     let guard = Guard::start(
         r.build_dir.is_none().then_some(temp.as_path()),
@@ -335,7 +346,7 @@ pub fn op_run(r: OpRun) -> Result<u8, Failure> {
         run_program(&exe, &r, device.as_ref())
     });
     guard.finish();
-    let status = status.map_err(Failure::Refused)?;
+    let status = status?;
     if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&status) {
         eprintln!("{}", program_killed(&r.op, sig));
     }
@@ -365,17 +376,17 @@ struct DeviceProgram {
     count_plugin: String,
 }
 
-fn device_program(build: &ntx::op::Build, r: &OpRun) -> Result<DeviceProgram, String> {
+fn device_program(build: &ntx::op::Build, r: &OpRun) -> Result<DeviceProgram, OpError> {
     let sdk = ntx::op_device::device_sdk()?;
     let translation = r
         .translation
         .clone()
         .unwrap_or_else(|| sdk.translation.clone());
     if !translation.is_file() {
-        return Err(format!(
-            "--translation {}: no such file",
-            translation.display()
-        ));
+        return Err(OpError::Translation {
+            path: translation,
+            said: "no such file".into(),
+        });
     }
     let elf = ntx::op_device::build(build, &sdk, &translation)?;
     Ok(DeviceProgram {
@@ -391,7 +402,7 @@ fn run_program(
     exe: &Path,
     r: &OpRun,
     device: Option<&DeviceProgram>,
-) -> Result<std::process::ExitStatus, String> {
+) -> Result<std::process::ExitStatus, OpError> {
     let mut cmd = std::process::Command::new(exe);
     if let Some(d) = device {
         cmd.arg("--device")
@@ -419,5 +430,5 @@ fn run_program(
         Some(Format::Text) => cmd.arg("--stats"),
         None => &mut cmd,
     };
-    guard::status(&mut cmd).map_err(|e| format!("cannot run the op: {e}"))
+    guard::status(&mut cmd).map_err(OpError::start("the op"))
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::op::Build;
+use crate::op_error::{FileAction, OpError};
 
 /// The files a make-style dependency file (`-MD`'s) names after its target.
 pub fn depfile_paths(text: &str) -> Vec<PathBuf> {
@@ -86,19 +87,19 @@ fn resolved(cxx: &str) -> Option<PathBuf> {
 }
 
 /// The folders the compile of `b` searches for headers, as the compiler prints them.
-fn searched(b: &Build, cxx: &str, cflags: &[String], cwd: &Path) -> Result<Vec<PathBuf>, String> {
+fn searched(b: &Build, cxx: &str, cflags: &[String], cwd: &Path) -> Result<Vec<PathBuf>, OpError> {
     let mut cmd = Command::new(cxx);
     cmd.env("TMPDIR", &b.dir)
         .arg(format!("-std={}", b.std))
         .args(cflags)
         .args(&b.cflags)
         .args(["-E", "-v", "-x", "c++", "-o", "/dev/null", "/dev/null"]);
-    let out = crate::guard::output(&mut cmd).map_err(|e| format!("cannot run {cxx}: {e}"))?;
+    let out = crate::guard::output(&mut cmd).map_err(OpError::start(cxx))?;
     let list = search_list(&String::from_utf8_lossy(&out.stderr));
     if !out.status.success() || list.is_empty() {
-        return Err(format!(
-            "{cxx} -E -v printed no include search list: the build's cache cannot know where it looked"
-        ));
+        return Err(OpError::NoSearchList {
+            compiler: cxx.into(),
+        });
     }
     Ok(list.into_iter().map(|d| absolute(d, cwd)).collect())
 }
@@ -118,18 +119,17 @@ fn nearest_existing(p: &Path, top: &Path) -> PathBuf {
 /// What the build of `b` depends on: every file it read and the compiler (absolute,
 /// sorted), and every folder it searched (sorted), from the dependency files the compiles
 /// wrote beside the objects and the compiler's search list.
-pub fn dependencies(b: &Build) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
-    let cxx = crate::op::host_compiler()?;
+pub fn dependencies(b: &Build) -> Result<(Vec<PathBuf>, Vec<PathBuf>), OpError> {
+    let cwd = std::env::current_dir().map_err(OpError::NoWorkingFolder)?;
+    let cxx = crate::op_sdk::host_compiler()?;
     let mut files = BTreeSet::new();
     for k in 0..b.compute.len() + b.shape.len() {
         let d = b.dir.join(format!("{k}.d"));
-        let text =
-            std::fs::read_to_string(&d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
+        let text = std::fs::read_to_string(&d).map_err(OpError::file(FileAction::Read, &d))?;
         files.extend(depfile_paths(&text).into_iter().map(|p| absolute(p, &cwd)));
     }
     files.extend(resolved(&cxx));
-    let (cflags, _) = crate::op::sdk_flags()?;
+    let (cflags, _) = crate::op_sdk::sdk_flags()?;
     let search = searched(b, &cxx, &cflags, &cwd)?;
     // The folders the files were read from, each once.
     let parents: BTreeSet<PathBuf> = files

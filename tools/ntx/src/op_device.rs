@@ -12,6 +12,7 @@ use std::process::Command;
 use object::{Object, ObjectSection};
 
 use crate::op::{glue, kernels_in, Build};
+use crate::op_error::{Compiler, FileAction, OpError};
 
 /// What the SDK's device side is made of (its pkg-config variables).
 #[derive(Debug, Clone)]
@@ -32,9 +33,9 @@ pub struct DeviceSdk {
 }
 
 /// The device side of the installed SDK.
-pub fn device_sdk() -> Result<DeviceSdk, String> {
-    let q = |args: &[&str]| crate::op::pkg_config(args, "neuron_customop_device");
-    let var = |name: &str| -> Result<String, String> { Ok(q(&["--variable", name])?.join(" ")) };
+pub fn device_sdk() -> Result<DeviceSdk, OpError> {
+    let q = |args: &[&str]| crate::op_sdk::pkg_config(args, "neuron_customop_device");
+    let var = |name: &str| -> Result<String, OpError> { Ok(q(&["--variable", name])?.join(" ")) };
     Ok(DeviceSdk {
         cflags: q(&["--cflags"])?,
         runtime: var("runtime")?.into(),
@@ -49,14 +50,16 @@ pub fn device_sdk() -> Result<DeviceSdk, String> {
     })
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = crate::guard::output(cmd).map_err(|e| format!("cannot run {what}: {e}"))?;
+/// `cmd` (the program `what`) run: what it said on stderr, as `Ok` if it succeeded and as
+/// `Err` if not; an error if it did not start.
+fn run(cmd: &mut Command, what: &str) -> Result<Result<String, String>, OpError> {
+    let out = crate::guard::output(cmd).map_err(OpError::start(what))?;
     let text = String::from_utf8_lossy(&out.stderr).into_owned();
-    if out.status.success() {
+    Ok(if out.status.success() {
         Ok(text)
     } else {
         Err(text)
-    }
+    })
 }
 
 /// The device's front end on `src`: the target, its headers, the device's language and
@@ -70,7 +73,7 @@ fn front_end(
     dir: &Path,
     what: &[&std::ffi::OsStr],
     emulated: bool,
-) -> Result<Command, String> {
+) -> Result<Command, OpError> {
     let mut cmd = Command::new(&sdk.clang);
     codegen_flags(&mut cmd, sdk, dir);
     cmd.args(["-g", "-nostdinc"]);
@@ -92,11 +95,11 @@ fn front_end(
 
 /// The device's compile of `src` up to its diagnostics (`-fsyntax-only`): what the host
 /// build is held to. The refusal says the device refuses it, in the compiler's words.
-pub fn check(sdk: &DeviceSdk, b: &Build, src: &Path) -> Result<(), String> {
+pub fn check(sdk: &DeviceSdk, b: &Build, src: &Path) -> Result<(), OpError> {
     let mut cmd = front_end(sdk, b, src, &b.dir, &["-fsyntax-only".as_ref()], false)?;
-    run(&mut cmd, &sdk.clang)
+    run(&mut cmd, &sdk.clang)?
         .map(|_| ())
-        .map_err(|e| crate::parity::refusal(src, &e))
+        .map_err(|e| OpError::Device(crate::parity::refusal(src, &e)))
 }
 
 /// Why the emulation's compile of `src` failed, where the device's own compile passed it
@@ -124,26 +127,24 @@ fn emulation_refusal(src: &Path, stderr: &str) -> String {
 
 /// Each compute source through the device's compile up to its diagnostics
 /// ([`crate::op_device::check`]), unless the build opted out: the device's language first.
-fn hold(b: &Build) -> Result<(), String> {
+fn hold(b: &Build) -> Result<(), OpError> {
     if !b.parity {
         return Ok(());
     }
     if b.std != crate::parity::STD {
-        return Err(format!(
+        return Err(OpError::Device(format!(
             "--std={}: the device compiles kernels as {} (--no-device-parity builds them otherwise, here only)",
             b.std,
             crate::parity::STD
-        ));
+        )));
     }
-    let sdk = device_sdk().map_err(|e| {
-        format!("the device's compile, which a kernel is held to, is not installed (--no-device-parity builds without it): {e}")
-    })?;
+    let sdk = device_sdk().map_err(|e| OpError::NoDeviceCompile(Box::new(e)))?;
     b.compute.iter().try_for_each(|src| check(&sdk, b, src))
 }
 
 /// The runner program for `b` ([`crate::op::build`]), held first to the device's compile
 /// unless the build opted out: what `ntx op build` and `ntx op run` build.
-pub fn build_held(b: &Build) -> Result<PathBuf, String> {
+pub fn build_held(b: &Build) -> Result<PathBuf, OpError> {
     hold(b)?;
     crate::op::build(b)
 }
@@ -151,7 +152,7 @@ pub fn build_held(b: &Build) -> Result<PathBuf, String> {
 /// Compiles `src` for the device into `obj`: to LLVM IR (optimized), the IR's selects of
 /// two floating-point constants split ([`split_fp_constant_selects`]), the IR to assembly
 /// (no IR pass again), then assembled (see the module's doc).
-fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), String> {
+fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), OpError> {
     let ir = obj.with_extension("ll");
     let asm = obj.with_extension("s");
     let dir = obj.parent().unwrap_or(Path::new("."));
@@ -168,24 +169,28 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), Str
         ],
         true,
     )?;
-    run(&mut cmd, &sdk.clang).map_err(|e| emulation_refusal(src, &e))?;
+    run(&mut cmd, &sdk.clang)?.map_err(|e| OpError::Device(emulation_refusal(src, &e)))?;
     // The IR and the assembly are bytes: the assembly's comments print the debug
     // information's constants raw (a float's DW_OP_implicit_value: -1.0f is 0x80 0xbf),
     // which need not be UTF-8. Both edits touch ASCII lines only.
-    let text = std::fs::read(&ir).map_err(|e| format!("{}: {e}", ir.display()))?;
+    let text = std::fs::read(&ir).map_err(OpError::file(FileAction::Read, &ir))?;
     std::fs::write(&ir, split_fp_constant_selects(&text))
-        .map_err(|e| format!("{}: {e}", ir.display()))?;
+        .map_err(OpError::file(FileAction::Write, &ir))?;
     let mut cmd = Command::new(&sdk.clang);
     codegen_flags(&mut cmd, sdk, dir);
     cmd.args(["-Xclang", "-disable-llvm-passes", "-S"])
         .arg(&ir)
         .arg("-o")
         .arg(&asm);
-    run(&mut cmd, &sdk.clang)
-        .map_err(|e| format!("{} does not compile for the device:\n{e}", src.display()))?;
+    run(&mut cmd, &sdk.clang)?.map_err(|said| OpError::Compile {
+        compiler: Compiler::Device,
+        path: src.into(),
+        said,
+        hint: String::new(),
+    })?;
     // clang writes call-frame directives its own assembler rejects for Xtensa.
-    let text = std::fs::read(&asm).map_err(|e| format!("{}: {e}", asm.display()))?;
-    std::fs::write(&asm, without_cfi(&text)).map_err(|e| format!("{}: {e}", asm.display()))?;
+    let text = std::fs::read(&asm).map_err(OpError::file(FileAction::Read, &asm))?;
+    std::fs::write(&asm, without_cfi(&text)).map_err(OpError::file(FileAction::Write, &asm))?;
     assemble(sdk, &asm, obj)
 }
 
@@ -282,16 +287,16 @@ fn features(mattr: &str) -> Vec<String> {
 }
 
 /// clang's own headers (<stdarg.h>, <stddef.h>), which -nostdinc leaves out.
-fn resource_include(clang: &str) -> Result<PathBuf, String> {
+fn resource_include(clang: &str) -> Result<PathBuf, OpError> {
     let out = Command::new(clang)
         .arg("-print-resource-dir")
         .output()
-        .map_err(|e| format!("cannot run {clang}: {e}"))?;
+        .map_err(OpError::start(clang))?;
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include"))
 }
 
 /// llvm-mc, then each literal section aligned to 4 (llvm-mc leaves them 1-aligned).
-fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), String> {
+fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), OpError> {
     let raw = obj.with_extension("raw.o");
     let mut cmd = Command::new(&sdk.llvm_mc);
     cmd.args([
@@ -302,10 +307,15 @@ fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), String> {
     .arg(asm)
     .arg("-o")
     .arg(&raw);
-    run(&mut cmd, &sdk.llvm_mc)
-        .map_err(|e| format!("{} does not assemble:\n{e}", asm.display()))?;
-    let data = std::fs::read(&raw).map_err(|e| format!("{}: {e}", raw.display()))?;
-    let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", raw.display()))?;
+    run(&mut cmd, &sdk.llvm_mc)?.map_err(|said| OpError::Assemble {
+        path: asm.into(),
+        said,
+    })?;
+    let data = std::fs::read(&raw).map_err(OpError::file(FileAction::Read, &raw))?;
+    let file = object::File::parse(&*data).map_err(|source| OpError::NotObject {
+        path: raw.clone(),
+        source,
+    })?;
     let mut cmd = Command::new(&sdk.llvm_objcopy);
     for s in file.sections() {
         if let Ok(name) = s.name() {
@@ -314,21 +324,23 @@ fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), String> {
             }
         }
     }
-    run(cmd.arg(&raw).arg(obj), &sdk.llvm_objcopy)?;
+    run(cmd.arg(&raw).arg(obj), &sdk.llvm_objcopy)?.map_err(|said| OpError::Assemble {
+        path: asm.into(),
+        said,
+    })?;
     let _ = std::fs::remove_file(&raw);
     Ok(())
 }
 
 /// Why the device cannot give `symbol`, where a reason is known.
-fn missing(symbol: &str) -> String {
-    let why = if ["printf", "puts", "putchar", "vprintf", "fprintf"].contains(&symbol) {
+fn missing(symbol: &str) -> &'static str {
+    if ["printf", "puts", "putchar", "vprintf", "fprintf"].contains(&symbol) {
         "printf and the like: the device runtime has no output yet (clang's Xtensa variadic calls are not usable)"
     } else if symbol.starts_with("__cxa_") || symbol.starts_with("_Unwind") {
         "C++ exceptions: kernels are built without them"
     } else {
         "not in the device runtime (sdk/device)"
-    };
-    format!("{symbol}: {why}")
+    }
 }
 
 /// What the device runtime needs of a translation object, by ELF name: the contract's
@@ -343,22 +355,23 @@ const NEEDED: [(&str, &str); 3] = [
 /// project's object); the device runtime's span by lookup in its place otherwise (the
 /// original's object, which has the contract's functions only). The reason, naming the
 /// object, when it lacks a function the runtime needs.
-fn translation_flags(translation: &Path) -> Result<Vec<String>, String> {
-    let data = std::fs::read(translation)
-        .map_err(|e| format!("--translation {}: {e}", translation.display()))?;
-    let defined = crate::op::global_definitions(&data)
-        .map_err(|e| format!("--translation {}: {e}", translation.display()))?;
+fn translation_flags(translation: &Path) -> Result<Vec<String>, OpError> {
+    let refused = |said: String| OpError::Translation {
+        path: translation.into(),
+        said,
+    };
+    let data = std::fs::read(translation).map_err(|e| refused(e.to_string()))?;
+    let defined = crate::op::global_definitions(&data).map_err(|e| refused(e.to_string()))?;
     let missing: Vec<&str> = NEEDED
         .iter()
         .filter(|(elf, _)| !defined.contains(*elf))
         .map(|(_, n)| *n)
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "--translation {}: does not define {} (the contract's functions the device runtime calls)",
-            translation.display(),
+        return Err(refused(format!(
+            "does not define {} (the contract's functions the device runtime calls)",
             missing.join(", ")
-        ));
+        )));
     }
     Ok(if defined.contains("neuron_translate_span") {
         Vec::new()
@@ -372,17 +385,20 @@ fn translation_flags(translation: &Path) -> Result<Vec<String>, String> {
 }
 
 /// Builds the program for the device for `b` with `translation`: its path.
-pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, String> {
+pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, OpError> {
     let span_flags = translation_flags(translation)?;
     let dir = b.dir.join("device");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(OpError::file(FileAction::Make, &dir))?;
     let mut objects = Vec::new();
     let mut kernels = Vec::new();
     for (k, src) in b.compute.iter().enumerate() {
         let obj = dir.join(format!("{k}.o"));
         compile(sdk, b, src, &obj)?;
-        let data = std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))?;
-        kernels.extend(kernels_in(&data)?);
+        let data = std::fs::read(&obj).map_err(OpError::file(FileAction::Read, &obj))?;
+        kernels.extend(kernels_in(&data).map_err(|source| OpError::NotObject {
+            path: obj.clone(),
+            source,
+        })?);
         objects.push(obj);
     }
     // The device's build declares each kernel from its op's schema: of an overloaded name,
@@ -390,7 +406,7 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
     let kernels = crate::op::as_declared(&b.dir.join("op"), kernels)?;
     let main = dir.join("ntx-op-main.cpp");
     std::fs::write(&main, glue(&kernels, &[], false))
-        .map_err(|e| format!("{}: {e}", main.display()))?;
+        .map_err(OpError::file(FileAction::Write, &main))?;
     let main_obj = dir.join("ntx-op-main.o");
     compile(sdk, b, &main, &main_obj)?;
     objects.push(main_obj);
@@ -418,7 +434,7 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
     .arg(translation)
     .arg("-o")
     .arg(&elf);
-    if let Err(e) = run(&mut cmd, &sdk.ld) {
+    if let Err(e) = run(&mut cmd, &sdk.ld)? {
         let mut names: Vec<String> = e
             .lines()
             .filter_map(|l| {
@@ -431,15 +447,15 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
         names.sort();
         names.dedup();
         if names.is_empty() {
-            return Err(format!(
-                "the kernel's program for the device does not link:\n{e}"
-            ));
+            return Err(OpError::DeviceLink { said: e });
         }
-        let list: Vec<String> = names.iter().map(|s| format!("  {}", missing(s))).collect();
-        return Err(format!(
-            "the device toolchain cannot build this kernel; it lacks:\n{}",
-            list.join("\n")
-        ));
+        let lacks = names.into_iter().map(|s| {
+            let why = missing(&s);
+            (s, why)
+        });
+        return Err(OpError::DeviceLacks {
+            lacks: lacks.collect(),
+        });
     }
     Ok(elf)
 }

@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+use crate::op_error::OpError;
+
 /// Each call the kernel's code makes, by symbol, and the runtime's function it becomes. The
 /// `operator new` and `delete` forms for a 32-bit and a 64-bit `size_t` (`j`, `m`); the
 /// nothrow `operator new` returns NULL as `malloc` does; sized and nothrow deletes free.
@@ -56,8 +58,11 @@ pub fn rounds(calls: &BTreeSet<String>) -> Vec<Vec<(&'static str, &'static str)>
 
 /// Renames [`RENAMED`]'s calls in the compute object `obj` (binutils' `objcopy`), whose
 /// bytes are `data`: nothing to do for an object that allocates nothing.
-pub fn rename(obj: &Path, data: &[u8]) -> Result<(), String> {
-    let file = object::File::parse(data).map_err(|e| format!("not an object file: {e}"))?;
+pub fn rename(obj: &Path, data: &[u8]) -> Result<(), OpError> {
+    let file = object::File::parse(data).map_err(|source| OpError::NotObject {
+        path: obj.into(),
+        source,
+    })?;
     let calls: BTreeSet<String> = file
         .symbols()
         .filter(|s| s.is_undefined())
@@ -71,16 +76,15 @@ pub fn rename(obj: &Path, data: &[u8]) -> Result<(), String> {
                 .map(|(from, to)| format!("--redefine-sym={from}={to}")),
         )
         .arg(obj);
-        let out = crate::guard::output(&mut cmd).map_err(|e| {
-            format!("cannot run objcopy (binutils), which renames a kernel's allocations: {e}")
-        })?;
+        let out = crate::guard::output(&mut cmd).map_err(OpError::start(
+            "objcopy (binutils), which renames a kernel's allocations",
+        ))?;
         if !out.status.success() {
-            return Err(format!(
-                "objcopy could not rename the allocations in {} ({}):\n{}",
-                obj.display(),
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
+            return Err(OpError::Rename {
+                path: obj.into(),
+                status: out.status,
+                said: String::from_utf8_lossy(&out.stderr).into(),
+            });
         }
     }
     Ok(())
