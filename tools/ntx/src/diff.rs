@@ -208,17 +208,22 @@ fn abi_name(v: &str) -> String {
 }
 
 /// Whether two models can be compared at all: the same ELF class, byte order and machine.
-/// A mismatch is not a finding but a wrong input (`ntx` exits 2).
-pub fn comparable(reference: &AbiModel, candidate: &AbiModel) -> Result<(), String> {
+/// A mismatch is not a finding but a wrong input (`ntx` exits 2): an error of kind
+/// [`crate::error::ErrorKind::NotComparable`] on the candidate's file.
+pub fn comparable(reference: &AbiModel, candidate: &AbiModel) -> Result<(), crate::error::Error> {
     for (what, r, c) in [
         ("ELF class", &reference.class, &candidate.class),
         ("byte order", &reference.endian, &candidate.endian),
         ("machine", &reference.machine, &candidate.machine),
     ] {
         if r != c {
-            return Err(format!(
-                "{} is {what} {c} but {} is {what} {r}: not comparable",
-                candidate.source, reference.source
+            return Err(crate::error::Error::new(
+                crate::error::ErrorKind::NotComparable,
+                &candidate.source,
+                format!(
+                    "{} is {what} {c} but {} is {what} {r}: not comparable",
+                    candidate.source, reference.source
+                ),
             ));
         }
     }

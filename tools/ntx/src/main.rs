@@ -406,8 +406,7 @@ fn abi_diff(
     let rules = policy.load()?;
     let r = load(reference, member)?;
     let c = load(candidate, member)?;
-    diff::comparable(&r, &c)
-        .map_err(|m| Error::new(ErrorKind::NotComparable, candidate.display().to_string(), m))?;
+    diff::comparable(&r, &c)?;
     let mut report = diff::diff(&r, &c);
     if let Some(rules) = &rules {
         report.suppress(rules);

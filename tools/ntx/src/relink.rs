@@ -98,8 +98,7 @@ fn relink_report(
         job.member,
     )?;
     let candidate = ntx::model::from_elf(&odata, &osrc)?;
-    diff::comparable(&reference, &candidate)
-        .map_err(|m| Error::new(ErrorKind::NotComparable, &osrc, m))?;
+    diff::comparable(&reference, &candidate)?;
     let mut report = diff::diff(&reference, &candidate);
     // The other members, as the linker will see them: what they import from the member
     // being replaced must still be there. Members that are not ELF objects are skipped.
