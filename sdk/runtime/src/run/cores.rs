@@ -15,7 +15,7 @@ use crate::run::child;
 use crate::run::group::grouped;
 use crate::run::options::Options;
 use crate::run::report::{cross_core, CoreReport, Returned};
-use crate::run::worker::{self, Assignment, Pool, WorkerArg};
+use crate::run::worker::{self, Assignment, WorkerArg, Workers};
 
 /// What a core reports of the job it ran.
 fn core_report(rt: &Runtime, returned: Option<Returned>) -> CoreReport {
@@ -227,7 +227,7 @@ fn output_arg(output: u32) -> WorkerArg {
 /// Gives each core its job and waits for them in order: the reports of the cores that
 /// wrote one, and a crash report for each that died before it could.
 fn run_cores(
-    pool: &mut Pool,
+    workers: &mut Workers,
     o: &Options,
     call: &[Arg],
     output: u32,
@@ -248,13 +248,13 @@ fn run_cores(
             core,
             ..job.clone()
         };
-        worker::start(pool, core as usize, &j, kernel_job);
+        worker::start(workers, core as usize, &j, kernel_job);
     }
     let mut reports = Vec::new();
     let mut crashes = Vec::new();
     let deadline = o.deadline();
     for core in 0..o.cores {
-        let ended = worker::finish(pool, core as usize, deadline);
+        let ended = worker::finish(workers, core as usize, deadline);
         match serde_json::from_slice::<CoreReport>(&ended.report) {
             Ok(mut r) => {
                 r.printed = ended.printed;
@@ -283,8 +283,8 @@ fn run_cores(
 /// Runs the kernel on the cores, reports and prints the stats: the exit status (the output
 /// is in `output` when it is 0), and whether a core called `get_dst_tensor()`. With
 /// `lazy`, the output is poisoned only when a kernel asks for it.
-pub fn run(pool: &mut Pool, o: &Options, call: &[Arg], output: u32, lazy: bool) -> Concluded {
-    let (reports, crashes) = run_cores(pool, o, call, output, lazy);
+pub fn run(workers: &mut Workers, o: &Options, call: &[Arg], output: u32, lazy: bool) -> Concluded {
+    let (reports, crashes) = run_cores(workers, o, call, output, lazy);
     let dst_called = reports.iter().any(|r| r.dst_called);
     let (status, stats) = conclude(o, reports, crashes, output);
     Concluded {

@@ -5,13 +5,13 @@
 //! and its workers end with it.
 
 use crate::run::shape::Kept;
-use crate::run::worker::Pool;
+use crate::run::worker::Workers;
 
 /// A session: see the module's documentation.
 #[derive(Default)]
 pub struct Session {
     /// Its workers.
-    pub workers: Pool,
+    pub workers: Workers,
     /// Its shape results.
     pub shapes: Kept,
     /// The ops whose last call on one core returned a tensor of their own, not

@@ -19,7 +19,7 @@ use crate::percore::tensors;
 use crate::run::child;
 use crate::run::options::Options;
 use crate::run::outcome::Stop;
-use crate::run::worker::{self, Assignment, Pool, SHAPE_WORKER};
+use crate::run::worker::{self, Assignment, Workers, SHAPE_WORKER};
 
 /// What the shape function's process reports.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -88,13 +88,13 @@ fn shape_job(job: &Assignment) -> Vec<u8> {
 type Signature = (String, u32, Vec<(i32, i64, u64, i32, Vec<i64>)>);
 
 /// An output's element type and sizes.
-type Output = (DType, Vec<i64>);
+type OutputShape = (DType, Vec<i64>);
 
 /// A session's clean shape results, newest last (at most [`KEPT`]): a call of the same
 /// signature runs no shape process (a cache, never a call's result).
 #[derive(Default)]
 pub struct Kept {
-    results: Vec<(Signature, Output)>,
+    results: Vec<(Signature, OutputShape)>,
 }
 const KEPT: usize = 64;
 
@@ -116,12 +116,17 @@ fn signature(o: &Options, args: &[Arg]) -> Signature {
 /// Runs the shape function of op `o.op` (or gives the result it gave clean on the same
 /// signature): the output's element type code and sizes, or why it stopped after its
 /// failure was reported.
-pub fn run(kept: &mut Kept, pool: &mut Pool, o: &Options, args: &[Arg]) -> Result<Output, Stop> {
+pub fn run(
+    kept: &mut Kept,
+    workers: &mut Workers,
+    o: &Options,
+    args: &[Arg],
+) -> Result<OutputShape, Stop> {
     let key = signature(o, args);
     if let Some((_, result)) = kept.results.iter().find(|(k, _)| *k == key) {
         return Ok(result.clone());
     }
-    let (result, clean) = run_now(pool, o, args)?;
+    let (result, clean) = run_now(workers, o, args)?;
     if clean {
         if kept.results.len() == KEPT {
             kept.results.remove(0);
@@ -132,7 +137,7 @@ pub fn run(kept: &mut Kept, pool: &mut Pool, o: &Options, args: &[Arg]) -> Resul
 }
 
 /// Runs the shape function: its result and whether it ran clean, or why it stopped.
-fn run_now(pool: &mut Pool, o: &Options, args: &[Arg]) -> Result<(Output, bool), Stop> {
+fn run_now(workers: &mut Workers, o: &Options, args: &[Arg]) -> Result<(OutputShape, bool), Stop> {
     let job = Assignment {
         op: o.op.clone(),
         core: 0,
@@ -143,8 +148,8 @@ fn run_now(pool: &mut Pool, o: &Options, args: &[Arg]) -> Result<(Output, bool),
         sanitize: o.sanitize,
         device: None,
     };
-    worker::start(pool, SHAPE_WORKER, &job, shape_job);
-    let ended = worker::finish(pool, SHAPE_WORKER, o.deadline());
+    worker::start(workers, SHAPE_WORKER, &job, shape_job);
+    let ended = worker::finish(workers, SHAPE_WORKER, o.deadline());
     o.output.kernel_text(ended.printed.as_bytes());
     let mut r =
         serde_json::from_slice::<ShapeReport>(&ended.report).unwrap_or_else(|_| ShapeReport {

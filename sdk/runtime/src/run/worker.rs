@@ -132,13 +132,13 @@ struct Worker {
 /// A session's workers, by index (a core's, or [`SHAPE_WORKER`]), kept between its calls.
 /// Dropped, it ends them: each is killed and reaped.
 #[derive(Default)]
-pub struct Pool {
-    workers: Vec<Option<Worker>>,
+pub struct Workers {
+    slots: Vec<Option<Worker>>,
 }
 
-impl Drop for Pool {
+impl Drop for Workers {
     fn drop(&mut self) {
-        for w in self.workers.drain(..).flatten() {
+        for w in self.slots.drain(..).flatten() {
             // SAFETY: a signal to our own child, idle between jobs.
             unsafe { libc::kill(w.child.pid(), libc::SIGKILL) };
             drop(w.sock);
@@ -211,14 +211,19 @@ fn serve_jobs(mut sock: UnixStream, body: fn(&Assignment) -> Vec<u8>) -> ! {
 
 /// Gives worker `index` its job (forking it first if it is not running); `body` is what
 /// a new worker runs each job with.
-pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignment) -> Vec<u8>) {
-    let pool = &mut pool.workers;
-    if pool.len() <= index {
-        pool.resize_with(index + 1, || None);
+pub fn start(
+    workers: &mut Workers,
+    index: usize,
+    job: &Assignment,
+    body: fn(&Assignment) -> Vec<u8>,
+) {
+    let slots = &mut workers.slots;
+    if slots.len() <= index {
+        slots.resize_with(index + 1, || None);
     }
     let bytes = serde_json::to_vec(job).expect("a job serializes");
     for _ in 0..2 {
-        let w = pool[index].get_or_insert_with(|| {
+        let w = slots[index].get_or_insert_with(|| {
             let (mine, theirs) = UnixStream::pair().expect("socketpair");
             let mine_fd = std::os::fd::AsRawFd::as_raw_fd(&mine);
             let child = child::spawn(move || {
@@ -235,7 +240,7 @@ pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignme
             return;
         }
         // It died after its last answer: reap it and fork another.
-        if let Some(dead) = pool[index].take() {
+        if let Some(dead) = slots[index].take() {
             child::wait(dead.child);
         }
     }
@@ -246,9 +251,9 @@ pub fn start(pool: &mut Pool, index: usize, job: &Assignment, body: fn(&Assignme
 /// report and what it printed, or how it ended (it is then gone, and the next job forks
 /// another). A worker still running at the deadline is sent [`child::TIMEOUT_SIGNAL`]
 /// (it writes where it was and ends), then killed if it does not end within two seconds.
-pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exited {
-    let pool = &mut pool.workers;
-    let w = pool[index].as_mut().expect("a worker with a job");
+pub fn finish(workers: &mut Workers, index: usize, deadline: Option<Instant>) -> Exited {
+    let slots = &mut workers.slots;
+    let w = slots[index].as_mut().expect("a worker with a job");
     let late = !readable(&w.sock, deadline, &w.child);
     let mut stopped = false;
     if late {
@@ -268,7 +273,7 @@ pub fn finish(pool: &mut Pool, index: usize, deadline: Option<Instant>) -> Exite
     if let Some(report) = answer(&mut w.sock, deadline) {
         return Exited::answered(report, w.child.printed());
     }
-    let dead = pool[index].take().expect("checked above");
+    let dead = slots[index].take().expect("checked above");
     // A worker that closed its socket (an exec) and runs on is killed at the deadline.
     let mut ended = child::wait_until(dead.child, deadline.filter(|_| !late));
     ended.timed_out |= late;
