@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// The kernel stops there; the run fails with [`crate::base::status::EXIT_MISUSE`]
-    /// ([`crate::base::status::EXIT_CRASH`] for [`Kind::Crashed`]).
+    /// The kernel stops there; the run fails with [`crate::base::codes::ExitStatus::Misuse`]
+    /// ([`crate::base::codes::ExitStatus::Crashed`] for [`Kind::Crashed`]).
     Error,
     /// Reported (stderr and `--stats`); the run goes on.
     Warning,

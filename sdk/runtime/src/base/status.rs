@@ -1,26 +1,18 @@
-//! The runner's exit statuses ([`ExitStatus`], docs/customop-host.md lists them) as the
-//! integers a process exits with, and the one an error calls for.
+//! The status an error calls for, as the runner's exit statuses ([`ExitStatus`],
+//! docs/customop-host.md lists them) name it. The run layer carries an [`ExitStatus`];
+//! only the process's exit and the C ABI's return turn it into its integer (`code()`).
 
 use crate::base::codes::ExitStatus;
 
-/// A call or an input refused: nothing ran, nothing written.
-pub const EXIT_REFUSED: i32 = ExitStatus::Refused as i32;
-/// A misuse error stopped the run.
-pub const EXIT_MISUSE: i32 = ExitStatus::Misuse as i32;
-/// A kernel crashed on a core.
-pub const EXIT_CRASH: i32 = ExitStatus::Crashed as i32;
-/// A kernel (or the shape function) still ran when `--timeout` ran out: every core ended.
-pub const EXIT_TIMEOUT: i32 = ExitStatus::Timeout as i32;
-
 /// The status an error among `reports` calls for: a timeout's, else a crash's, else a
 /// misuse error's.
-pub fn of_errors(reports: &[crate::base::misuse::Report]) -> i32 {
+pub fn of_errors(reports: &[crate::base::misuse::Report]) -> ExitStatus {
     use crate::base::misuse::Kind;
     if reports.iter().any(|r| r.kind == Kind::Timeout) {
-        EXIT_TIMEOUT
+        ExitStatus::Timeout
     } else if reports.iter().any(|r| r.kind == Kind::Crashed) {
-        EXIT_CRASH
+        ExitStatus::Crashed
     } else {
-        EXIT_MISUSE
+        ExitStatus::Misuse
     }
 }

@@ -50,7 +50,7 @@ pub unsafe extern "C" fn nt_customop_run(
                 let m = format!("stats {stats}: give 0 (none), 1 (text) or 2 (JSON)");
                 let stop = crate::run::report::refuse(m);
                 crate::run::report::print_refusal(&stop);
-                return stop.status;
+                return stop.status.code();
             }
         },
         ..Options::default()
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn nt_customop_run(
         }
         Err(stop) => {
             crate::run::report::print_refusal(&stop);
-            stop.status
+            stop.status.code()
         }
     }
 }

@@ -233,7 +233,7 @@ pub extern "C" fn nt_customop_stack_size(bytes: u32) {
             "error: a stack of {bytes} bytes: a core's stack on the device is 1 to {} bytes",
             crate::base::limits::STACK_MAX
         );
-        std::process::exit(crate::base::status::EXIT_REFUSED);
+        std::process::exit(crate::base::codes::ExitStatus::Refused.code());
     }
     registry::with(|r| r.stack_bytes = bytes);
 }
@@ -254,7 +254,7 @@ unsafe fn params_of(name: &str, p: *const c_int, n: usize) -> Vec<Param> {
                 "error: {name}'s parameter {k} has kind {c}, which this runtime does not know \
                  (the headers and the runtime are from different SDKs)"
             );
-            std::process::exit(crate::base::status::EXIT_REFUSED);
+            std::process::exit(crate::base::codes::ExitStatus::Refused.code());
         };
         params.push(param);
     }
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn nt_customop_main(argc: c_int, argv: *const *const c_cha
                 let stop =
                     crate::run::report::refuse("--serve needs the socket's descriptor".into());
                 crate::run::report::print_refusal(&stop);
-                stop.status
+                stop.status.code()
             }
         },
         _ => crate::run::main(&args),

@@ -37,7 +37,6 @@ use crate::base::cabi::{Arg, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_I
 use crate::base::codes::ExitStatus;
 use crate::base::dtype::DType;
 use crate::base::limits::{within_limits, MAX_CORES};
-use crate::base::status;
 use crate::edges::error::EdgeError;
 use crate::percore::registry::{self, Param};
 use crate::percore::state;
@@ -172,10 +171,10 @@ pub fn describe() -> Value {
         "max_cores": MAX_CORES,
         "shape_limits": crate::base::limits::SHAPE_LIMITS,
         "exit": {
-            "usage": status::EXIT_REFUSED,
-            "misuse": status::EXIT_MISUSE,
-            "crash": status::EXIT_CRASH,
-            "timeout": status::EXIT_TIMEOUT,
+            "usage": ExitStatus::Refused.code(),
+            "misuse": ExitStatus::Misuse.code(),
+            "crash": ExitStatus::Crashed.code(),
+            "timeout": ExitStatus::Timeout.code(),
         },
         "max_timeout": crate::base::limits::MAX_TIMEOUT_SECS,
         "inline_bytes": INLINE_BYTES,
@@ -369,7 +368,7 @@ fn timeout_of(timeout: Option<f64>) -> Result<Option<std::time::Duration>, Value
     match timeout.map(crate::base::limits::timeout_of_secs) {
         None => Ok(Some(crate::base::limits::DEFAULT_TIMEOUT)),
         Some(Ok(t)) => Ok(t),
-        Some(Err(m)) => Err(json!({"status": status::EXIT_REFUSED, "error": m.to_string()})),
+        Some(Err(m)) => Err(json!({"status": ExitStatus::Refused.code(), "error": m.to_string()})),
     }
 }
 
@@ -421,7 +420,7 @@ fn call(
 /// `"kind": "hbm-full"` for want of HBM), the stats document.
 fn stopped(stop: Stop) -> Value {
     let reason = stop.refused.as_ref().map(|r| r.reason.clone());
-    let mut v = json!({"status": stop.status, "error": reason, "stats": stop.stats});
+    let mut v = json!({"status": stop.status.code(), "error": reason, "stats": stop.stats});
     if stop.refused.is_some_and(|r| r.hbm_full) {
         v["kind"] = "hbm-full".into();
     }
@@ -508,7 +507,7 @@ fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
 /// The answer to a request whose arguments are refused.
 fn refusal(refused: Refused) -> Value {
     stopped(Stop {
-        status: status::EXIT_REFUSED,
+        status: ExitStatus::Refused,
         refused: Some(refused),
         stats: None,
     })

@@ -273,7 +273,7 @@ fn exit_on_error(rt: &Runtime) -> ! {
     for r in &rt.job.reports {
         eprintln!("{}", r.line());
     }
-    std::process::exit(rt.exit_status())
+    std::process::exit(rt.exit_status().code())
 }
 
 static RT: Mutex<Option<Runtime>> = Mutex::new(None);
@@ -406,7 +406,7 @@ impl Runtime {
     }
 
     /// The exit status the reports so far call for: a crash's, else a misuse error's.
-    pub fn exit_status(&self) -> i32 {
+    pub fn exit_status(&self) -> crate::base::codes::ExitStatus {
         crate::base::status::of_errors(&self.job.reports)
     }
 

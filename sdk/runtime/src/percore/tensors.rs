@@ -57,7 +57,7 @@ pub fn ensure_machine(rt: &mut Runtime) {
         Ok(m) => rt.machine = Some(m),
         Err(e) => {
             eprintln!("neuron_customop_host: cannot start the host model: {e}");
-            std::process::exit(crate::base::status::EXIT_REFUSED)
+            std::process::exit(crate::base::codes::ExitStatus::Refused.code())
         }
     }
     neuron_translate::abi::_init_translate_ctx();

@@ -8,17 +8,17 @@
 //! OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats | --stats=json]
 //! ```
 //!
-//! Exit status: 0 run (warnings allowed), [`EXIT_REFUSED`] a call or input refused,
-//! [`EXIT_MISUSE`](crate::base::status::EXIT_MISUSE) a misuse error stopped the run, [`EXIT_CRASH`](crate::base::status::EXIT_CRASH) a kernel crashed,
-//! [`EXIT_TIMEOUT`](crate::base::status::EXIT_TIMEOUT) a kernel ran past `--timeout` (default 60 s).
+//! Exit status ([`ExitStatus`]): 0 run (warnings allowed), 1 a call or input refused, 2 a
+//! misuse error stopped the run, 3 a kernel crashed, 4 a kernel ran past `--timeout`
+//! (default 60 s).
 
 use crate::base::cabi::{
     Arg, Meta, ARG_DOUBLE, ARG_INT, ARG_SCALAR_FLOAT, ARG_SCALAR_INT, ARG_TENSOR,
 };
+use crate::base::codes::ExitStatus;
 use crate::base::dtype::DType;
 use crate::base::limits::{within_limits, MAX_OPS};
 use crate::base::npy;
-use crate::base::status::EXIT_REFUSED;
 use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, POISON};
@@ -181,10 +181,10 @@ pub fn main(args: &[String]) -> i32 {
     crate::run::report::panics_as_bugs();
     let mut session = Session::default();
     match from_command_line(&mut session, args) {
-        Ok((out, place)) => write_output(out, place),
+        Ok((out, place)) => write_output(out, place).code(),
         Err(stop) => {
             crate::run::report::print_refusal(&stop);
-            stop.status
+            stop.status.code()
         }
     }
 }
@@ -357,16 +357,16 @@ fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
     let ran = crate::run::cores::run(&mut session.workers, o, call, output, lazy);
     let status = ran.status;
     session.returners.retain(|op| *op != o.op);
-    if o.cores == 1 && status == 0 && !ran.dst_called {
+    if o.cores == 1 && status == ExitStatus::Ran && !ran.dst_called {
         session.returners.push(o.op.clone());
     }
     state::with(|rt| {
         rt.job.dst = None;
-        if status != 0 {
+        if status != ExitStatus::Ran {
             tensors::release(rt, output);
         }
     });
-    if status == 0 {
+    if status == ExitStatus::Ran {
         Ok(Ran {
             output,
             stats: ran.stats,
@@ -378,20 +378,20 @@ fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
 
 /// Writes the output to its reserved place (if `--out` gave one) and lets it go: the exit
 /// status.
-fn write_output(output: u32, place: Option<Reserved>) -> i32 {
+fn write_output(output: u32, place: Option<Reserved>) -> ExitStatus {
     let array = state::with(|rt| {
         let a = place.as_ref().map(|_| tensors::to_array(rt, output));
         tensors::release(rt, output);
         a
     });
     let (Some(place), Some(array)) = (place, array) else {
-        return 0;
+        return ExitStatus::Ran;
     };
     match place.commit(&npy::to_bytes(&array)) {
-        Ok(()) => 0,
+        Ok(()) => ExitStatus::Ran,
         Err(e) => {
             eprintln!("error: {e}");
-            EXIT_REFUSED
+            ExitStatus::Refused
         }
     }
 }

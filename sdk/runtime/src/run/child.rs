@@ -192,7 +192,7 @@ extern "C" fn on_timeout(_: i32, _: *mut libc::siginfo_t, context: *mut libc::c_
     // SAFETY: write and _exit are async-signal-safe.
     unsafe {
         libc::write(fd, line.as_ptr().cast(), 8 + 17 * len);
-        libc::_exit(crate::base::status::EXIT_TIMEOUT)
+        libc::_exit(crate::base::codes::ExitStatus::Timeout.code())
     }
 }
 

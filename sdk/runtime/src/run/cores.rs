@@ -6,6 +6,7 @@
 //! reports does not depend on how the cores were scheduled.
 
 use crate::base::cabi::Arg;
+use crate::base::codes::ExitStatus;
 use crate::base::misuse::{At, Kind, Report};
 use crate::percore::registry;
 use crate::percore::state::{self, Phase, Runtime};
@@ -48,7 +49,7 @@ fn to_json(r: &CoreReport) -> Vec<u8> {
 }
 
 fn on_core_error(rt: &Runtime) -> ! {
-    child::exit_with(&to_json(&core_report(rt, None)), rt.exit_status())
+    child::exit_with(&to_json(&core_report(rt, None)), rt.exit_status().code())
 }
 
 /// A kernel job, on its core's worker: the call's tensors adopted, the kernel run, the
@@ -297,7 +298,7 @@ pub fn run(workers: &mut Workers, o: &Options, call: &[Arg], output: u32, lazy: 
 /// What the cores' run came to.
 pub struct Concluded {
     /// The exit status.
-    pub status: i32,
+    pub status: ExitStatus,
     /// Whether a kernel called `get_dst_tensor()`.
     pub dst_called: bool,
     /// The stats document ([`crate::run::options::StatsFormat::Return`]).
@@ -431,7 +432,7 @@ fn conclude(
     mut reports: Vec<CoreReport>,
     crashes: Vec<Report>,
     output: u32,
-) -> (i32, Option<serde_json::Value>) {
+) -> (ExitStatus, Option<serde_json::Value>) {
     if !crashes.is_empty() {
         unplaced(&mut reports);
         print_output(o, &reports);

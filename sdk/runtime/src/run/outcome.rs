@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::base::codes::ExitStatus;
+
 /// A call refused before its kernel ran: why, and whether for want of HBM.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
@@ -35,8 +37,8 @@ impl Refused {
 /// Why a call stopped without an output.
 #[derive(Debug)]
 pub struct Stop {
-    /// The exit status (never 0; [`crate::base::status`] names them).
-    pub status: i32,
+    /// The exit status (never [`ExitStatus::Ran`]).
+    pub status: ExitStatus,
     /// The reason, when the call was refused.
     pub refused: Option<Refused>,
     /// The stats document ([`crate::run::options::StatsFormat::Return`]).
@@ -45,7 +47,7 @@ pub struct Stop {
 
 impl Stop {
     /// A stop with status `status` (a misuse error, a crash, a timeout) and no refusal.
-    pub fn status(status: i32, stats: Option<Value>) -> Stop {
+    pub fn status(status: ExitStatus, stats: Option<Value>) -> Stop {
         Stop {
             status,
             refused: None,

@@ -7,17 +7,18 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::base::codes::ExitStatus;
 use crate::run::device::profile::Profile;
 use crate::run::error::RunError;
 use crate::run::options::Options;
 use crate::run::report::CoreReport;
 
-/// Writes the profile `--profile` asked for (nothing without it): 0, or
-/// [`crate::base::status::EXIT_REFUSED`] with the reason on stderr when a core's profile is
-/// not known or DIR cannot take it.
-pub fn write(o: &Options, cores: &[CoreReport]) -> i32 {
+/// Writes the profile `--profile` asked for (nothing without it): [`ExitStatus::Ran`], or
+/// [`ExitStatus::Refused`] with the reason on stderr when a core's profile is not known or
+/// DIR cannot take it.
+pub fn write(o: &Options, cores: &[CoreReport]) -> ExitStatus {
     let Some(dir) = &o.profile else {
-        return 0;
+        return ExitStatus::Ran;
     };
     let mut each = Vec::new();
     for r in cores {
@@ -29,7 +30,7 @@ pub fn write(o: &Options, cores: &[CoreReport]) -> i32 {
     }
     let p = Profile::merged(&each);
     match write_files(dir, &o.op, &p) {
-        Ok(()) => 0,
+        Ok(()) => ExitStatus::Ran,
         Err(why) => refused(dir, &why.to_string()),
     }
 }
@@ -65,9 +66,9 @@ pub fn check_folder(dir: &Path) -> Result<(), RunError> {
         .map_err(|e| refuse(format!("cannot write in the folder: {e}")))
 }
 
-fn refused(dir: &Path, why: &str) -> i32 {
+fn refused(dir: &Path, why: &str) -> ExitStatus {
     eprintln!("error: --profile {}: {why}", dir.display());
-    crate::base::status::EXIT_REFUSED
+    ExitStatus::Refused
 }
 
 fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), RunError> {

@@ -155,7 +155,7 @@ pub fn refuse_hbm_full(m: String) -> Stop {
 
 fn refuse_as(reason: String, hbm_full: bool) -> Stop {
     Stop {
-        status: crate::base::status::EXIT_REFUSED,
+        status: crate::base::codes::ExitStatus::Refused,
         refused: Some(Refused { reason, hbm_full }),
         stats: None,
     }

@@ -41,7 +41,7 @@ fn on_shape_error(rt: &Runtime) -> ! {
         reports: rt.job.reports.clone(),
         ..ShapeReport::default()
     };
-    end(&r, rt.exit_status())
+    end(&r, rt.exit_status().code())
 }
 
 /// A shape job, on the shape function's worker: data-less copies of the tensor
