@@ -345,8 +345,9 @@ impl Pool {
             Some(b) => end(b),
             None => offset,
         };
+        // A block has a byte at least (`alloc` refuses 0).
         let distance = |b: &&Block| {
-            let (start, last) = (b.offset as i64, end(b).max(b.offset as i64 + 1) - 1);
+            let (start, last) = (b.offset as i64, end(b) - 1);
             (start - first).max(first - last).max(0)
         };
         let Some(b) = self.blocks.iter().min_by_key(|b| (distance(b), b.freed)) else {

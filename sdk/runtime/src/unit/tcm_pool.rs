@@ -223,3 +223,46 @@ fn a_watched_blocks_first_byte_and_page_edges_are_exact() {
         Some((4096, 4096))
     );
 }
+
+#[test]
+fn the_emulated_q7s_stray_bytes_are_placed_from_the_nearest_block() {
+    let mut p = Pool::default();
+    let (a, b) = (p.alloc(100).unwrap(), p.alloc(100).unwrap());
+    assert_eq!((p.offset_of(a), p.offset_of(b)), (Some(0), Some(128)));
+    assert_eq!(p.live(), [(0, 100), (128, 100)]);
+    assert_eq!(p.outside_blocks(128, 100), None, "all of b");
+    let place = |p: &Pool, at: i64| p.outside_blocks(at, 1).unwrap().1;
+    let (a_words, b_words) = (
+        "a block of 100 bytes (pool offset 0)",
+        "a block of 100 bytes (pool offset 128)",
+    );
+    // Between the two: whichever is nearer, by one byte either way.
+    assert_eq!(place(&p, 105), format!("5 bytes past the end of {a_words}"));
+    assert_eq!(
+        place(&p, 114),
+        format!("14 bytes before the start of {b_words}")
+    );
+    assert_eq!(
+        place(&p, 113),
+        format!("13 bytes past the end of {a_words}")
+    );
+    assert_eq!(
+        place(&p, 120),
+        format!("8 bytes before the start of {b_words}")
+    );
+    // A span from inside a block: its first byte past the block's end.
+    assert_eq!(
+        p.outside_blocks(90, 20),
+        Some((100, format!("0 bytes past the end of {a_words}")))
+    );
+    p.free(b);
+    assert_eq!(p.live(), [(0, 100)]);
+    assert_eq!(
+        place(&p, 130),
+        format!("2 bytes into {b_words}, already freed")
+    );
+    assert_eq!(
+        Pool::default().outside_blocks(0, 4),
+        Some((0, "no block of the pool allocated".into()))
+    );
+}

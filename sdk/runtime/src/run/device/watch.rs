@@ -20,12 +20,17 @@ const RED_ZONE: u64 = TCM_ALIGN as u64;
 
 /// The pool's zone in the program: its first address and its bytes.
 pub fn zone(program: &Path) -> Option<(u64, u64)> {
+    zone_named(&std::fs::read(program).ok()?, ZONE_SYMBOL)
+}
+
+/// The data symbol `name` in the ELF file `data`, if it is larger than its two red zones:
+/// its address and bytes.
+fn zone_named(data: &[u8], name: &str) -> Option<(u64, u64)> {
     use object::{Object, ObjectSymbol};
-    let data = std::fs::read(program).ok()?;
-    let file = object::File::parse(&*data).ok()?;
+    let file = object::File::parse(data).ok()?;
     let s = file
         .symbols()
-        .find(|s| s.name() == Ok(ZONE_SYMBOL) && s.kind() == object::SymbolKind::Data)?;
+        .find(|s| s.name() == Ok(name) && s.kind() == object::SymbolKind::Data)?;
     (s.size() > 2 * RED_ZONE).then(|| (s.address(), s.size()))
 }
 
@@ -129,5 +134,28 @@ mod tests {
             (0x40_001a, 0x1030, -16, 4)
         );
         assert!(w.stray("4000 3 1").is_none() && w.stray("s 40 x 4").is_none());
+    }
+
+    /// Two zones of this test program's own: one with a byte past its red zones (under
+    /// the device runtime's name), one that is only red zones.
+    #[used]
+    #[export_name = "nt_device_tcm_zone"]
+    static NT_TEST_ZONE_ROOM: [u8; 2 * RED_ZONE as usize + 1] = [0; 2 * RED_ZONE as usize + 1];
+    #[used]
+    #[no_mangle]
+    static NT_TEST_ZONE_RED: [u8; 2 * RED_ZONE as usize] = [0; 2 * RED_ZONE as usize];
+
+    #[test]
+    fn a_zone_is_a_data_symbol_with_room_past_its_red_zones() {
+        let me = std::fs::read("/proc/self/exe").unwrap();
+        let room = std::hint::black_box(&NT_TEST_ZONE_ROOM);
+        let (at, bytes) = zone(Path::new("/proc/self/exe")).expect("found");
+        assert_eq!(bytes, 2 * RED_ZONE + 1);
+        assert_ne!(at, 0, "{:p}", room.as_ptr());
+        assert_eq!(zone_named(&me, "NT_TEST_ZONE_RED"), None, "red zones only");
+        let text = zone_named(&me, "the_test_names_no_such_symbol");
+        assert_eq!(text, None);
+        assert_eq!(zone_named(b"not an ELF file", ZONE_SYMBOL), None);
+        assert!(zone(Path::new("/nonexistent")).is_none());
     }
 }
