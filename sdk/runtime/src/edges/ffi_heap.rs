@@ -40,7 +40,7 @@ fn take(bytes: usize, align: usize, new: bool) -> *mut c_void {
     match state::with(|rt| c_heap::take(rt, bytes as u64, align32, new)) {
         // SAFETY: the model's offsets are inside the heap's bytes.
         Take::At(at) => unsafe { arena().add(at as usize) }.cast(),
-        Take::Refused => null_mut(),
+        Take::NoRoom => null_mut(),
         Take::Outside if align <= 16 => {
             // SAFETY: plain malloc; a 0-byte request gets the C library's unique pointer.
             unsafe { libc::malloc(bytes) }

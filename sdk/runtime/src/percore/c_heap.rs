@@ -25,12 +25,12 @@ pub enum Take {
     /// own heap gives it.
     Outside,
     /// The device's heap has no room (reported).
-    Refused,
+    NoRoom,
 }
 
 /// Where a kernel's allocation of `bytes` aligned to `align` (0: the heap's) starts in this
 /// call's C heap. Where the device's has no room: for `operator new` (`new`) the core stops
-/// at the author's line, else a `malloc-null` warning once a call and [`Take::Refused`].
+/// at the author's line, else a `malloc-null` warning once a call and [`Take::NoRoom`].
 pub fn take(rt: &mut Runtime, bytes: u64, align: u32, new: bool) -> Take {
     if rt.job.phase != Phase::Kernel {
         return Take::Outside;
@@ -63,7 +63,7 @@ pub fn take(rt: &mut Runtime, bytes: u64, align: u32, new: bool) -> Take {
         rt.job.c_heap_null_said = true;
         rt.misuse_here(Kind::MallocNull, None, None, detail);
     }
-    Take::Refused
+    Take::NoRoom
 }
 
 /// Gives the block at `at` back to this call's heap; false where no live block starts

@@ -16,7 +16,7 @@ fn blocks_fit_the_ten_kib_and_go_back_for_the_next() {
     assert_eq!(c_heap::usable(&rt, a), Some(6000));
     assert_eq!(
         c_heap::take(&mut rt, 6000, 0, false),
-        Take::Refused,
+        Take::NoRoom,
         "12000 bytes do not"
     );
     assert!(c_heap::give_back(&mut rt, a));
@@ -50,11 +50,11 @@ fn malloc_says_null_once_a_call_and_new_stops_the_core() {
         matches!(c_heap::take(&mut rt, most, 0, false), Take::At(0)),
         "the whole heap"
     );
-    assert_eq!(c_heap::take(&mut rt, 1, 0, false), Take::Refused);
-    assert_eq!(c_heap::take(&mut rt, 64 << 20, 0, false), Take::Refused);
+    assert_eq!(c_heap::take(&mut rt, 1, 0, false), Take::NoRoom);
+    assert_eq!(c_heap::take(&mut rt, 64 << 20, 0, false), Take::NoRoom);
     assert_eq!(
         c_heap::take(&mut rt, 1 << 40, 0, false),
-        Take::Refused,
+        Take::NoRoom,
         "past 32 bits"
     );
     assert_eq!(take(&mut rt).len(), 1, "once a call");
@@ -67,7 +67,7 @@ fn malloc_says_null_once_a_call_and_new_stops_the_core() {
     let stop = rt.job.on_error;
     rt.begin_job("t", 0, 1, Phase::Kernel, stop);
     assert!(matches!(c_heap::take(&mut rt, most, 0, false), Take::At(0)));
-    assert_eq!(c_heap::take(&mut rt, 1, 0, false), Take::Refused);
+    assert_eq!(c_heap::take(&mut rt, 1, 0, false), Take::NoRoom);
     assert_eq!(take(&mut rt).len(), 1);
     // Outside a kernel (a static constructor): the C library's, not modelled.
     rt.begin_job("t", 0, 1, Phase::Host, stop);

@@ -14,6 +14,7 @@ mod protocol;
 mod tcm;
 mod tcm_pool;
 mod tensors;
+mod watch;
 mod xmem;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -339,7 +339,7 @@ fn heap_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Resul
     rt.job.device_site = r.site()?;
     let at = match take(rt, bytes, align, new) {
         Take::At(at) => i64::from(at),
-        Take::Refused => -1,
+        Take::NoRoom => -1,
         Take::Outside => -2,
     };
     out.extend(at.to_le_bytes());

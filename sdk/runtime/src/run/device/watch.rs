@@ -14,9 +14,9 @@ use crate::base::codes::TCM_ALIGN;
 use crate::base::tcm::Pool;
 
 /// The device runtime's symbol of the pool's zone.
-const ZONE_SYMBOL: &str = "nt_device_tcm_zone";
+pub(crate) const ZONE_SYMBOL: &str = "nt_device_tcm_zone";
 /// The red zone before the pool (and after it): a granule.
-const RED_ZONE: u64 = TCM_ALIGN as u64;
+pub(crate) const RED_ZONE: u64 = TCM_ALIGN as u64;
 
 /// The pool's zone in the program: its first address and its bytes.
 pub fn zone(program: &Path) -> Option<(u64, u64)> {
@@ -25,7 +25,7 @@ pub fn zone(program: &Path) -> Option<(u64, u64)> {
 
 /// The data symbol `name` in the ELF file `data`, if it is larger than its two red zones:
 /// its address and bytes.
-fn zone_named(data: &[u8], name: &str) -> Option<(u64, u64)> {
+pub(crate) fn zone_named(data: &[u8], name: &str) -> Option<(u64, u64)> {
     use object::{Object, ObjectSymbol};
     let file = object::File::parse(data).ok()?;
     let s = file
@@ -96,66 +96,5 @@ impl Watch {
             offset,
             bytes,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blocks_go_to_the_plugin_once_per_change_at_their_zone_offsets_and_a_stray_line_reads() {
-        let (r, w) = std::io::pipe().unwrap();
-        let mut watch = Watch::new(std::fs::File::from(std::os::fd::OwnedFd::from(w)), 0x1000);
-        let mut pool = Pool::default();
-        let p = pool.alloc(100).unwrap();
-        assert!(
-            watch.update(&pool) && watch.update(&pool),
-            "the same blocks twice"
-        );
-        pool.free(p);
-        assert!(watch.update(&pool));
-        drop(watch.pipe);
-        let mut got = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::fs::File::from(std::os::fd::OwnedFd::from(r)),
-            &mut got,
-        )
-        .unwrap();
-        let words: Vec<u32> = got
-            .chunks(4)
-            .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
-            .collect();
-        assert_eq!(words, [1, RED_ZONE as u32, 100, 0], "one block, then none");
-        let w = Watch::new(std::fs::File::open("/dev/null").unwrap(), 0x1000);
-        let s = w.stray("s 40001a 1030 4").unwrap();
-        assert_eq!(
-            (s.pc, s.addr, s.offset, s.bytes),
-            (0x40_001a, 0x1030, -16, 4)
-        );
-        assert!(w.stray("4000 3 1").is_none() && w.stray("s 40 x 4").is_none());
-    }
-
-    /// Two zones of this test program's own: one with a byte past its red zones (under
-    /// the device runtime's name), one that is only red zones.
-    #[used]
-    #[export_name = "nt_device_tcm_zone"]
-    static NT_TEST_ZONE_ROOM: [u8; 2 * RED_ZONE as usize + 1] = [0; 2 * RED_ZONE as usize + 1];
-    #[used]
-    #[no_mangle]
-    static NT_TEST_ZONE_RED: [u8; 2 * RED_ZONE as usize] = [0; 2 * RED_ZONE as usize];
-
-    #[test]
-    fn a_zone_is_a_data_symbol_with_room_past_its_red_zones() {
-        let me = std::fs::read("/proc/self/exe").unwrap();
-        let room = std::hint::black_box(&NT_TEST_ZONE_ROOM);
-        let (at, bytes) = zone(Path::new("/proc/self/exe")).expect("found");
-        assert_eq!(bytes, 2 * RED_ZONE + 1);
-        assert_ne!(at, 0, "{:p}", room.as_ptr());
-        assert_eq!(zone_named(&me, "NT_TEST_ZONE_RED"), None, "red zones only");
-        let text = zone_named(&me, "the_test_names_no_such_symbol");
-        assert_eq!(text, None);
-        assert_eq!(zone_named(b"not an ELF file", ZONE_SYMBOL), None);
-        assert!(zone(Path::new("/nonexistent")).is_none());
     }
 }
