@@ -504,7 +504,7 @@ fn print_output(o: &Options, reports: &[CoreReport]) {
 
 /// A core's report with its place put into its words: a place in the emulated Q7's
 /// program by its DWARF, else by the host's stack ([`crate::run::place::place_report`]).
-fn place_core_report(r: &mut Report, device: Option<&crate::run::device::Device>) {
+fn place_core_report(r: &mut Report, device: Option<&crate::run::device::Program>) {
     if let (Some(At::Device(pc)), Some(d)) = (&r.at, device) {
         r.detail += &format!(
             ", at {}",

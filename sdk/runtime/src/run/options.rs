@@ -36,7 +36,7 @@ pub struct Options {
     pub sanitize: bool,
     /// `--device PROGRAM --translation OBJECT`: the kernel runs on the emulated Q7
     /// (docs/customop-device.md).
-    pub device: Option<crate::run::device::Device>,
+    pub device: Option<crate::run::device::Program>,
     /// `--profile DIR` (with `--device`): where the counted instructions went, written to
     /// DIR (docs/customop-device.md).
     pub profile: Option<PathBuf>,
@@ -120,7 +120,7 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
             "--device" => {
                 let program = value(&mut it, "--device needs the device program")?;
                 let translation = o.device.take().map(|d| d.translation);
-                o.device = Some(crate::run::device::Device {
+                o.device = Some(crate::run::device::Program {
                     program: program.into(),
                     translation: translation.unwrap_or_default(),
                     profile: false,
@@ -128,7 +128,7 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
             }
             "--translation" => {
                 let t = value(&mut it, "--translation needs the object")?;
-                let d = o.device.get_or_insert(crate::run::device::Device {
+                let d = o.device.get_or_insert(crate::run::device::Program {
                     program: Default::default(),
                     translation: Default::default(),
                     profile: false,

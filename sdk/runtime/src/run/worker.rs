@@ -54,7 +54,7 @@ pub struct Assignment {
     pub sanitize: bool,
     /// `--device`: the kernel's program for the emulated Q7.
     #[serde(default)]
-    pub device: Option<crate::run::device::Device>,
+    pub device: Option<crate::run::device::Program>,
 }
 
 impl WorkerArg {

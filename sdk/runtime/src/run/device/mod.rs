@@ -27,7 +27,7 @@ use crate::run::device::count::{Classes, DeviceCounts};
 
 /// The program for the device and the translation object linked into it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Device {
+pub struct Program {
     /// The linked program.
     pub program: PathBuf,
     /// The translation object it was linked with (its functions are counted apart).
@@ -107,7 +107,7 @@ fn pipe() -> Result<(std::fs::File, std::fs::File), String> {
 }
 
 /// The program started under qemu, or why not.
-fn start_program(dev: &Device) -> Result<Started, String> {
+fn start_program(dev: &Program) -> Result<Started, String> {
     let (mine, theirs) = UnixStream::pair().expect("a socket pair");
     let hbm = state::with(|rt| rt.machine.as_ref().map(|m| m.hbm_fd())).expect("the model runs");
     let qemu = std::env::var("NT_QEMU_XTENSA").unwrap_or_else(|_| "qemu-xtensa".into());
@@ -236,7 +236,7 @@ fn serve(
 
 /// Runs `kernel` with `call` in `dev`'s program on this core, answering its requests until
 /// it returns or ends.
-pub fn run(dev: &Device, kernel: &str, call: &[Arg]) -> ProgramRun {
+pub fn run(dev: &Program, kernel: &str, call: &[Arg]) -> ProgramRun {
     let mut ran = ProgramRun::default();
     let mut started = match start_program(dev) {
         Ok(started) => started,
