@@ -106,6 +106,8 @@ pub struct Pool {
     heap: crate::base::xmem::Heap,
     blocks: Vec<Block>,
     high_water: usize,
+    /// Allocations and frees so far (the live blocks change with each, and only then).
+    changes: u64,
     /// The arena's first byte (0: not reserved yet) and the next block's place in it.
     arena: usize,
     next: usize,
@@ -183,6 +185,7 @@ impl Pool {
             heap: crate::base::xmem::Heap::default(),
             blocks: Vec::new(),
             high_water: 0,
+            changes: 0,
             arena: 0,
             next: 0,
             arena_bytes,
@@ -214,6 +217,7 @@ impl Pool {
             return None;
         };
         self.high_water = self.high_water.max(self.heap.taken_bytes() as usize);
+        self.changes += 1;
         let ptr = map + pages - size;
         fill_slack(map + pages - PAGE, ptr + bytes, size - bytes, watch);
         self.blocks.push(Block {
@@ -268,6 +272,7 @@ impl Pool {
         unsafe { libc::mprotect(b.map as *mut libc::c_void, b.map_len, libc::PROT_NONE) };
         let offset = b.offset;
         self.heap.free(offset as u32);
+        self.changes += 1;
         true
     }
 
@@ -316,6 +321,12 @@ impl Pool {
             .iter()
             .find(|b| b.offset == offset && !b.freed)
             .map(|b| b.ptr as *mut u8)
+    }
+
+    /// How many times the live blocks changed: a count that moves with each allocation
+    /// and free, so that an unchanged count means [`Pool::live`] is as it was.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// The live blocks as the emulated Q7 holds them: (pool offset, bytes asked for), in

@@ -62,3 +62,32 @@ fn a_zone_is_a_data_symbol_with_room_past_its_red_zones() {
     assert_eq!(zone_named(b"not an ELF file", ZONE_SYMBOL), None);
     assert!(zone(Path::new("/nonexistent")).is_none());
 }
+
+#[test]
+fn a_free_after_an_allocation_is_a_change_the_plugin_is_told_of() {
+    let (r, w) = std::io::pipe().unwrap();
+    let mut watch = Watch::new(std::fs::File::from(std::os::fd::OwnedFd::from(w)), 0x1000);
+    let mut pool = Pool::default();
+    let a = pool.alloc(64).unwrap();
+    assert!(watch.update(&pool));
+    pool.alloc(100).unwrap();
+    pool.free(a);
+    assert!(watch.update(&pool), "one block in, another out");
+    drop(watch);
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::fs::File::from(std::os::fd::OwnedFd::from(r)),
+        &mut got,
+    )
+    .unwrap();
+    let words: Vec<u32> = got
+        .chunks(4)
+        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    let zone = RED_ZONE as u32;
+    assert_eq!(
+        words,
+        [1, zone, 64, 1, zone + 64, 100],
+        "a at 0, then b alone at 64"
+    );
+}

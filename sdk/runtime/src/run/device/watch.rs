@@ -34,12 +34,14 @@ pub(crate) fn zone_named(data: &[u8], name: &str) -> Option<(u64, u64)> {
     (s.size() > 2 * RED_ZONE).then(|| (s.address(), s.size()))
 }
 
-/// The runner's end of the watch: the plugin's pipe and the blocks it was last given.
+/// The runner's end of the watch: the plugin's pipe, the blocks it was last given and the
+/// pool's change count they were read at (one pool for the program's run: its core's job's).
 #[derive(Debug)]
 pub struct Watch {
     pipe: std::fs::File,
     zone: u64,
     sent: Vec<(usize, usize)>,
+    read_at: u64,
 }
 
 /// A store the watch saw outside every live block, which ended the program.
@@ -61,6 +63,7 @@ impl Watch {
             pipe,
             zone,
             sent: Vec::new(),
+            read_at: 0,
         }
     }
 
@@ -68,7 +71,12 @@ impl Watch {
     /// them: u32 count, then per block u32 offset in the zone and u32 bytes, native
     /// order, in one write (no more than the pool's 256 granules: under `PIPE_BUF`, so the
     /// plugin never reads half of one). False if the plugin is gone.
+    /// The blocks are read again only when the pool changed (not after every request).
     pub fn update(&mut self, pool: &Pool) -> bool {
+        if pool.changes() == self.read_at {
+            return true;
+        }
+        self.read_at = pool.changes();
         let live = pool.live();
         if live == self.sent {
             return true;
