@@ -14,7 +14,7 @@
 use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::TranslationCtx;
 use nt_support::differential::Pair;
-use nt_support::gen::Op;
+use nt_support::gen::LibCall;
 
 /// One input: returns, or panics with what is wrong.
 pub fn check(data: &[u8]) {
@@ -30,8 +30,8 @@ pub fn check(data: &[u8]) {
         let addr = u64::from_le_bytes(c[1..9].try_into().unwrap());
         let len = u64::from_le_bytes(c[9..17].try_into().unwrap());
         let r = match c[0] % 3 {
-            0 => pair.step(Op::Translate(addr)),
-            1 => pair.step(Op::Lookup(addr)),
+            0 => pair.step(LibCall::Translate(addr)),
+            1 => pair.step(LibCall::Lookup(addr)),
             _ => pair.step_span(addr, len),
         };
         if let Err(e) = r {

@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::Parser;
 use std::process::Command;
 
-use nt_support::gen::{standard_vectors, Op, TableShape};
+use nt_support::gen::{standard_vectors, LibCall, TableShape};
 use nt_support::tools::{product, run_ok, tool};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
@@ -33,9 +33,9 @@ fn main() {
         let mut bytes = v.table.to_bytes().to_vec();
         for (j, op) in v.ops.iter().enumerate() {
             let (kind, addr) = match *op {
-                Op::Translate(a) if j % 5 == 4 => (2u8, a),
-                Op::Translate(a) => (0u8, a),
-                Op::Lookup(a) => (1u8, a),
+                LibCall::Translate(a) if j % 5 == 4 => (2u8, a),
+                LibCall::Translate(a) => (0u8, a),
+                LibCall::Lookup(a) => (1u8, a),
             };
             bytes.push(kind);
             bytes.extend_from_slice(&addr.to_le_bytes());

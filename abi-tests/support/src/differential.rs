@@ -15,7 +15,7 @@
 //! * `D3_NULL_POINTERS` and `D4_BAD_REGISTER`: the model would fault; a [`Pair`] never
 //!   passes them (abi-tests/library/tests/ffi_contract.rs checks the library's hardened behaviour).
 
-use crate::gen::Op;
+use crate::gen::LibCall;
 use crate::reference::{ref_mapping_lookup, ref_translate};
 use crate::RegisterBank;
 use neuron_translate::abi::{
@@ -69,11 +69,11 @@ impl Pair {
     }
 
     /// Runs `op` on both and compares; `Err` describes the first difference.
-    pub fn step(&mut self, op: Op) -> Result<(), String> {
+    pub fn step(&mut self, op: LibCall) -> Result<(), String> {
         let ctx_r = (&mut self.rust as *mut TranslationCtx).cast::<core::ffi::c_void>();
         let ctx_c = (&mut self.model as *mut TranslationCtx).cast::<core::ffi::c_void>();
         match op {
-            Op::Lookup(a) => {
+            LibCall::Lookup(a) => {
                 self.counts.lookups += 1;
                 let (mut wr, mut lr, mut wc, mut lc) = (0xAAu64, 0xBBu64, 0xAAu64, 0xBBu64);
                 // SAFETY: valid tables and outputs.
@@ -91,7 +91,7 @@ impl Pair {
                     ));
                 }
             }
-            Op::Translate(a) => {
+            LibCall::Translate(a) => {
                 let hit = self.rust.find(a).is_some();
                 let victim = self.rust.victim();
                 if hit {

@@ -53,23 +53,23 @@ pub struct TableVector {
     /// The table, with `reg_location` = block index (0..5) for every record.
     pub table: TranslationCtx,
     /// Addresses to translate or look up, in order.
-    pub ops: Vec<Op>,
+    pub ops: Vec<LibCall>,
 }
 
-/// One call.
+/// One call of the library (a differential test's step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub enum LibCall {
     /// `neuron_translate(ctx, addr)`.
     Translate(u64),
     /// `neuron_translate_mapping_lookup(ctx, addr, ..)`.
     Lookup(u64),
 }
 
-impl Op {
+impl LibCall {
     /// The address of the call.
     pub fn addr(self) -> u64 {
         match self {
-            Op::Translate(a) | Op::Lookup(a) => a,
+            LibCall::Translate(a) | LibCall::Lookup(a) => a,
         }
     }
 }
@@ -144,9 +144,9 @@ pub fn vector(rng: &mut Rng, shape: TableShape, n: usize) -> TableVector {
         .map(|_| {
             let a = address(rng, &table);
             if rng.chance(1, 4) {
-                Op::Lookup(a)
+                LibCall::Lookup(a)
             } else {
-                Op::Translate(a)
+                LibCall::Translate(a)
             }
         })
         .collect();

@@ -11,7 +11,7 @@ use neuron_translate::layout::offsets::CTX_SIZE;
 use neuron_translate::layout::RECORDS;
 use neuron_translate::{RegisterLog, TranslationCtx};
 
-use crate::gen::{Op, TableShape, TableVector};
+use crate::gen::{LibCall, TableShape, TableVector};
 use crate::tools::{product, run_ok, tool};
 use crate::{bind_registers, unbind_registers};
 
@@ -403,13 +403,13 @@ pub fn vectors_header(vectors: &[(TableShape, TableVector)]) -> String {
         for op in &v.ops {
             let mut rec = RegisterLog::default();
             let (kind, addr, result, start, end) = match *op {
-                Op::Translate(a) => {
+                LibCall::Translate(a) => {
                     let r = t
                         .translate(a, &mut rec)
                         .expect("standard vectors have valid registers");
                     (0, a, i64::from(r), 0u64, 0u64)
                 }
-                Op::Lookup(a) => match t.lookup(a) {
+                LibCall::Lookup(a) => match t.lookup(a) {
                     Some(m) => (1, a, 0, m.start, m.end),
                     None => (1, a, -1, 0, 0),
                 },

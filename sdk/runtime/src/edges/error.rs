@@ -5,5 +5,5 @@
 pub enum EdgeError {
     /// A server request's tensor is not one the API holds.
     #[error("{0}")]
-    Refused(String),
+    BadRequest(String),
 }

@@ -42,7 +42,7 @@ use crate::percore::registry::{self, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, HBM_BASE, HOST_SHARE};
 use crate::run::options::{Options, StatsFormat};
-use crate::run::outcome::{Refused, Stop};
+use crate::run::outcome::{Refusal, Stop};
 use crate::run::report::Output;
 use crate::run::Session;
 
@@ -241,10 +241,10 @@ fn watch_caller(fd: i32) {
 /// shape checked against a tensor's limits: the reason when either is wrong.
 fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, EdgeError> {
     let d = DType::from_code(dtype)
-        .ok_or_else(|| EdgeError::Refused(format!("no element type has code {dtype}")))?;
+        .ok_or_else(|| EdgeError::BadRequest(format!("no element type has code {dtype}")))?;
     let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
     if !dims.is_some_and(|d| within_limits(&d)) {
-        return Err(EdgeError::Refused(format!(
+        return Err(EdgeError::BadRequest(format!(
             "shape {shape:?} is {}",
             crate::base::limits::past_limits()
         )));
@@ -268,7 +268,7 @@ fn alloc(dtype: i32, shape: &[i64]) -> Value {
     })
 }
 
-fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
+fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refusal> {
     let value = |kind, i, f| Arg {
         kind,
         meta: core::ptr::null(),
@@ -282,7 +282,7 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
         ArgIn::ScalarFloat(bits) => value(ARG_SCALAR_FLOAT, 0, f64::from_bits(bits)),
         ArgIn::Meta { dtype, ref shape } => {
             let d = tensor_type(dtype, shape)
-                .map_err(|m| Refused::because(format!("argument {k}: {m}")))?;
+                .map_err(|m| Refusal::because(format!("argument {k}: {m}")))?;
             let meta = state::with(|rt| {
                 let h = tensors::create(rt, d, shape, true);
                 let e = rt.entry(h);
@@ -300,14 +300,14 @@ fn argument(a: &ArgIn, k: usize) -> Result<Arg, Refused> {
             dtype,
             ref shape,
             ref hex,
-        } => inline_tensor(dtype, shape, hex, k).map_err(|r| Refused {
+        } => inline_tensor(dtype, shape, hex, k).map_err(|r| Refusal {
             reason: format!("argument {k}: {}", r.reason),
             ..r
         })?,
         ArgIn::Tensor(h) => state::with(|rt| {
             if !rt.is_live(h) {
                 let m = format!("argument {k}: tensor {h} is not live");
-                return Err(Refused::because(m));
+                return Err(Refusal::because(m));
             }
             Ok(input(rt, h, k))
         })?,
@@ -327,8 +327,8 @@ fn input(rt: &mut state::Runtime, h: u32, k: usize) -> Arg {
 }
 
 /// A `Bytes` argument as a tensor of its own (released after the call).
-fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, Refused> {
-    let refused = Refused::because;
+fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, Refusal> {
+    let refused = Refusal::because;
     let d = tensor_type(dtype, shape).map_err(|e| refused(e.to_string()))?;
     let data = from_hex(hex).ok_or_else(|| refused("its bytes are not hexadecimal".into()))?;
     if data.len() > INLINE_BYTES {
@@ -344,7 +344,7 @@ fn inline_tensor(dtype: i32, shape: &[i64], hex: &str, k: usize) -> Result<Arg, 
             let m = format!("{} bytes for a {shape:?} tensor of {want}", data.len());
             return Err(refused(m));
         }
-        tensors::room_for(rt, d, shape).map_err(|e| Refused::hbm_full(e.to_string()))?;
+        tensors::room_for(rt, d, shape).map_err(|e| Refusal::hbm_full(e.to_string()))?;
         let h = tensors::create(rt, d, shape, false);
         tensors::write_all(rt, h, &data);
         Ok(input(rt, h, k))
@@ -484,7 +484,7 @@ fn shape(session: &mut Session, op: String, args: &[ArgIn], timeout: Option<f64>
 /// A request's arguments converted, with the tensors made for `Meta` and `Bytes` ones
 /// (the caller releases them after the run); those already made are released when an
 /// argument is refused.
-fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
+fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refusal> {
     let (mut call, mut made) = (Vec::new(), Vec::new());
     for (k, a) in args.iter().enumerate() {
         match argument(a, k) {
@@ -505,7 +505,7 @@ fn arguments(args: &[ArgIn]) -> Result<(Vec<Arg>, Vec<u32>), Refused> {
 }
 
 /// The answer to a request whose arguments are refused.
-fn refusal(refused: Refused) -> Value {
+fn refusal(refused: Refusal) -> Value {
     stopped(Stop {
         status: ExitStatus::Refused,
         refused: Some(refused),

@@ -103,7 +103,7 @@ pub fn factory(
 /// after an `operation-error` for a code not known.
 pub fn apply(rt: &mut Runtime, c: i32, args: [Operand; 3], out: Option<u32>) -> u32 {
     match op(rt, c) {
-        Some(op) => ops::apply(rt, ops::Call { op, args }, out),
+        Some(op) => ops::apply(rt, ops::Application { op, args }, out),
         None => 0,
     }
 }

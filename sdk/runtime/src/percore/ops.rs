@@ -26,7 +26,7 @@ pub enum Operand {
 /// What an operation is given: its first operand, its second, and a third (`clamp`'s max,
 /// `add`'s and `sub`'s alpha).
 #[derive(Debug, Clone, Copy)]
-pub struct Call {
+pub struct Application {
     /// The operation.
     pub op: Op,
     /// Its operands.
@@ -41,7 +41,7 @@ fn is_unary_float(op: Op) -> bool {
 }
 
 /// The element type of the result, or why the operands are refused.
-pub fn result_dtype(call: &Call, dtypes: [Option<DType>; 2]) -> Result<DType, CoreError> {
+pub fn result_dtype(call: &Application, dtypes: [Option<DType>; 2]) -> Result<DType, CoreError> {
     let op = call.op;
     let t = match dtypes {
         [Some(a), Some(b)] if a != b => {
@@ -157,7 +157,7 @@ fn shape_of(rt: &mut Runtime, h: u32) -> (Vec<i64>, DType) {
 /// Runs `call`, into `out` (the `_out` form) or a new tensor: the result's handle (a new
 /// one with one reference; `out` itself for the `_out` form). A refusal is reported
 /// (operation-error, naming the operation and the shapes or types) and stops the core.
-pub fn apply(rt: &mut Runtime, call: Call, out: Option<u32>) -> u32 {
+pub fn apply(rt: &mut Runtime, call: Application, out: Option<u32>) -> u32 {
     let name = call.op.name();
     let tensors: Vec<u32> = call.args[..2]
         .iter()
@@ -205,7 +205,7 @@ pub fn apply(rt: &mut Runtime, call: Call, out: Option<u32>) -> u32 {
 
 fn compute(
     rt: &mut Runtime,
-    call: Call,
+    call: Application,
     tensors: &[u32],
     shapes: &[(Vec<i64>, DType)],
     to: DType,
@@ -282,8 +282,8 @@ mod tests {
     //! operation against NumPy on every type through the runner).
     use super::*;
 
-    fn call(op: Op, a: Operand, b: Operand, c: Operand) -> Call {
-        Call {
+    fn call(op: Op, a: Operand, b: Operand, c: Operand) -> Application {
+        Application {
             op,
             args: [a, b, c],
         }
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn result_types_follow_the_documented_rules() {
         let int = Some(DType::Int);
-        let ty = |c: Call, d: [Option<DType>; 2]| result_dtype(&c, d);
+        let ty = |c: Application, d: [Option<DType>; 2]| result_dtype(&c, d);
         assert_eq!(ty(call(Op::Add, T, T, I2), [int, int]), Ok(DType::Int));
         assert_eq!(ty(call(Op::Mul, T, F2, N), [int, None]), Ok(DType::Float));
         assert_eq!(ty(call(Op::Div, T, T, N), [int, int]), Ok(DType::Float));

@@ -24,7 +24,7 @@ use crate::percore::state;
 use crate::percore::tensors::{self, POISON};
 use crate::run::error::RunError;
 use crate::run::options::{self, Options};
-use crate::run::outcome::{Outcome, Ran, Stop};
+use crate::run::outcome::{Outcome, Produced, Stop};
 use crate::run::outfile::Reserved;
 use crate::run::session::Session;
 
@@ -367,7 +367,7 @@ fn run_op(session: &mut Session, o: &Options, call: &[Arg]) -> Outcome<u32> {
         }
     });
     if status == ExitStatus::Ran {
-        Ok(Ran {
+        Ok(Produced {
             output,
             stats: ran.stats,
         })

@@ -9,25 +9,25 @@ use crate::base::codes::ExitStatus;
 
 /// A call refused before its kernel ran: why, and whether for want of HBM.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
+pub struct Refusal {
     /// The reason, for people.
     pub reason: String,
     /// Whether HBM had no room for a tensor (the server says `"kind": "hbm-full"`).
     pub hbm_full: bool,
 }
 
-impl Refused {
+impl Refusal {
     /// A refusal for `reason`.
-    pub fn because(reason: String) -> Refused {
-        Refused {
+    pub fn because(reason: String) -> Refusal {
+        Refusal {
             reason,
             hbm_full: false,
         }
     }
 
     /// A refusal for want of HBM, for `reason`.
-    pub fn hbm_full(reason: String) -> Refused {
-        Refused {
+    pub fn hbm_full(reason: String) -> Refusal {
+        Refusal {
             reason,
             hbm_full: true,
         }
@@ -40,7 +40,7 @@ pub struct Stop {
     /// The exit status (never [`ExitStatus::Ran`]).
     pub status: ExitStatus,
     /// The reason, when the call was refused.
-    pub refused: Option<Refused>,
+    pub refused: Option<Refusal>,
     /// The stats document ([`crate::run::options::StatsFormat::Return`]).
     pub stats: Option<Value>,
 }
@@ -58,7 +58,7 @@ impl Stop {
 
 /// A call that ran: its output and the stats document asked back.
 #[derive(Debug)]
-pub struct Ran<T> {
+pub struct Produced<T> {
     /// The output (a tensor handle holding one reference, or the shape function's result).
     pub output: T,
     /// The stats document ([`crate::run::options::StatsFormat::Return`]).
@@ -66,4 +66,4 @@ pub struct Ran<T> {
 }
 
 /// What a call came to.
-pub type Outcome<T> = Result<Ran<T>, Stop>;
+pub type Outcome<T> = Result<Produced<T>, Stop>;

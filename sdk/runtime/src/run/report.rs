@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::misuse::{Kind, Report, Severity};
 use crate::percore::state::{Access, Counts};
-use crate::run::outcome::{Refused, Stop};
+use crate::run::outcome::{Refusal, Stop};
 
 /// The tensor a kernel returned.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -156,7 +156,7 @@ pub fn refuse_hbm_full(m: String) -> Stop {
 fn refuse_as(reason: String, hbm_full: bool) -> Stop {
     Stop {
         status: crate::base::codes::ExitStatus::Refused,
-        refused: Some(Refused { reason, hbm_full }),
+        refused: Some(Refusal { reason, hbm_full }),
         stats: None,
     }
 }
