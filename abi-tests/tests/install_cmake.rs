@@ -73,17 +73,31 @@ fn the_quick_starts_and_the_kernel_build_with_cmake_from_the_installed_package()
     // An older request of the same release line is served; a newer one, or another
     // major version, is not (before 1.0, another minor version is not either).
     assert!(cmake_probe(&dir, &prefix, &format!("{}.{}", parts[0], parts[1])).is_ok());
-    assert!(cmake_probe(&dir, &prefix, &format!("{}.{}", parts[0], parts[1] + 1)).is_err());
-    assert!(cmake_probe(&dir, &prefix, &format!("{}", parts[0] + 1)).is_err());
+    let refused = |version: String| {
+        let no = cmake_probe(&dir, &prefix, &version).expect_err("an incompatible version");
+        assert!(
+            no.stderr.contains("compatible with requested version"),
+            "{version}: {}",
+            no.stderr
+        );
+    };
+    refused(format!("{}.{}", parts[0], parts[1] + 1));
+    refused(format!("{}", parts[0] + 1));
     if parts[0] == 0 && parts[1] > 0 {
-        assert!(cmake_probe(&dir, &prefix, &format!("0.{}", parts[1] - 1)).is_err());
+        refused(format!("0.{}", parts[1] - 1));
     }
+}
+
+/// What CMake said when `find_package` found nothing suitable.
+#[derive(Debug)]
+struct CmakeRefused {
+    stderr: String,
 }
 
 /// A CMake project that asks for neuron_translate `version` from `prefix`: what it finds
 /// (the version, the host and device libraries' locations, the device object), or what
 /// CMake said when it found nothing suitable.
-fn cmake_probe(dir: &Path, prefix: &Path, version: &str) -> Result<Vec<String>, String> {
+fn cmake_probe(dir: &Path, prefix: &Path, version: &str) -> Result<Vec<String>, CmakeRefused> {
     let src = dir.join("probe");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(
@@ -108,7 +122,9 @@ fn cmake_probe(dir: &Path, prefix: &Path, version: &str) -> Result<Vec<String>, 
         .output()
         .unwrap();
     if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        return Err(CmakeRefused {
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     let text = std::fs::read_to_string(build.join("found.txt")).unwrap();
     Ok(text.lines().map(String::from).collect())

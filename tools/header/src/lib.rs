@@ -17,6 +17,45 @@
 pub mod codes;
 pub mod runtime;
 
+/// Why a generated file could not be made: cbindgen's refusal, with the file it was given.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// A cbindgen configuration that did not load (cbindgen gives its reason as text).
+    #[error("{config}: {reason}")]
+    Config { config: String, reason: String },
+    /// cbindgen could not read or parse a source.
+    #[error("cbindgen on {src}: {source}")]
+    Cbindgen {
+        src: String,
+        source: Box<cbindgen::Error>,
+    },
+    /// cbindgen wrote bytes that are not UTF-8.
+    #[error("cbindgen on {src}: {source}")]
+    NotText {
+        src: String,
+        source: std::string::FromUtf8Error,
+    },
+    /// cbindgen's output lacked the line the runtime's codes follow.
+    #[error("cbindgen wrote no <stdint.h> include")]
+    NoStdint,
+}
+
+/// cbindgen's configuration `config` (relative to `root`).
+pub(crate) fn load_config(root: &Path, config: &str) -> Result<cbindgen::Config, GenerateError> {
+    cbindgen::Config::from_file(root.join(config)).map_err(|reason| GenerateError::Config {
+        config: config.to_string(),
+        reason,
+    })
+}
+
+/// cbindgen's output `text` on `src`, as text.
+pub(crate) fn as_text(src: &str, text: Vec<u8>) -> Result<String, GenerateError> {
+    String::from_utf8(text).map_err(|source| GenerateError::NotText {
+        src: src.to_string(),
+        source,
+    })
+}
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -32,7 +71,7 @@ pub fn root() -> PathBuf {
 ///
 /// # Errors
 /// cbindgen's, when it cannot read or parse a source or a configuration.
-pub fn generate() -> Result<String, String> {
+pub fn generate() -> Result<String, GenerateError> {
     let root = root();
     let types = cbindgen_pass(&root, "tools/header/cbindgen.toml", "src/layout.rs")?;
     // mod.rs brings ffi.rs (its `pub mod ffi`).
@@ -41,17 +80,19 @@ pub fn generate() -> Result<String, String> {
 }
 
 /// What cbindgen writes for `src` (a file of the crate) under the configuration `config`.
-fn cbindgen_pass(root: &Path, config: &str, src: &str) -> Result<String, String> {
-    let config =
-        cbindgen::Config::from_file(root.join(config)).map_err(|e| format!("{config}: {e}"))?;
+fn cbindgen_pass(root: &Path, config: &str, src: &str) -> Result<String, GenerateError> {
+    let config = load_config(root, config)?;
     let mut text = Vec::new();
     cbindgen::Builder::new()
         .with_config(config)
         .with_src(root.join(src))
         .generate()
-        .map_err(|e| format!("cbindgen on {src}: {e}"))?
+        .map_err(|source| GenerateError::Cbindgen {
+            src: src.to_string(),
+            source: Box::new(source),
+        })?
         .write(&mut text);
-    String::from_utf8(text).map_err(|e| format!("cbindgen on {src}: {e}"))
+    as_text(src, text)
 }
 
 fn doc_comment(out: &mut String, indent: &str, doc: &str) {

@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use crate::{as_text, load_config, GenerateError};
+
 /// The committed copy, relative to the repository root.
 pub const COMMITTED: &str = "sdk/include/neuron_customop_host/runtime.h";
 
@@ -21,10 +23,8 @@ const SOURCES: [&str; 5] = [
 ///
 /// # Errors
 /// cbindgen's, when it cannot read or parse a source or the configuration.
-pub fn generate(root: &Path) -> Result<String, String> {
-    let config = "tools/header/cbindgen-runtime.toml";
-    let config =
-        cbindgen::Config::from_file(root.join(config)).map_err(|e| format!("{config}: {e}"))?;
+pub fn generate(root: &Path) -> Result<String, GenerateError> {
+    let config = load_config(root, "tools/header/cbindgen-runtime.toml")?;
     let mut builder = cbindgen::Builder::new().with_config(config);
     for src in SOURCES {
         builder = builder.with_src(root.join(src));
@@ -32,12 +32,15 @@ pub fn generate(root: &Path) -> Result<String, String> {
     let mut text = Vec::new();
     builder
         .generate()
-        .map_err(|e| format!("cbindgen on the runtime: {e}"))?
+        .map_err(|source| GenerateError::Cbindgen {
+            src: "the runtime".into(),
+            source: Box::new(source),
+        })?
         .write(&mut text);
-    let text = String::from_utf8(text).map_err(|e| format!("cbindgen on the runtime: {e}"))?;
+    let text = as_text("the runtime", text)?;
     let (head, body) = text
         .split_once("#include <stdint.h>\n")
-        .ok_or("cbindgen wrote no <stdint.h> include")?;
+        .ok_or(GenerateError::NoStdint)?;
     Ok(format!(
         "{head}#include <stdint.h>\n\n{}{body}",
         crate::codes::runtime_h()

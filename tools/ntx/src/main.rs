@@ -473,8 +473,13 @@ fn build(spec: &Path, out: &Path) -> Result<u8, Failure> {
     Ok(0)
 }
 
-fn parse_addr(s: &str) -> Result<u64, String> {
-    tables::parse_u64(s).ok_or_else(|| format!("{s:?} is not an address"))
+/// An address on the command line that is not a number.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not an address")]
+struct NotAnAddress(String);
+
+fn parse_addr(s: &str) -> Result<u64, NotAnAddress> {
+    tables::parse_u64(s).ok_or_else(|| NotAnAddress(s.to_string()))
 }
 
 /// `ntx simulate`: the trace through the table (the original's from `(engine_base,

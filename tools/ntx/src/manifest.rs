@@ -130,7 +130,7 @@ impl Manifest {
         )]);
         for s in &self.symbols {
             evidence.insert(s.name.clone(), format!("{} ({})", s.seed, s.confidence));
-            let bad = |e: String| {
+            let bad = |e: crate::model::UnknownSpelling| {
                 Error::new(
                     ErrorKind::MalformedManifest,
                     source,
@@ -141,7 +141,7 @@ impl Manifest {
                 binding: s.binding.parse().map_err(bad)?,
                 kind: s.kind.parse().map_err(bad)?,
                 visibility: s.visibility.parse().map_err(bad)?,
-                section: s.section.parse().map_err(bad)?,
+                section: s.section.parse().unwrap_or_else(|never| match never {}),
                 size: s.size.unwrap_or(0),
                 offset: s.offset,
                 align: s.align,

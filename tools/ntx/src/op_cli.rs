@@ -119,10 +119,8 @@ pub struct OpBuild {
 }
 
 /// `--timeout` checked as the runner checks it (sdk/common), passed on as typed.
-fn timeout_arg(s: &str) -> Result<String, String> {
-    nt_sdk_common::timeout_of(s)
-        .map(|_| s.to_string())
-        .map_err(|e| e.to_string())
+fn timeout_arg(s: &str) -> Result<String, nt_sdk_common::LimitError> {
+    nt_sdk_common::timeout_of(s).map(|_| s.to_string())
 }
 
 #[derive(Args, Debug)]

@@ -50,15 +50,20 @@ pub fn device_sdk() -> Result<DeviceSdk, OpError> {
     })
 }
 
+/// What a tool that failed wrote on stderr.
+struct ToolFailed {
+    said: String,
+}
+
 /// `cmd` (the program `what`) run: what it said on stderr, as `Ok` if it succeeded and as
-/// `Err` if not; an error if it did not start.
-fn run(cmd: &mut Command, what: &str) -> Result<Result<String, String>, OpError> {
+/// [`ToolFailed`] if not; an error if it did not start.
+fn run(cmd: &mut Command, what: &str) -> Result<Result<String, ToolFailed>, OpError> {
     let out = crate::guard::output(cmd).map_err(OpError::start(what))?;
-    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
     Ok(if out.status.success() {
-        Ok(text)
+        Ok(said)
     } else {
-        Err(text)
+        Err(ToolFailed { said })
     })
 }
 
@@ -99,7 +104,7 @@ pub fn check(sdk: &DeviceSdk, b: &Build, src: &Path) -> Result<(), OpError> {
     let mut cmd = front_end(sdk, b, src, &b.dir, &["-fsyntax-only".as_ref()], false)?;
     run(&mut cmd, &sdk.clang)?
         .map(|_| ())
-        .map_err(|e| OpError::Device(crate::parity::refusal(src, &e)))
+        .map_err(|f| OpError::Device(crate::parity::refusal(src, &f.said)))
 }
 
 /// Why the emulation's compile of `src` failed, where the device's own compile passed it
@@ -169,7 +174,7 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), OpE
         ],
         true,
     )?;
-    run(&mut cmd, &sdk.clang)?.map_err(|e| OpError::Device(emulation_refusal(src, &e)))?;
+    run(&mut cmd, &sdk.clang)?.map_err(|f| OpError::Device(emulation_refusal(src, &f.said)))?;
     // The IR and the assembly are bytes: the assembly's comments print the debug
     // information's constants raw (a float's DW_OP_implicit_value: -1.0f is 0x80 0xbf),
     // which need not be UTF-8. Both edits touch ASCII lines only.
@@ -182,10 +187,10 @@ fn compile(sdk: &DeviceSdk, b: &Build, src: &Path, obj: &Path) -> Result<(), OpE
         .arg(&ir)
         .arg("-o")
         .arg(&asm);
-    run(&mut cmd, &sdk.clang)?.map_err(|said| OpError::Compile {
+    run(&mut cmd, &sdk.clang)?.map_err(|f| OpError::Compile {
         compiler: Compiler::Device,
         path: src.into(),
-        said,
+        said: f.said,
         hint: String::new(),
     })?;
     // clang writes call-frame directives its own assembler rejects for Xtensa.
@@ -307,9 +312,9 @@ fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), OpError> {
     .arg(asm)
     .arg("-o")
     .arg(&raw);
-    run(&mut cmd, &sdk.llvm_mc)?.map_err(|said| OpError::Assemble {
+    run(&mut cmd, &sdk.llvm_mc)?.map_err(|f| OpError::Assemble {
         path: asm.into(),
-        said,
+        said: f.said,
     })?;
     let data = std::fs::read(&raw).map_err(OpError::file(FileAction::Read, &raw))?;
     let file = object::File::parse(&*data).map_err(|source| OpError::NotObject {
@@ -324,9 +329,9 @@ fn assemble(sdk: &DeviceSdk, asm: &Path, obj: &Path) -> Result<(), OpError> {
             }
         }
     }
-    run(cmd.arg(&raw).arg(obj), &sdk.llvm_objcopy)?.map_err(|said| OpError::Assemble {
+    run(cmd.arg(&raw).arg(obj), &sdk.llvm_objcopy)?.map_err(|f| OpError::Assemble {
         path: asm.into(),
-        said,
+        said: f.said,
     })?;
     let _ = std::fs::remove_file(&raw);
     Ok(())
@@ -434,7 +439,7 @@ pub fn build(b: &Build, sdk: &DeviceSdk, translation: &Path) -> Result<PathBuf, 
     .arg(translation)
     .arg("-o")
     .arg(&elf);
-    if let Err(e) = run(&mut cmd, &sdk.ld)? {
+    if let Err(ToolFailed { said: e }) = run(&mut cmd, &sdk.ld)? {
         let mut names: Vec<String> = e
             .lines()
             .filter_map(|l| {

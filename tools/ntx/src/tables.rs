@@ -294,13 +294,32 @@ pub enum Num {
     Text(String),
 }
 
+/// What is wrong with one field of a spec (`BadSpec` joins them).
+#[derive(Debug, thiserror::Error)]
+enum SpecProblem {
+    #[error("{what} = {value} is negative")]
+    Negative { what: String, value: i64 },
+    #[error("{what} = {text:?} is not a number")]
+    NotANumber { what: String, text: String },
+    #[error("window {slot}: kind {kind:?} is neither \"reusable\" nor \"pinned\"")]
+    Kind { slot: usize, kind: String },
+    #[error("window {slot}: give exactly one of size and mask")]
+    Extent { slot: usize },
+    #[error("window {slot}: local_base does not fit 32 bits")]
+    LocalBase { slot: usize },
+}
+
 impl Num {
     /// The number; `what` names it in the error (`window 0: size`).
-    fn value(&self, what: &str) -> Result<u64, String> {
+    fn value(&self, what: &str) -> Result<u64, SpecProblem> {
+        let what = what.to_string();
         match self {
             Num::Int(i) if *i >= 0 => Ok(*i as u64),
-            Num::Int(i) => Err(format!("{what} = {i} is negative")),
-            Num::Text(t) => parse_u64(t).ok_or_else(|| format!("{what} = {t:?} is not a number")),
+            Num::Int(i) => Err(SpecProblem::Negative { what, value: *i }),
+            Num::Text(t) => parse_u64(t).ok_or_else(|| SpecProblem::NotANumber {
+                what,
+                text: t.clone(),
+            }),
         }
     }
 }
@@ -314,7 +333,7 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], Error> {
         Some(_) if !spec.windows.is_empty() => {
             return Err(bad("give either [original] or [[window]]s, not both".into()))
         }
-        Some(o) => TableBuilder::original(&o.inputs().map_err(bad)?),
+        Some(o) => TableBuilder::original(&o.inputs().map_err(|e| bad(e.to_string()))?),
         None => TableBuilder::new(),
     };
     b = b.next_alloc(spec.next_alloc);
@@ -322,7 +341,7 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], Error> {
     for w in &spec.windows {
         match w.window() {
             Ok(win) => b = b.window(win),
-            Err(e) => errors.push(e),
+            Err(e) => errors.push(e.to_string()),
         }
     }
     if !errors.is_empty() {
@@ -334,7 +353,7 @@ pub fn build(text: &str, source: &str) -> Result<[u8; CTX_SIZE], Error> {
 
 impl SpecOriginal {
     /// What `_init_translate_ctx` would read.
-    fn inputs(&self) -> Result<InitInputs, String> {
+    fn inputs(&self) -> Result<InitInputs, SpecProblem> {
         Ok(InitInputs {
             engine_base: self.engine_base.value("[original] engine_base")?,
             hbm_scratch: self.hbm_scratch.value("[original] hbm_scratch")?,
@@ -344,29 +363,30 @@ impl SpecOriginal {
 
 impl SpecWindow {
     /// The window this entry describes, or the first thing wrong with it.
-    fn window(&self) -> Result<Window, String> {
+    fn window(&self) -> Result<Window, SpecProblem> {
         let slot = self.slot;
         let field = |what: &str| format!("window {slot}: {what}");
         let kind = match self.kind.as_str() {
             "reusable" => SlotUse::Reusable,
             "pinned" => SlotUse::Pinned,
             other => {
-                return Err(field(&format!(
-                    "kind {other:?} is neither \"reusable\" nor \"pinned\""
-                )))
+                return Err(SpecProblem::Kind {
+                    slot,
+                    kind: other.to_string(),
+                })
             }
         };
         let extent = match (&self.size, &self.mask) {
             (Some(s), None) => Extent::Size(s.value(&field("size"))?),
             (None, Some(m)) => Extent::Mask(m.value(&field("mask"))?),
-            _ => return Err(field("give exactly one of size and mask")),
+            _ => return Err(SpecProblem::Extent { slot }),
         };
         let soc_base = match &self.soc_base {
             Some(n) => Some(n.value(&field("soc_base"))?),
             None => None,
         };
         let local_base = u32::try_from(self.local_base.value(&field("local_base"))?)
-            .map_err(|_| field("local_base does not fit 32 bits"))?;
+            .map_err(|_| SpecProblem::LocalBase { slot })?;
         Ok(Window {
             slot,
             kind,

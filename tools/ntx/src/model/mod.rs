@@ -18,6 +18,18 @@ fn as_text<T: fmt::Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Erro
     s.collect_str(v)
 }
 
+/// A spelling of an ELF field that none of its values has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {field} {given:?} (one of: {})", known.join(", "))]
+pub struct UnknownSpelling {
+    /// The field (`binding`, `type`, ...).
+    pub field: &'static str,
+    /// What was given.
+    pub given: String,
+    /// The spellings the field has.
+    pub known: &'static [&'static str],
+}
+
 /// Declares a C-like enum over an ELF field, with its `readelf` spellings (Display,
 /// FromStr, Serialize) and a catch-all for other values.
 macro_rules! elf_enum {
@@ -50,12 +62,12 @@ macro_rules! elf_enum {
         }
 
         impl FromStr for $name {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
+            type Err = UnknownSpelling;
+            fn from_str(s: &str) -> Result<Self, UnknownSpelling> {
                 match s {
                     $($text => Ok($name::$v),)*
-                    _ => Err(format!(concat!("unknown ", $other, " {:?} (one of: {})"), s,
-                        [$($text),*].join(", "))),
+                    _ => Err(UnknownSpelling { field: $other, given: s.to_string(),
+                        known: &[$($text),*] }),
                 }
             }
         }
@@ -193,9 +205,9 @@ impl fmt::Display for SectionKind {
 }
 
 impl FromStr for SectionKind {
-    type Err = String;
+    type Err = std::convert::Infallible;
     /// The spellings of `Display`; anything else is a section's own name.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
         let all = [
             SectionKind::Text,
             SectionKind::Literal,

@@ -99,15 +99,27 @@ struct Started {
     watch: Option<watch::Watch>,
 }
 
+/// Why the program did not start under qemu.
+#[derive(Debug, thiserror::Error)]
+enum NotStarted {
+    #[error("a pipe: {0}")]
+    Pipe(std::io::Error),
+    #[error("cannot run {qemu}: {source}")]
+    Qemu {
+        qemu: String,
+        source: std::io::Error,
+    },
+}
+
 /// A pipe: (read end, write end).
-fn pipe() -> Result<(std::fs::File, std::fs::File), String> {
-    let (r, w) = std::io::pipe().map_err(|e| format!("a pipe: {e}"))?;
+fn pipe() -> Result<(std::fs::File, std::fs::File), NotStarted> {
+    let (r, w) = std::io::pipe().map_err(NotStarted::Pipe)?;
     let file = |fd: std::os::fd::OwnedFd| std::fs::File::from(fd);
     Ok((file(r.into()), file(w.into())))
 }
 
 /// The program started under qemu, or why not.
-fn start_program(dev: &Program) -> Result<Started, String> {
+fn start_program(dev: &Program) -> Result<Started, NotStarted> {
     let (mine, theirs) = UnixStream::pair().expect("a socket pair");
     let hbm = state::with(|rt| rt.machine.as_ref().map(|m| m.hbm_fd())).expect("the model runs");
     let qemu = std::env::var("NT_QEMU_XTENSA").unwrap_or_else(|_| "qemu-xtensa".into());
@@ -170,7 +182,9 @@ fn start_program(dev: &Program) -> Result<Started, String> {
             Ok(())
         });
     }
-    let child = cmd.spawn().map_err(|e| format!("cannot run {qemu}: {e}"))?;
+    let child = cmd
+        .spawn()
+        .map_err(|source| NotStarted::Qemu { qemu, source })?;
     drop((theirs, write_counts, read_watch));
     Ok(Started {
         child,
@@ -241,7 +255,7 @@ pub fn run(dev: &Program, kernel: &str, call: &[Arg]) -> ProgramRun {
     let mut started = match start_program(dev) {
         Ok(started) => started,
         Err(why) => {
-            ran.ended = Some(why);
+            ran.ended = Some(why.to_string());
             return ran;
         }
     };
