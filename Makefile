@@ -189,9 +189,10 @@ bench: bootstrap all
 	$(MAKE) --no-print-directory python-bench
 	$(MAKE) --no-print-directory device-bench
 	$(CARGO) bench --locked -q -p nt-bench --bench host
-# The counts against bench/budget.toml (part of make test).
+# The counts against bench/budget.toml (make test runs its test build's nt-bench: qemu counts).
+NT_BENCH ?= $(CARGO) run --locked --release -q -p nt-bench --bin nt-bench --
 bench-check: bootstrap all
-	$(CARGO) run --locked --release -q -p nt-bench --bin nt-bench -- --check
+	$(NT_BENCH) --check
 
 # Fuzzing (fuzz/, cargo-fuzz on the machine's nightly toolchain).
 FUZZ_TOOLCHAIN ?= nightly
@@ -509,13 +510,11 @@ fmt-check:
 	cd fuzz && $(CARGO) fmt --check
 
 # The tests that need this Makefile's tools are #[ignore]d for a plain `cargo test` (which
-# then says so); here they all run. The steps run in this order, side by side where they
-# are independent, so that one step's serial stretches (one crate compiling, a link) leave
-# the other core to the other: the workspace's linted test build (test-build) beside the
-# device's build, with the validator's and the SDK checks' environments installing beside
-# them (they mostly wait on the network, so each gets a job slot of its own); the proof
-# (whose work does not depend on the machine's load) beside the host builds and the checks
-# of the object; last the workspace's tests, which then only run (none of them is timed).
+# then says so); here they all run, side by side where independent (one step's serial
+# stretches leave the other core to another): the linted test build beside the device's
+# build and the two Python environments (mostly waiting on the network: a job slot each);
+# the proof (its work does not depend on the load) beside the host builds and the object's
+# checks; last the workspace's tests, which then only run (none of them is timed).
 # Opt-in, for make test's time on 2 cores: the nightly fuzz build (264 s of a core; the
 # targets' checks run over the committed corpus in abi-tests/tests/fuzz_corpus.rs; `make
 # fuzz-smoke`) and the library tests under AddressSanitizer (`make asan-test`, 74 s).
@@ -573,6 +572,7 @@ TEST_T0 := target/make-test-started
 # writing them (the test build took 192 s of the cores instead of 225, 2026-12-07).
 test: export CARGO_INCREMENTAL := 0
 test: export NT_HEADER := $(CURDIR)/target/debug/nt-header
+test: export NT_BENCH := $(CURDIR)/target/debug/nt-bench
 test:
 	@mkdir -p target && date +%s > $(TEST_T0)
 	@$(STEP) bootstrap fmt-check $(call STEP_DONE,0 (packages, formatting))

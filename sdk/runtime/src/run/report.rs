@@ -119,8 +119,9 @@ pub fn print_refusal(stop: &Stop) {
 
 /// From now on in this process, a panic says in one line that it is a bug of the runtime's
 /// own, never a kernel's (what a kernel does wrong is a report): what a kernel can reach
-/// stops its core through `on_error`. The profile is `panic = "abort"`, so a panic never
-/// unwinds into the C++ that called the SDK; the process ends there, and a core's end is
+/// stops its core through `on_error`. The release profile is `panic = "abort"` (and an unwind
+/// out of an `extern "C"` function aborts), so a panic never unwinds into the C++ that called
+/// the SDK; the process ends there, and a core's end is
 /// reported by the runner as `kernel-crashed` (signal 6) beneath this line.
 pub fn panics_as_bugs() {
     static HOOK: std::sync::Once = std::sync::Once::new();
