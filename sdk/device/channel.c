@@ -62,8 +62,6 @@ void nt_device_put(const void *p, uint32_t n)
     nt_device_copy(msg + msg_len, p, n);
     msg_len += n;
 }
-void nt_device_put32(uint32_t v) { nt_device_put(&v, 4); }
-void nt_device_put64(uint64_t v) { nt_device_put(&v, 8); }
 
 static void nt_device_io(int read, unsigned char *p, uint32_t n)
 {
@@ -89,12 +87,21 @@ const unsigned char *nt_device_ask(uint32_t code)
     return msg;
 }
 
+/* Sends request `code` with the payload at p (its struct in protocol.h, and what follows
+ * it), after the stack's watch; the answer's payload. */
+const unsigned char *nt_device_request(uint32_t code, const void *p, uint32_t n)
+{
+    nt_device_begin();
+    nt_device_put(p, n);
+    return nt_device_ask(code);
+}
+
 /* A request with the payload the caller made (printf.c, support.c): a PRINT's answer. */
 uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes)
 {
-    uint32_t n = 0;
-    nt_device_begin();
-    nt_device_put(payload, bytes);
-    const unsigned char *answer = nt_device_ask(code);
-    return code == NT_DEVICE_PRINT ? (nt_device_copy(&n, answer, 4), n) : 0;
+    struct nt_device_printed printed = {0};
+    const unsigned char *answer = nt_device_request(code, payload, bytes);
+    if (code == NT_DEVICE_PRINT)
+        nt_device_copy(&printed, answer, sizeof printed);
+    return printed.bytes;
 }

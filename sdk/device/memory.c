@@ -17,12 +17,10 @@
 #include "neuron_translate.h"
 #include "protocol.h"
 
-/* channel.c: a request's message, and its answer. */
-void nt_device_begin(void);
-void nt_device_put32(uint32_t v);
-void nt_device_put64(uint64_t v);
-const unsigned char *nt_device_ask(uint32_t code);
+/* channel.c: a request with its payload (a struct of protocol.h), and its answer. */
+const unsigned char *nt_device_request(uint32_t code, const void *p, uint32_t n);
 void nt_device_copy(void *d, const void *s, size_t n);
+#define ASK(code, q) nt_device_request(code, &(q), sizeof(q))
 
 /* support.c: the program's own heap, for what is allocated outside a kernel. */
 void *nt_device_own_malloc(size_t n);
@@ -48,37 +46,27 @@ void nt_device_tcm_span(const void *p, size_t n, uint32_t site); /* below */
 
 int nt_customop_hbm_allocate(uint32_t bytes, uint64_t *out, uint32_t align)
 {
-    int32_t status;
-    nt_device_begin();
-    nt_device_put32(bytes);
-    nt_device_put32(align);
-    nt_device_put32(SITE);
-    const unsigned char *answer = nt_device_ask(NT_DEVICE_HBM_ALLOCATE);
-    nt_device_copy(&status, answer, 4);
-    if (status == 0)
-        nt_device_copy(out, answer + 4, 8);
-    return status;
+    struct nt_device_hbm_allocate q = {bytes, align, SITE};
+    struct nt_device_hbm_allocated a;
+    nt_device_copy(&a, ASK(NT_DEVICE_HBM_ALLOCATE, q), sizeof a);
+    if (a.status == 0)
+        *out = a.address;
+    return a.status;
 }
 
 int nt_customop_hbm_deallocate(uint64_t addr)
 {
-    int32_t status;
-    nt_device_begin();
-    nt_device_put64(addr);
-    nt_device_put32(SITE);
-    nt_device_copy(&status, nt_device_ask(NT_DEVICE_HBM_FREE), 4);
-    return status;
+    struct nt_device_hbm_free q = {addr, SITE};
+    struct nt_device_value32 a;
+    nt_device_copy(&a, ASK(NT_DEVICE_HBM_FREE, q), sizeof a);
+    return a.value;
 }
 
 void nt_customop_hbm_copy(uint64_t addr, uint64_t bytes, const void *local, int write, const void *site)
 {
+    struct nt_device_hbm_copy q = {addr, bytes, write, (uint32_t)(uintptr_t)site};
     nt_device_tcm_span(local, bytes, (uint32_t)(uintptr_t)site);
-    nt_device_begin();
-    nt_device_put64(addr);
-    nt_device_put64(bytes);
-    nt_device_put32((uint32_t)write);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    nt_device_ask(NT_DEVICE_HBM_COPY);
+    ASK(NT_DEVICE_HBM_COPY, q);
 }
 
 /* The local side of a TCM copy, bytes at p: the program's static or global data (above
@@ -94,11 +82,8 @@ void nt_customop_tcm_local(const void *p, size_t bytes, const void *site)
     nt_device_tcm_span(p, bytes, (uint32_t)(uintptr_t)site);
     if (!image || pool || nt_device_in_heap(p))
         return;
-    nt_device_begin();
-    nt_device_put32((uint32_t)a);
-    nt_device_put32((uint32_t)bytes);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    nt_device_ask(NT_DEVICE_NOT_DATARAM);
+    struct nt_device_not_dataram q = {(uint32_t)a, (uint32_t)bytes, (uint32_t)(uintptr_t)site};
+    ASK(NT_DEVICE_NOT_DATARAM, q);
 }
 
 /* The live tcm_malloc blocks: pool offset and bytes asked for (a granule each at least,
@@ -123,25 +108,20 @@ void nt_device_tcm_span(const void *p, size_t n, uint32_t site)
         if (a >= s && a - s <= blocks[k].bytes && n <= blocks[k].bytes - (a - s))
             return;
     }
-    nt_device_begin();
-    nt_device_put32((uint32_t)(a - (uintptr_t)nt_device_tcm));
-    nt_device_put32((uint32_t)n);
-    nt_device_put32(site);
-    nt_device_ask(NT_DEVICE_TCM_SPAN);
+    struct nt_device_tcm_span q = {(uint32_t)(a - (uintptr_t)nt_device_tcm), (uint32_t)n, site};
+    ASK(NT_DEVICE_TCM_SPAN, q);
 }
 
 void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
 {
-    int64_t at;
-    nt_device_begin();
-    nt_device_put64(bytes);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    nt_device_copy(&at, nt_device_ask(NT_DEVICE_MALLOC), 8);
-    if (at < 0)
+    struct nt_device_tcm_malloc q = {bytes, (uint32_t)(uintptr_t)site};
+    struct nt_device_tcm_at a;
+    nt_device_copy(&a, ASK(NT_DEVICE_MALLOC, q), sizeof a);
+    if (a.at < 0)
         return NULL;
     if (nblocks < MAX_BLOCKS)
-        blocks[nblocks].at = (uint32_t)at, blocks[nblocks++].bytes = (uint32_t)bytes;
-    return nt_device_tcm + at;
+        blocks[nblocks].at = (uint32_t)a.at, blocks[nblocks++].bytes = (uint32_t)bytes;
+    return nt_device_tcm + a.at;
 }
 void *nt_customop_tcm_malloc(size_t bytes) { return nt_customop_tcm_malloc_at(bytes, NULL); }
 
@@ -156,10 +136,8 @@ void nt_customop_tcm_free(void *p)
             blocks[k] = blocks[--nblocks];
             break;
         }
-    nt_device_begin();
-    nt_device_put64(pool ? (uint64_t)(b - nt_device_tcm) : ~0ull);
-    nt_device_put32((uint32_t)(uintptr_t)p);
-    nt_device_ask(NT_DEVICE_FREE);
+    struct nt_device_tcm_free q = {pool ? (int64_t)(b - nt_device_tcm) : -1, (uint32_t)(uintptr_t)p};
+    ASK(NT_DEVICE_FREE, q);
 }
 
 /* At the kernel's return: no block kept for the next call. */
@@ -233,24 +211,19 @@ static int nt_device_in_heap(const void *p) { return nt_device_in_c_heap(p) || n
 
 static void *nt_device_heap_take(size_t n, size_t align, int new, uint32_t site)
 {
-    int64_t at;
-    nt_device_begin();
-    nt_device_put64(n);
-    nt_device_put32((uint32_t)align);
-    nt_device_put32((uint32_t)new);
-    nt_device_put32(site);
-    nt_device_copy(&at, nt_device_ask(NT_DEVICE_HEAP_TAKE), 8);
-    if (at == -2)
+    struct nt_device_heap_take q = {n, (uint32_t)align, (uint32_t)new, site};
+    struct nt_device_heap_at a;
+    nt_device_copy(&a, ASK(NT_DEVICE_HEAP_TAKE, q), sizeof a);
+    if (a.at == -2)
         return nt_device_own_malloc(n);
-    return at < 0 ? NULL : c_heap + at;
+    return a.at < 0 ? NULL : c_heap + a.at;
 }
 
 static void nt_device_heap_give(void *p)
 {
     if (nt_device_in_c_heap(p)) {
-        nt_device_begin();
-        nt_device_put32((uint32_t)((unsigned char *)p - c_heap));
-        nt_device_ask(NT_DEVICE_HEAP_GIVE);
+        struct nt_device_heap_give q = {(uint32_t)((unsigned char *)p - c_heap)};
+        ASK(NT_DEVICE_HEAP_GIVE, q);
     } else {
         nt_device_own_free(p);
     }

@@ -24,9 +24,8 @@ void nt_device_copy(void *d, const void *s, size_t n);
 void nt_device_start(void);
 void nt_device_begin(void);
 void nt_device_put(const void *p, uint32_t n);
-void nt_device_put32(uint32_t v);
-void nt_device_put64(uint64_t v);
 const unsigned char *nt_device_ask(uint32_t code);
+const unsigned char *nt_device_request(uint32_t code, const void *p, uint32_t n);
 extern void (*nt_device_on_request)(void);
 
 enum { SYS_MMAP2 = 80 };
@@ -118,34 +117,40 @@ static const nt_customop_meta *nt_device_meta_at(const unsigned char *r)
 }
 
 static uint32_t nt_device_handle(const nt_customop_meta *m) { return m ? m->handle : 0; }
-static void nt_device_put_arg(const nt_customop_arg *a)
+#define ASK(code, q) nt_device_request(code, &(q), sizeof(q))
+#define SITE_OF(p) ((uint32_t)(uintptr_t)(p))
+
+static struct nt_device_operand nt_device_operand(const nt_customop_arg *a)
 {
-    nt_device_put32((uint32_t)a->kind);
-    nt_device_put32(a->kind == NT_CUSTOMOP_ARG_TENSOR ? nt_device_handle(a->meta) : 0);
-    nt_device_put64((uint64_t)a->i);
-    nt_device_put(&a->f, 8);
+    struct nt_device_operand o;
+    o.kind = a->kind;
+    o.handle = a->kind == NT_CUSTOMOP_ARG_TENSOR ? nt_device_handle(a->meta) : 0;
+    o.i = a->i;
+    o.f = a->f;
+    return o;
 }
 
+/* The runner reads the first ndim sizes (at most the protocol's array). */
 const nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, size_t ndim, int fill,
                                                const nt_customop_arg *value, const void *site)
 {
     nt_customop_arg none = {NT_CUSTOMOP_ARG_NONE, NULL, 0, 0.0};
-    nt_device_begin();
-    nt_device_put32((uint32_t)dtype);
-    nt_device_put32((uint32_t)fill);
-    nt_device_put32((uint32_t)ndim);
-    nt_device_put(sizes, (uint32_t)(ndim * 8));
-    nt_device_put_arg(value ? value : &none);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    return nt_device_meta_at(nt_device_ask(NT_DEVICE_NEW));
+    struct nt_device_new_tensor q = {0};
+    size_t room = sizeof q.sizes / sizeof q.sizes[0];
+    q.dtype = dtype;
+    q.fill = fill;
+    q.ndim = (uint32_t)ndim;
+    nt_device_copy(q.sizes, sizes, sizeof q.sizes[0] * (ndim < room ? ndim : room));
+    q.value = nt_device_operand(value ? value : &none);
+    q.site = SITE_OF(site);
+    return nt_device_meta_at(ASK(NT_DEVICE_NEW, q));
 }
 
 /* A request whose payload is one tensor's handle. */
 static void nt_device_ask_of(const nt_customop_meta *m, uint32_t code)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_ask(code);
+    struct nt_device_handle q = {nt_device_handle(m)};
+    ASK(code, q);
 }
 
 void nt_customop_tensor_retain(const nt_customop_meta *m) { nt_device_ask_of(m, NT_DEVICE_RETAIN); }
@@ -153,97 +158,71 @@ void nt_customop_tensor_release(const nt_customop_meta *m) { nt_device_ask_of(m,
 
 void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *value)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put_arg(value);
-    nt_device_ask(NT_DEVICE_FILL);
+    struct nt_device_fill q;
+    q.handle = nt_device_handle(m);
+    q.value = nt_device_operand(value);
+    ASK(NT_DEVICE_FILL, q);
 }
 
 const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, const nt_customop_arg *args,
                                           const void *site)
 {
-    nt_device_begin();
-    nt_device_put32((uint32_t)op);
-    nt_device_put32(nt_device_handle(out));
+    struct nt_device_apply q;
+    q.op = op;
+    q.out = nt_device_handle(out);
     for (int k = 0; k < 3; ++k)
-        nt_device_put_arg(&args[k]);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    return nt_device_meta_at(nt_device_ask(NT_DEVICE_APPLY));
+        q.operands[k] = nt_device_operand(&args[k]);
+    q.site = SITE_OF(site);
+    return nt_device_meta_at(ASK(NT_DEVICE_APPLY, q));
 }
 
 int nt_customop_policy(const nt_customop_meta *m, int set)
 {
-    int32_t r;
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put32((uint32_t)set);
-    nt_device_copy(&r, nt_device_ask(NT_DEVICE_POLICY), 4);
-    return r;
+    struct nt_device_policy q = {nt_device_handle(m), set};
+    struct nt_device_value32 r;
+    nt_device_copy(&r, ASK(NT_DEVICE_POLICY, q), sizeof r);
+    return r.value;
 }
 
 uint8_t *nt_customop_open(const nt_customop_meta *m, int kind, int dtype, int ndim)
 {
-    int64_t at;
-    const unsigned char *r;
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put32((uint32_t)kind);
-    nt_device_put32((uint32_t)dtype);
-    nt_device_put32((uint32_t)ndim);
-    r = nt_device_ask(NT_DEVICE_OPEN);
-    nt_device_copy(&at, r, 8);
-    nt_device_meta_at(r + 8);
-    return at < 0 ? NULL : nt_device_tcm + at;
+    struct nt_device_open q = {nt_device_handle(m), kind, dtype, ndim};
+    struct nt_device_tcm_at r;
+    const unsigned char *a = ASK(NT_DEVICE_OPEN, q);
+    nt_device_copy(&r, a, sizeof r);
+    nt_device_meta_at(a + sizeof r);
+    return r.at < 0 ? NULL : nt_device_tcm + r.at;
 }
 
 void nt_customop_close(const nt_customop_meta *m, int kind, uint8_t *buffer)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put32((uint32_t)kind);
-    nt_device_put64(buffer ? (uint64_t)(buffer - nt_device_tcm) : ~0ull);
-    nt_device_ask(NT_DEVICE_CLOSE);
+    struct nt_device_close q = {nt_device_handle(m), kind, buffer ? (int64_t)(buffer - nt_device_tcm) : -1};
+    ASK(NT_DEVICE_CLOSE, q);
 }
 
 void nt_customop_bad_index(const nt_customop_meta *m, int dim, int64_t index, int64_t size)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put32((uint32_t)dim);
-    nt_device_put64((uint64_t)index);
-    nt_device_put64((uint64_t)size);
-    nt_device_ask(NT_DEVICE_BAD_INDEX);
+    struct nt_device_bad_index q = {nt_device_handle(m), dim, index, size};
+    ASK(NT_DEVICE_BAD_INDEX, q);
 }
 
 void nt_customop_bad_stream(const nt_customop_meta *m, int closed, int write, uint64_t index)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put32((uint32_t)closed);
-    nt_device_put32((uint32_t)write);
-    nt_device_put64(index);
-    nt_device_ask(NT_DEVICE_BAD_STREAM);
+    struct nt_device_bad_stream q = {nt_device_handle(m), closed, write, index};
+    ASK(NT_DEVICE_BAD_STREAM, q);
 }
 
 void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes)
 {
-    nt_device_begin();
-    nt_device_put64(in_bytes);
-    nt_device_put64(out_bytes);
-    nt_device_ask(NT_DEVICE_COUNT_TCM);
+    struct nt_device_count_tcm q = {in_bytes, out_bytes};
+    ASK(NT_DEVICE_COUNT_TCM, q);
 }
 
 void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write,
                           const void *site)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put32((uint32_t)dtype);
-    nt_device_put64(offset);
-    nt_device_put64(count);
-    nt_device_put32((uint32_t)write);
-    nt_device_put32((uint32_t)(uintptr_t)site);
-    nt_device_ask(NT_DEVICE_TCM_COPY);
+    struct nt_device_tcm_copy q = {nt_device_handle(m), dtype, offset, count, write, SITE_OF(site)};
+    ASK(NT_DEVICE_TCM_COPY, q);
 }
 
 /* A speed-up of the host's page tables: nothing to do on the core. */
@@ -255,12 +234,8 @@ void nt_customop_prefault(const nt_customop_meta *m, uint64_t first, const uint8
 
 void nt_customop_note(const nt_customop_meta *m, uint64_t first, uint64_t count, int write)
 {
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(m));
-    nt_device_put64(first);
-    nt_device_put64(count);
-    nt_device_put32((uint32_t)write);
-    nt_device_meta_at(nt_device_ask(NT_DEVICE_NOTE));
+    struct nt_device_note q = {nt_device_handle(m), first, count, write};
+    nt_device_meta_at(ASK(NT_DEVICE_NOTE, q));
 }
 
 
@@ -272,9 +247,8 @@ void nt_customop_parity_off(void) {}
 
 const nt_customop_meta *nt_customop_dst_tensor(void)
 {
-    nt_device_begin();
-    nt_device_put32((uint32_t)(uintptr_t)__builtin_return_address(0));
-    return nt_device_meta_at(nt_device_ask(NT_DEVICE_DST));
+    struct nt_device_site q = {SITE_OF(__builtin_return_address(0))};
+    return nt_device_meta_at(ASK(NT_DEVICE_DST, q));
 }
 
 /* The frames the HBM stack of the build's STACK_SIZE holds: its top aligned down, less
@@ -296,10 +270,9 @@ static void nt_device_stack_check(uintptr_t low, int at_least, int last)
     if (!last && depth <= NT_CUSTOMOP_CORE_DRAM)
         return;
     stack_reported = 1;
-    nt_device_start();
-    nt_device_put32(stack_limit);
-    nt_device_put64((uint64_t)depth);
-    nt_device_put32((uint32_t)at_least);
+    struct nt_device_stack q = {stack_limit, (uint64_t)depth, (uint32_t)at_least};
+    nt_device_start(); /* not begin: this is the stack's watch's own request */
+    nt_device_put(&q, sizeof q);
     nt_device_ask(NT_DEVICE_STACK);
 }
 
@@ -469,40 +442,45 @@ static const unsigned char *nt_device_get(const unsigned char *r, void *v, uint3
     return r + n;
 }
 
+/* The call's start: the core, the model's layout; the kernel's name (into name, of room
+ * bytes) and its arguments (into args, of room). */
+static const unsigned char *nt_device_started(uint64_t *engine, char *name, uint32_t name_room)
+{
+    struct nt_device_started a;
+    const unsigned char *r;
+    nt_device_begin();
+    r = nt_device_get(nt_device_ask(NT_DEVICE_START), &a, sizeof a);
+    core = a.core, cores = a.cores, *engine = a.engine_base;
+    extended_isa_sdk_hbm_scratch = a.hbm_scratch, hbm_base = a.hbm_base, hbm_bytes = a.hbm_bytes;
+    if (a.name_bytes >= name_room)
+        nt_device_exit(NT_DEVICE_EXIT_NAME_TOO_LONG);
+    r = nt_device_get(r, name, a.name_bytes);
+    name[a.name_bytes] = 0;
+    return r;
+}
+
 int nt_customop_main(int argc, const char *const *argv)
 {
     uint64_t engine;
-    uint32_t name_len, nargs;
+    uint32_t nargs;
+    static struct nt_device_return ret;
     char name[256];
     static nt_customop_arg args[64];
     const unsigned char *r;
     const nt_customop_meta *out;
     (void)argc, (void)argv;
-    nt_device_begin();
-    r = nt_device_ask(NT_DEVICE_START);
-    r = nt_device_get(r, &core, 4);
-    r = nt_device_get(r, &cores, 4);
-    r = nt_device_get(r, &engine, 8);
-    r = nt_device_get(r, &extended_isa_sdk_hbm_scratch, 8);
-    r = nt_device_get(r, &hbm_base, 8);
-    r = nt_device_get(r, &hbm_bytes, 8);
-    r = nt_device_get(r, &name_len, 4);
-    if (name_len >= sizeof name)
-        nt_device_exit(NT_DEVICE_EXIT_NAME_TOO_LONG);
-    r = nt_device_get(r, name, name_len);
-    name[name_len] = 0;
-    r = nt_device_get(r, &nargs, 4);
+    r = nt_device_started(&engine, name, sizeof name);
+    r = nt_device_get(r, &nargs, sizeof nargs);
     if (nargs > 64)
         nt_device_exit(NT_DEVICE_EXIT_TOO_MANY_ARGUMENTS);
     for (uint32_t k = 0; k < nargs; ++k) {
-        uint32_t kind, h;
-        r = nt_device_get(r, &kind, 4);
-        r = nt_device_get(r, &h, 4);
-        r = nt_device_get(r, &args[k].i, 8);
-        r = nt_device_get(r, &args[k].f, 8);
-        args[k].kind = (int32_t)kind;
+        struct nt_device_operand o;
+        r = nt_device_get(r, &o, sizeof o);
+        args[k].kind = o.kind;
+        args[k].i = o.i;
+        args[k].f = o.f;
         args[k].meta = NULL;
-        if (kind == NT_CUSTOMOP_ARG_TENSOR) {
+        if (o.kind == NT_CUSTOMOP_ARG_TENSOR) {
             args[k].meta = nt_device_meta_at(r);
             r += sizeof(nt_customop_meta);
         }
@@ -531,11 +509,10 @@ int nt_customop_main(int argc, const char *const *argv)
             break;
         }
     nt_device_forget_blocks();
-    nt_device_begin();
-    nt_device_put32(nt_device_handle(out));
-    nt_device_put64(translations);
-    nt_device_put(hits, sizeof hits);
-    nt_device_put(refills, sizeof refills);
-    nt_device_ask(NT_DEVICE_RETURN);
+    ret.handle = nt_device_handle(out);
+    ret.translations = translations;
+    nt_device_copy(ret.hits, hits, sizeof hits);
+    nt_device_copy(ret.refills, refills, sizeof refills);
+    ASK(NT_DEVICE_RETURN, ret);
     return 0;
 }

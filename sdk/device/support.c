@@ -14,24 +14,27 @@
 #include "ubsan_abi.h"
 
 uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes);
+void nt_device_copy(void *d, const void *s, size_t n);
 
 /* The kernels' checks of operations undefined in C++ (ntx builds kernels with -fsanitize=
  * integer-divide-by-zero,shift-exponent,float-cast-overflow, here as on the host; their
  * data: ubsan_abi.h): the runner reports the operation's line and stops the core.
- * nt_undefined sends `request` with u32 `what` first when not 0, then the line, the
- * column and the file. */
+ * nt_undefined sends `request`: a division by zero's place, or another operation's `what`
+ * and place (protocol.h's structs), then the file's name. */
 static void nt_undefined(uint32_t request, uint32_t what, const struct nt_ubsan_data *at)
 {
-    unsigned char p[12 + 256];
-    uint32_t n = 0, head = what ? 4 : 0;
-    for (int k = 0; k < 4; ++k) {
-        p[k] = (unsigned char)(what >> (8 * k));
-        p[head + k] = (unsigned char)(at->line >> (8 * k));
-        p[head + 4 + k] = (unsigned char)(at->column >> (8 * k));
+    unsigned char p[sizeof(struct nt_device_undefined_at) + 256];
+    uint32_t n = 0, head;
+    if (request == NT_DEVICE_UNDEFINED) {
+        struct nt_device_undefined_at q = {what, at->line, at->column};
+        nt_device_copy(p, &q, head = sizeof q);
+    } else {
+        struct nt_device_place q = {at->line, at->column};
+        nt_device_copy(p, &q, head = sizeof q);
     }
     while (at->file && at->file[n] && n < 256)
-        p[head + 8 + n] = (unsigned char)at->file[n], n++;
-    nt_device_send(request, p, head + 8 + n);
+        p[head + n] = (unsigned char)at->file[n], n++;
+    nt_device_send(request, p, head + n);
 }
 void __ubsan_handle_divrem_overflow(const void *data, uintptr_t lhs, uintptr_t rhs)
 {

@@ -1,7 +1,8 @@
 //! No code or limit of the runtime's ABI is written by hand outside the module that holds
 //! them (sdk/runtime/src/base/codes.rs) and the files generated from it (`make header`):
 //! the C++ headers, the device's C runtime and the Python package name the generated
-//! constants. Each rule below is one way a number gets written by hand;
+//! constants, and the device's C runtime sends protocol.h's payload structs. Each rule
+//! below is one way a number gets written by hand;
 //! `each_rule_finds_its_mistake` holds every rule to a line it must flag.
 
 use std::path::Path;
@@ -73,6 +74,20 @@ fn c_findings(text: &str, header: bool) -> Vec<String> {
                 found.push(format!("{}(... {a} ...)", &c[1]));
             }
         }
+    }
+    // A payload's bytes counted by hand where the device runtime sends, reads or copies
+    // one (protocol.h's structs have their sizes: sdk/runtime/src/base/wire.rs).
+    let counted = Regex::new(
+        r"\b(nt_device_(?:put|get|copy|request|send))\([^;]*,\s*(\d+|0x[0-9A-Fa-f]+)\s*\)\s*;",
+    )
+    .unwrap();
+    for c in counted.captures_iter(&text) {
+        found.push(format!("{}(... {})", &c[1], &c[2]));
+    }
+    // A payload packed field by field, as it was before protocol.h's structs.
+    let by_hand = Regex::new(r"\bnt_device_put(32|64)\b").unwrap();
+    for p in by_hand.find_iter(&text) {
+        found.push(format!("a payload packed by hand ({})", p.as_str()));
     }
     if header {
         found.extend(limit_findings(&text));
@@ -193,6 +208,9 @@ fn each_rule_finds_its_mistake() {
         "return nt_customop::make(size, o, 3, fill_value);",
         "nt_customop_run(op, list, n, cores, 2, &out);",
         "        nt_device_exit(73);",
+        "    nt_device_copy(&status, nt_device_ask(NT_DEVICE_HBM_FREE), 4);",
+        "    r = nt_device_get(r, &core, 4);",
+        "    nt_device_put32(nt_device_handle(m));",
         "uint64_t cap = 4096 / sizeof(T);",
         "static_assert(N >= 1 && N <= 8, \"dims\");",
         "enum class ScalarType : int8_t {\n    Byte = 0,\n    BFloat16 = 15,\n};",
@@ -208,6 +226,7 @@ fn each_rule_finds_its_mistake() {
         "return p[0] | p[1] << 8 | p[2] >> 8;",
         "nt_customop_bad_stream(m_, closed_, true, next_);",
         "nt_device_exit(read ? 0 : NT_DEVICE_EXIT_RUNNER_GONE);",
+        "nt_device_copy(&a, ASK(NT_DEVICE_HBM_FREE, q), sizeof a);",
     ];
     for line in fine {
         assert_eq!(c_findings(line, true), Vec::<String>::new(), "{line}");

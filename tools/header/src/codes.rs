@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use neuron_customop_host::base::codes::{
-    self as c, screaming, AccessorKind, ArgKind, DType, DeviceExit, DeviceFd, DeviceRequest,
-    ExitStatus, Fill, Form, Listing, Op, Param, Policy, PrintPiece, Stats, Undefined,
+    self as c, screaming, AccessorKind, ArgKind, DType, DeviceExit, DeviceFd, ExitStatus, Fill,
+    Form, Listing, Op, Param, Policy, PrintPiece, Stats, Undefined,
 };
 
 /// The committed device protocol header, relative to the repository root.
@@ -22,7 +22,7 @@ fn one_line(doc: &str) -> String {
 }
 
 /// `doc` as a C comment at `indent`, wrapped to the headers' width.
-fn comment(h: &mut String, indent: &str, doc: &str) {
+pub(crate) fn comment(h: &mut String, indent: &str, doc: &str) {
     let lines = crate::wrap(doc, 92 - indent.len());
     match lines.as_slice() {
         [] => {}
@@ -244,10 +244,11 @@ pub fn protocol_h() -> String {
          * sdk/runtime/src/run/device/answer.rs answers them.\n *\n \
          * Generated from the runtime's codes (sdk/runtime/src/base/codes.rs) by `make header`;\n \
          * do not edit. `make test` fails when this copy is stale.\n */\n\
-         #ifndef NT_DEVICE_PROTOCOL_H\n#define NT_DEVICE_PROTOCOL_H\n\n",
+         #ifndef NT_DEVICE_PROTOCOL_H\n#define NT_DEVICE_PROTOCOL_H\n\n#include <stdint.h>\n\n",
     );
     c_enum(&mut h, "NT_DEVICE_FD_", &DeviceFd::LISTING);
-    c_enum(&mut h, "NT_DEVICE_", &DeviceRequest::LISTING);
+    crate::wire::requests(&mut h);
+    crate::wire::structs(&mut h);
     c_enum(&mut h, "NT_DEVICE_", &PrintPiece::LISTING);
     c_enum(&mut h, "NT_DEVICE_UB_", &Undefined::LISTING);
     c_enum(&mut h, "NT_DEVICE_EXIT_", &DeviceExit::LISTING);

@@ -16,6 +16,7 @@
 
 pub mod codes;
 pub mod runtime;
+mod wire;
 
 /// Why a generated file could not be made: cbindgen's refusal, with the file it was given.
 #[derive(Debug, thiserror::Error)]

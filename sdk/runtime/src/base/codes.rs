@@ -430,77 +430,68 @@ codes! {
 codes! {
     /// A request of the device program's runtime to the runner. A request is u32 code,
     /// u32 payload bytes, the payload; every request gets a reply: u32 payload bytes, the
-    /// payload. All little-endian. An arg is u32 kind, u32 handle, i64, f64, then a
-    /// tensor's meta.
+    /// payload. All little-endian. What each carries and is answered with follows its code
+    /// (from sdk/runtime/src/base/wire.rs).
     pub enum DeviceRequest: u32 {
-        /// -> u32 core, u32 cores, u64 engine base, u64 hbm_scratch, u64 HBM base, u64 HBM
-        /// bytes, u32 name bytes, name, u32 args, args.
+        /// The call's start: the core, the model's layout, the kernel and its arguments.
         Start = 1,
-        /// i32 dtype, i32 fill, u32 ndim, i64 sizes[ndim], arg, u32 site -> meta.
+        /// A factory's new tensor.
         New = 2,
-        /// u32 handle.
+        /// A reference taken to a tensor.
         Retain = 3,
-        /// u32 handle.
+        /// A reference let go.
         Release = 4,
-        /// u32 handle, arg.
+        /// A tensor filled with a value.
         Fill = 5,
-        /// i32 op, u32 out handle (0: none), arg[3], u32 site -> meta.
+        /// An operation.
         Apply = 6,
-        /// u32 handle, i32 set -> i32.
+        /// A tensor's policy asked or set.
         Policy = 7,
-        /// u32 handle, i32 kind, i32 dtype, i32 ndim -> i64 buffer's TCM offset (-1: none),
-        /// meta.
+        /// An accessor opened.
         Open = 8,
-        /// u32 handle, i32 kind, i64 buffer's TCM offset (-1: none).
+        /// An accessor closed.
         Close = 9,
-        /// u32 handle, i32 dim, i64 index, i64 size.
+        /// An index past a dimension.
         BadIndex = 10,
-        /// u32 handle, i32 closed, i32 write, u64 index.
+        /// A stream used wrongly.
         BadStream = 11,
-        /// u64 in, u64 out.
+        /// The bytes the TCM copies moved.
         CountTcm = 12,
-        /// u32 handle, i32 dtype, u64 offset, u64 count, i32 write, u32 site.
+        /// A TCM copy.
         TcmCopy = 13,
-        /// u32 handle, u64 first, u64 count, i32 write -> meta.
+        /// Elements a copy wrote or read.
         Note = 14,
-        /// u64 bytes, u32 site -> i64 TCM offset (-1: none).
+        /// `tcm_malloc`.
         Malloc = 15,
-        /// i64 TCM offset (-1: not TCM), u32 pointer.
+        /// `tcm_free`.
         Free = 16,
-        /// u32 site -> meta.
+        /// `get_dst_tensor`.
         Dst = 17,
-        /// printf's pieces -> u32 bytes printed.
+        /// A printf.
         Print = 18,
-        /// u32 handle (0: none), u64 translations, u64 hits[RECORDS], u64 refills[RECORDS] (the
-        /// window table's 5 records, `neuron_translate::layout::RECORDS`).
+        /// The kernel's return, with its translate calls by window (the window table's 5
+        /// records, `neuron_translate::layout::RECORDS`).
         Return = 19,
-        /// u32 limit, u64 depth, u32 at least (1: deeper than measured).
+        /// The kernel's frames past its HBM stack.
         Stack = 20,
-        /// An integer division or remainder by zero: u32 line, u32 column, the file's name.
+        /// An integer division or remainder by zero.
         DivideByZero = 21,
-        /// Another operation undefined in C++: u32 what (an [`Undefined`]), u32 line, u32
-        /// column, the file's name.
+        /// Another operation undefined in C++ (an [`Undefined`]).
         Undefined = 22,
-        /// `neuron_hbm_allocate`: u32 bytes, u32 alignment, u32 site -> i32 status, u64
-        /// address.
+        /// `neuron_hbm_allocate`.
         HbmAllocate = 23,
-        /// `neuron_hbm_deallocate`: u64 address, u32 site -> i32 status.
+        /// `neuron_hbm_deallocate`.
         HbmFree = 24,
-        /// `neuron_memcpy`'s check: u64 HBM address, u64 bytes, i32 write (to HBM), u32 site.
+        /// `neuron_memcpy`'s check.
         HbmCopy = 25,
-        /// A TCM copy's local buffer in the program's static or global data: u32 address,
-        /// u32 bytes, u32 site.
+        /// A TCM copy's local buffer in the program's static or global data.
         NotDataram = 26,
         /// Bytes in the TCM pool a kernel's copy or `memcpy`, `memmove` or `memset` is about
-        /// to touch, outside every `tcm_malloc` block the device runtime knows: u32 pool
-        /// offset (from the pool's first byte; it may be in the red zone before it, as
-        /// u32 wrapped), u32 bytes, u32 site.
+        /// to touch, outside every `tcm_malloc` block the device runtime knows.
         TcmSpan = 27,
-        /// `malloc` and `operator new` (the C heap): u64 bytes, u32 alignment, u32 operator
-        /// new (1), u32 site -> i64 offset in the C heap (-1: none; -2: outside a kernel,
-        /// from the program's own heap).
+        /// `malloc` and `operator new` (the C heap).
         HeapTake = 28,
-        /// `free` and `operator delete` of a C heap block: u32 offset.
+        /// `free` and `operator delete` of a C heap block.
         HeapGive = 29,
     }
 }

@@ -1,7 +1,7 @@
 //! Rules and plain data with no op in sight: the C ABI's structs and codes, element
 //! types, `.npy` files, the TCM pool and the device's heap it follows, the kinds of misuse
 //! and their reports, exit statuses, limits, the HBM filler's thread, the stack's watch and
-//! the floating-point flags.
+//! the floating-point flags; the device protocol's payloads.
 //! Uses nothing else of the runtime.
 
 pub(crate) mod cabi;
@@ -18,4 +18,5 @@ pub(crate) mod stack;
 pub(crate) mod status;
 pub(crate) mod stdout_ring;
 pub(crate) mod tcm;
+pub mod wire;
 pub(crate) mod xmem;

@@ -15,6 +15,7 @@ mod tcm;
 mod tcm_pool;
 mod tensors;
 mod watch;
+mod wire;
 mod xmem;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

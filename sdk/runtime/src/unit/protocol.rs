@@ -1,6 +1,6 @@
 //! The device protocol's requests as they arrive ([`crate::run::device::answer`]): a code
-//! the protocol does not have, or a payload shorter than its fields, ends the run with the
-//! reason and changes nothing.
+//! the protocol does not have, or a payload shorter or longer than its fields, ends the run
+//! with the reason and changes nothing.
 
 use super::{runtime, tensor};
 use crate::run::device::answer::{answer, DeviceRequest, ProgramRun};
@@ -41,6 +41,21 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
         &mut out,
     );
     assert!(policy.is_err(), "a POLICY without its set: {policy:?}");
+    let mut long = h.to_le_bytes().to_vec();
+    long.push(0);
+    let long = answer(
+        &mut rt,
+        DeviceRequest::Retain as u32,
+        &long,
+        &mut ran,
+        &mut out,
+    );
+    assert!(
+        long.as_ref().is_err_and(|m| m
+            .to_string()
+            .contains("Retain request whose payload has 1 bytes past its fields")),
+        "{long:?}"
+    );
     assert_eq!(rt.entry(h).refs, refs, "nothing retained");
     assert!(out.is_empty() && rt.job.reports.is_empty());
     let whole = answer(

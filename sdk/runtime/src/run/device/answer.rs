@@ -6,6 +6,7 @@
 use crate::base::cabi::{Arg, Meta, ARG_TENSOR};
 use crate::base::codes::{Undefined, MAX_DIMS};
 use crate::base::misuse::Kind;
+use crate::base::wire::{self, Payload, Wire};
 use crate::percore::ops::{self, Operand};
 use crate::percore::state::Runtime;
 use crate::percore::{access, decode, tensors};
@@ -38,56 +39,61 @@ pub struct ProgramRun {
 
 use crate::run::error::RunError;
 
-/// A request's payload, read in order; reading past its end is an error.
+/// A request's payload: its struct as [`wire::EXCHANGES`] names it, then its tail.
 struct Reader<'a> {
     request: DeviceRequest,
     rest: &'a [u8],
 }
 
 impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], RunError> {
-        let Some((head, rest)) = self.rest.split_first_chunk::<N>() else {
+    /// The request's struct: the one its exchange names (another is the runner's own bug),
+    /// all its bytes there, and nothing after them where the exchange says no tail follows.
+    fn ask<P: Payload>(&mut self) -> Result<P, RunError> {
+        let x = wire::exchange(self.request);
+        if x.ask.map(|l| l.c_name) != Some(P::LAYOUT.c_name) {
             return Err(RunError::Unanswered(format!(
-                "a {:?} request whose payload ends {} bytes short (the program and the runner are from different SDKs?)",
+                "the runner read a {:?} request as struct nt_device_{}, which protocol.h does not give it (the runtime's bug)",
                 self.request,
-                N - self.rest.len()
+                P::LAYOUT.c_name
             )));
-        };
-        self.rest = rest;
-        Ok(*head)
+        }
+        let short = P::BYTES.saturating_sub(self.rest.len());
+        let p = P::take(&mut self.rest).ok_or_else(|| {
+            RunError::Unanswered(format!(
+                "a {:?} request whose payload ends {short} bytes short (the program and the runner are from different SDKs?)",
+                self.request
+            ))
+        })?;
+        if x.ask_tail.is_empty() && !self.rest.is_empty() {
+            return Err(RunError::Unanswered(format!(
+                "a {:?} request whose payload has {} bytes past its fields (the program and the runner are from different SDKs?)",
+                self.request,
+                self.rest.len()
+            )));
+        }
+        Ok(p)
     }
-    fn u32(&mut self) -> Result<u32, RunError> {
-        self.take().map(u32::from_le_bytes)
-    }
-    /// A call's return address (u32, 0: none) as a place in the program ([`site`]).
-    fn site(&mut self) -> Result<Option<u64>, RunError> {
-        Ok(site(self.u32()?))
-    }
+}
 
-    /// A check's place, the rest of the request: u32 line, u32 column, the file's name, as
-    /// `file:line:column`.
-    fn place(&mut self) -> Result<String, RunError> {
-        let (line, column) = (self.u32()?, self.u32()?);
-        let file = String::from_utf8_lossy(self.rest);
-        Ok(format!("{file}:{line}:{column}"))
-    }
-    fn i32(&mut self) -> Result<i32, RunError> {
-        self.take().map(i32::from_le_bytes)
-    }
-    fn u64(&mut self) -> Result<u64, RunError> {
-        self.take().map(u64::from_le_bytes)
-    }
-    fn i64(&mut self) -> Result<i64, RunError> {
-        self.take().map(i64::from_le_bytes)
-    }
-    fn f64(&mut self) -> Result<f64, RunError> {
-        self.take().map(f64::from_le_bytes)
-    }
-    /// An argument: kind, handle, integer, double (as the C ABI's `operand`).
-    fn operand(&mut self, rt: &mut Runtime) -> Result<Operand, RunError> {
-        let (kind, h, i, f) = (self.i32()?, self.u32()?, self.i64()?, self.f64()?);
-        Ok(decode::operand(rt, kind, h, i, f))
-    }
+/// Appends `request`'s answer struct `p` to `out`: the one its exchange names.
+fn give<P: Payload>(request: DeviceRequest, p: &P, out: &mut Vec<u8>) {
+    let named = wire::exchange(request).answer.map(|l| l.c_name);
+    assert_eq!(
+        named,
+        Some(P::LAYOUT.c_name),
+        "{request:?}'s answer is the struct protocol.h gives it"
+    );
+    p.put(out);
+}
+
+/// An operand as the runtime takes it (as the C ABI's `operand`).
+fn operand(rt: &mut Runtime, o: wire::Operand) -> Operand {
+    decode::operand(rt, o.kind, o.handle, o.i, o.f)
+}
+
+/// A check's place: `file:line:column`, the file's name being the payload's tail.
+fn place(line: u32, column: u32, file: &[u8]) -> String {
+    format!("{}:{line}:{column}", String::from_utf8_lossy(file))
 }
 
 /// A meta as the program keeps it (the same layout on both sides: sdk_abi.rs).
@@ -138,32 +144,27 @@ fn answer_one(
     let mut r = Reader { request, rest: p };
     match request {
         DeviceRequest::Return => {
-            let h = r.u32()?;
-            ran.returned = (h != 0).then_some(h);
-            ran.translations = r.u64()?;
-            for k in 0..neuron_translate::layout::RECORDS {
-                ran.hits[k] = r.u64()?;
-            }
-            for k in 0..neuron_translate::layout::RECORDS {
-                ran.refills[k] = r.u64()?;
-            }
+            let q: wire::Return = r.ask()?;
+            ran.returned = (q.handle != 0).then_some(q.handle);
+            (ran.translations, ran.hits, ran.refills) = (q.translations, q.hits, q.refills);
             return Ok(false);
         }
         DeviceRequest::Stack => {
-            let (limit, depth, at_least) = (r.u32()?, r.u64()?, r.u32()? != 0);
-            stack_report(rt, limit, depth, at_least);
+            let q: wire::Stack = r.ask()?;
+            stack_report(rt, q.limit, q.depth, q.at_least != 0);
         }
         DeviceRequest::DivideByZero => {
-            let detail = format!(
-                "an integer division or remainder by zero (undefined in C++), at {}",
-                r.place()?
-            );
+            let q: wire::Place = r.ask()?;
+            let at = place(q.line, q.column, r.rest);
+            let detail =
+                format!("an integer division or remainder by zero (undefined in C++), at {at}");
             rt.misuse(Kind::IntegerDivideByZero, None, None, detail);
         }
         DeviceRequest::Undefined => {
-            let what = Undefined::from_code(r.u32()?);
-            let words = what.map_or("an operation undefined in C++", |u| u.words());
-            let detail = format!("{words}, at {}", r.place()?);
+            let q: wire::UndefinedAt = r.ask()?;
+            let words =
+                Undefined::from_code(q.what).map_or("an operation undefined in C++", |u| u.words());
+            let detail = format!("{words}, at {}", place(q.line, q.column, r.rest));
             rt.misuse(Kind::UndefinedArithmetic, None, None, detail);
         }
         DeviceRequest::Start => {
@@ -185,20 +186,15 @@ fn answer_one(
         | DeviceRequest::BadStream
         | DeviceRequest::CountTcm
         | DeviceRequest::TcmCopy
-        | DeviceRequest::Note
-        | DeviceRequest::Malloc
+        | DeviceRequest::Note => access_answer(rt, &mut r, out)?,
+        DeviceRequest::Malloc
         | DeviceRequest::Free
-        | DeviceRequest::TcmSpan => access_answer(rt, &mut r, out)?,
+        | DeviceRequest::TcmSpan
+        | DeviceRequest::NotDataram => pool_answer(rt, &mut r, out)?,
         DeviceRequest::HbmAllocate | DeviceRequest::HbmFree | DeviceRequest::HbmCopy => {
             hbm_answer(rt, &mut r, out)?
         }
         DeviceRequest::HeapTake | DeviceRequest::HeapGive => heap_answer(rt, &mut r, out)?,
-        DeviceRequest::NotDataram => {
-            let (p, bytes) = (r.u32()? as usize, r.u32()? as usize);
-            rt.job.device_site = r.site()?;
-            let d = access::not_dataram(p, bytes);
-            rt.misuse_here(Kind::TcmCopyNotDataram, None, None, d);
-        }
     }
     Ok(true)
 }
@@ -214,102 +210,135 @@ fn site(ret: u32) -> Option<u64> {
 fn tensor_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     match r.request {
         DeviceRequest::New => {
-            let (dtype, fill, ndim) = (r.i32()?, r.i32()?, r.u32()? as usize);
-            let sizes = (0..ndim.min(MAX_DIMS))
-                .map(|_| r.i64())
-                .collect::<Result<Vec<i64>, _>>()?;
-            let value = r.operand(rt)?;
-            rt.job.device_site = r.site()?;
-            let h = decode::factory(rt, dtype, &sizes, fill, value);
+            let q: wire::NewTensor = r.ask()?;
+            let sizes = &q.sizes[..(q.ndim as usize).min(MAX_DIMS)];
+            let value = operand(rt, q.value);
+            rt.job.device_site = site(q.site);
+            let h = decode::factory(rt, q.dtype, sizes, q.fill, value);
             out.extend(meta_bytes(rt, h));
         }
-        DeviceRequest::Retain => tensors::retain(rt, r.u32()?),
-        DeviceRequest::Release => tensors::release_from_kernel(rt, r.u32()?),
+        DeviceRequest::Retain => tensors::retain(rt, r.ask::<wire::Handle>()?.handle),
+        DeviceRequest::Release => tensors::release_from_kernel(rt, r.ask::<wire::Handle>()?.handle),
         DeviceRequest::Fill => {
-            let h = r.u32()?;
-            let v = r.operand(rt)?;
-            ops::fill_with(rt, h, v);
+            let q: wire::Fill = r.ask()?;
+            let v = operand(rt, q.value);
+            ops::fill_with(rt, q.handle, v);
         }
         DeviceRequest::Apply => {
-            let (op, to) = (r.i32()?, r.u32()?);
-            let operands = [r.operand(rt)?, r.operand(rt)?, r.operand(rt)?];
-            rt.job.device_site = r.site()?;
-            let h = decode::apply(rt, op, operands, (to != 0).then_some(to));
+            let q: wire::Apply = r.ask()?;
+            let operands = q.operands.map(|o| operand(rt, o));
+            rt.job.device_site = site(q.site);
+            let h = decode::apply(rt, q.op, operands, (q.out != 0).then_some(q.out));
             out.extend(meta_bytes(rt, h));
         }
         DeviceRequest::Policy => {
-            let (h, set) = (r.u32()?, r.i32()?);
-            out.extend(decode::set_policy(rt, h, set).to_le_bytes());
+            let q: wire::Policy = r.ask()?;
+            let value = decode::set_policy(rt, q.handle, q.set);
+            give(r.request, &wire::Value32 { value }, out);
         }
         DeviceRequest::Dst => {
-            rt.job.device_site = r.site()?;
+            rt.job.device_site = site(r.ask::<wire::Site>()?.site);
             let h = tensors::dst_tensor(rt);
             out.extend(meta_bytes(rt, h));
         }
-        DeviceRequest::Print => out.extend(crate::run::device::print::print(r.rest).to_le_bytes()),
-        other => unreachable!("{other:?} is routed to access_answer"),
+        DeviceRequest::Print => {
+            let bytes = crate::run::device::print::print(r.rest);
+            give(r.request, &wire::Printed { bytes }, out);
+        }
+        other => unreachable!("{other:?} is routed elsewhere"),
     }
     Ok(())
 }
 
-/// Accessors, copies and the TCM pool.
+/// Accessors and copies.
 fn access_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     match r.request {
         DeviceRequest::Open => {
-            let (h, kind, dtype, ndim) = (r.u32()?, r.i32()?, r.i32()?, r.i32()?);
-            let b = decode::open(rt, h, kind, dtype, ndim);
-            out.extend(offset_of(rt, b).to_le_bytes());
-            out.extend(meta_bytes(rt, h));
+            let q: wire::Open = r.ask()?;
+            let b = decode::open(rt, q.handle, q.kind, q.dtype, q.ndim);
+            give(
+                r.request,
+                &wire::TcmAt {
+                    at: offset_of(rt, b),
+                },
+                out,
+            );
+            out.extend(meta_bytes(rt, q.handle));
         }
         DeviceRequest::Close => {
-            let (h, kind, at) = (r.u32()?, r.i32()?, r.i64()?);
-            let b = rt.job.pool.block_at(at).unwrap_or(core::ptr::null_mut());
-            decode::close(rt, h, kind, b);
+            let q: wire::Close = r.ask()?;
+            let b = rt.job.pool.block_at(q.at).unwrap_or(core::ptr::null_mut());
+            decode::close(rt, q.handle, q.kind, b);
         }
         DeviceRequest::BadIndex => {
-            let (h, dim, index, size) = (r.u32()?, r.i32()?, r.i64()?, r.i64()?);
-            access::bad_index(rt, h, dim, index, size);
+            let q: wire::BadIndex = r.ask()?;
+            access::bad_index(rt, q.handle, q.dim, q.index, q.size);
         }
         DeviceRequest::BadStream => {
-            let (h, closed, write, index) = (r.u32()?, r.i32()?, r.i32()?, r.u64()?);
-            access::bad_stream(rt, h, closed != 0, write != 0, index);
+            let q: wire::BadStream = r.ask()?;
+            access::bad_stream(rt, q.handle, q.closed != 0, q.write != 0, q.index);
         }
         DeviceRequest::CountTcm => {
-            let (bytes_in, bytes_out) = (r.u64()?, r.u64()?);
-            access::count_tcm(rt, bytes_in, bytes_out);
+            let q: wire::CountTcm = r.ask()?;
+            access::count_tcm(rt, q.bytes_in, q.bytes_out);
         }
         DeviceRequest::TcmCopy => {
-            let (h, dtype, offset, count) = (r.u32()?, r.i32()?, r.u64()?, r.u64()?);
-            let write = r.i32()? != 0;
-            rt.job.device_site = r.site()?;
-            access::tcm_copy(rt, h, dtype, offset, count, write);
+            let q: wire::TcmCopy = r.ask()?;
+            rt.job.device_site = site(q.site);
+            access::tcm_copy(rt, q.handle, q.dtype, q.offset, q.count, q.write != 0);
         }
         DeviceRequest::Note => {
-            let (h, first, count, write) = (r.u32()?, r.u64()?, r.u64()?, r.i32()? != 0);
-            tensors::note(rt, h, first, count, write, "a TCM or stream copy");
-            out.extend(meta_bytes(rt, h));
+            let q: wire::Note = r.ask()?;
+            let what = "a TCM or stream copy";
+            tensors::note(rt, q.handle, q.first, q.count, q.write != 0, what);
+            out.extend(meta_bytes(rt, q.handle));
         }
+        other => unreachable!("{other:?} is routed elsewhere"),
+    }
+    Ok(())
+}
+
+/// The TCM pool: its blocks, and the bytes a copy touches in it.
+fn pool_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
+    match r.request {
         DeviceRequest::Malloc => {
-            let (bytes, site) = (r.u64()?, r.u32()?);
+            let q: wire::TcmMalloc = r.ask()?;
             rt.job.tcm_mallocs += 1;
-            let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+            let bytes = usize::try_from(q.bytes).unwrap_or(usize::MAX);
             // The site is a return address with the window bits: made a code address here.
-            let site = crate::run::device::symbols::code_address(u64::from(site));
-            let p = access::tcm_malloc(rt, bytes, site);
-            out.extend(offset_of(rt, p.cast()).to_le_bytes());
+            let at = crate::run::device::symbols::code_address(u64::from(q.site));
+            let p = access::tcm_malloc(rt, bytes, at);
+            give(
+                r.request,
+                &wire::TcmAt {
+                    at: offset_of(rt, p.cast()),
+                },
+                out,
+            );
         }
         DeviceRequest::Free => {
-            let (at, raw) = (r.i64()?, r.u32()?);
-            let p = rt.job.pool.block_at(at).unwrap_or(raw as usize as *mut u8);
+            let q: wire::TcmFree = r.ask()?;
+            let p = rt
+                .job
+                .pool
+                .block_at(q.at)
+                .unwrap_or(q.pointer as usize as *mut u8);
             access::tcm_free(rt, p.cast());
         }
         DeviceRequest::TcmSpan => {
+            let q: wire::TcmSpan = r.ask()?;
             // The offset wraps below the pool (its red zone): as the device's u32 says.
-            let (offset, n) = (i64::from(r.u32()? as i32), r.u32()? as usize);
-            rt.job.device_site = r.site()?;
-            access::device_span(rt, offset, n);
+            let offset = i64::from(q.offset as i32);
+            rt.job.device_site = site(q.site);
+            access::device_span(rt, offset, q.bytes as usize);
         }
-        other => unreachable!("{other:?} is routed to tensor_answer"),
+        DeviceRequest::NotDataram => {
+            let q: wire::NotDataram = r.ask()?;
+            rt.job.device_site = site(q.site);
+            let d = access::not_dataram(q.address as usize, q.bytes as usize);
+            rt.misuse_here(Kind::TcmCopyNotDataram, None, None, d);
+        }
+        other => unreachable!("{other:?} is routed elsewhere"),
     }
     Ok(())
 }
@@ -332,17 +361,17 @@ fn stack_report(rt: &mut Runtime, limit: u32, depth: u64, at_least: bool) {
 fn heap_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     use crate::percore::c_heap::{give_back, take, Take};
     if r.request == DeviceRequest::HeapGive {
-        give_back(rt, r.u32()?);
+        give_back(rt, r.ask::<wire::HeapGive>()?.offset);
         return Ok(());
     }
-    let (bytes, align, new) = (r.u64()?, r.u32()?, r.u32()? != 0);
-    rt.job.device_site = r.site()?;
-    let at = match take(rt, bytes, align, new) {
+    let q: wire::HeapTake = r.ask()?;
+    rt.job.device_site = site(q.site);
+    let at = match take(rt, q.bytes, q.align, q.new != 0) {
         Take::At(at) => i64::from(at),
         Take::NoRoom => -1,
         Take::Outside => -2,
     };
-    out.extend(at.to_le_bytes());
+    give(r.request, &wire::HeapAt { at }, out);
     Ok(())
 }
 
@@ -350,22 +379,31 @@ fn heap_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Resul
 fn hbm_answer(rt: &mut Runtime, r: &mut Reader<'_>, out: &mut Vec<u8>) -> Result<(), RunError> {
     match r.request {
         DeviceRequest::HbmAllocate => {
-            let (bytes, align) = (r.u32()?, r.u32()?);
-            rt.job.device_site = r.site()?;
-            let addr = crate::percore::hbm::allocate(rt, bytes, align);
-            out.extend(addr.map_or(-1i32, |_| 0).to_le_bytes());
-            out.extend(addr.unwrap_or_default().to_le_bytes());
+            let q: wire::HbmAllocate = r.ask()?;
+            rt.job.device_site = site(q.site);
+            let addr = crate::percore::hbm::allocate(rt, q.bytes, q.align);
+            let a = wire::HbmAllocated {
+                status: addr.map_or(-1, |_| 0),
+                address: addr.unwrap_or_default(),
+            };
+            give(r.request, &a, out);
         }
         DeviceRequest::HbmFree => {
-            let addr = r.u64()?;
-            rt.job.device_site = r.site()?;
-            let freed = crate::percore::hbm::deallocate(rt, addr);
-            out.extend(if freed { 0i32 } else { -1 }.to_le_bytes());
+            let q: wire::HbmFree = r.ask()?;
+            rt.job.device_site = site(q.site);
+            let freed = crate::percore::hbm::deallocate(rt, q.address);
+            give(
+                r.request,
+                &wire::Value32 {
+                    value: if freed { 0 } else { -1 },
+                },
+                out,
+            );
         }
         DeviceRequest::HbmCopy => {
-            let (addr, bytes, write) = (r.u64()?, r.u64()?, r.i32()? != 0);
-            rt.job.device_site = r.site()?;
-            crate::percore::hbm::copy(rt, addr, bytes, None, write);
+            let q: wire::HbmCopy = r.ask()?;
+            rt.job.device_site = site(q.site);
+            crate::percore::hbm::copy(rt, q.address, q.bytes, None, q.write != 0);
         }
         other => unreachable!("{other:?} is routed elsewhere"),
     }
@@ -377,21 +415,28 @@ pub fn start(rt: &mut Runtime, kernel: &str, call: &[Arg]) -> Vec<u8> {
     let m = rt.machine.as_ref().expect("the model runs");
     let c = m.config();
     let mut out = Vec::new();
-    out.extend(rt.job.core.to_le_bytes());
-    out.extend(rt.job.cores.to_le_bytes());
-    for v in [c.engine_base, c.hbm_scratch, c.hbm_base, c.hbm_size] {
-        out.extend(v.to_le_bytes());
-    }
-    out.extend((kernel.len() as u32).to_le_bytes());
+    let head = wire::Started {
+        core: rt.job.core,
+        cores: rt.job.cores,
+        engine_base: c.engine_base,
+        hbm_scratch: c.hbm_scratch,
+        hbm_base: c.hbm_base,
+        hbm_bytes: c.hbm_size,
+        name_bytes: kernel.len() as u32,
+    };
+    give(DeviceRequest::Start, &head, &mut out);
     out.extend(kernel.as_bytes());
     out.extend((call.len() as u32).to_le_bytes());
     for a in call {
         // SAFETY: a tensor argument's meta is live while the job runs.
         let h = (a.kind == ARG_TENSOR).then(|| unsafe { (*a.meta).handle });
-        out.extend(a.kind.to_le_bytes());
-        out.extend(h.unwrap_or(0).to_le_bytes());
-        out.extend(a.i.to_le_bytes());
-        out.extend(a.f.to_le_bytes());
+        let o = wire::Operand {
+            kind: a.kind,
+            handle: h.unwrap_or(0),
+            i: a.i,
+            f: a.f,
+        };
+        o.put(&mut out);
         if let Some(h) = h {
             out.extend(meta_bytes(rt, h));
         }
