@@ -4,7 +4,7 @@
 
 use super::{runtime, tensor};
 use crate::run::device::answer::{answer, DeviceRequest, ProgramRun};
-use crate::run::error::RunError;
+use crate::run::error::{RunError, Unanswered};
 
 #[test]
 fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
@@ -16,9 +16,7 @@ fn an_unknown_code_or_a_short_payload_is_refused_before_anything_changes() {
     let unknown = answer(&mut rt, none, &[], &mut ran, &mut out);
     assert_eq!(
         unknown,
-        Err(RunError::Unanswered(format!(
-            "a request of unknown code {none}"
-        )))
+        Err(RunError::Unanswered(Unanswered::UnknownCode(none)))
     );
     let short = answer(
         &mut rt,

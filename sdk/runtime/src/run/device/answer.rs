@@ -37,7 +37,7 @@ pub struct ProgramRun {
     pub stray_store: Option<crate::run::device::watch::StrayStore>,
 }
 
-use crate::run::error::RunError;
+use crate::run::error::{RunError, Unanswered};
 
 /// A request's payload: its struct as [`wire::EXCHANGES`] names it, then its tail.
 struct Reader<'a> {
@@ -51,25 +51,21 @@ impl Reader<'_> {
     fn ask<P: Payload>(&mut self) -> Result<P, RunError> {
         let x = wire::exchange(self.request);
         if x.ask.map(|l| l.c_name) != Some(P::LAYOUT.c_name) {
-            return Err(RunError::Unanswered(format!(
-                "the runner read a {:?} request as struct nt_device_{}, which protocol.h does not give it (the runtime's bug)",
-                self.request,
-                P::LAYOUT.c_name
-            )));
+            return Err(RunError::Unanswered(Unanswered::OtherStruct {
+                request: self.request,
+                read: P::LAYOUT.c_name.into(),
+            }));
         }
         let short = P::BYTES.saturating_sub(self.rest.len());
-        let p = P::take(&mut self.rest).ok_or_else(|| {
-            RunError::Unanswered(format!(
-                "a {:?} request whose payload ends {short} bytes short (the program and the runner are from different SDKs?)",
-                self.request
-            ))
-        })?;
+        let p = P::take(&mut self.rest).ok_or(RunError::Unanswered(Unanswered::Short {
+            request: self.request,
+            bytes: short,
+        }))?;
         if x.ask_tail.is_empty() && !self.rest.is_empty() {
-            return Err(RunError::Unanswered(format!(
-                "a {:?} request whose payload has {} bytes past its fields (the program and the runner are from different SDKs?)",
-                self.request,
-                self.rest.len()
-            )));
+            return Err(RunError::Unanswered(Unanswered::Long {
+                request: self.request,
+                bytes: self.rest.len(),
+            }));
         }
         Ok(p)
     }
@@ -140,7 +136,7 @@ fn answer_one(
     out: &mut Vec<u8>,
 ) -> Result<bool, RunError> {
     let request = DeviceRequest::from_code(code)
-        .ok_or_else(|| RunError::Unanswered(format!("a request of unknown code {code}")))?;
+        .ok_or(RunError::Unanswered(Unanswered::UnknownCode(code)))?;
     let mut r = Reader { request, rest: p };
     match request {
         DeviceRequest::Return => {
@@ -167,11 +163,7 @@ fn answer_one(
             let detail = format!("{words}, at {}", place(q.line, q.column, r.rest));
             rt.misuse(Kind::UndefinedArithmetic, None, None, detail);
         }
-        DeviceRequest::Start => {
-            return Err(RunError::Unanswered(
-                "a START past start(), which answers every START".into(),
-            ))
-        }
+        DeviceRequest::Start => return Err(RunError::Unanswered(Unanswered::StartAgain)),
         DeviceRequest::New
         | DeviceRequest::Retain
         | DeviceRequest::Release
