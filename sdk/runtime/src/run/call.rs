@@ -22,7 +22,7 @@ use crate::base::npy;
 use crate::percore::registry::{self, Function, Param};
 use crate::percore::state;
 use crate::percore::tensors::{self, POISON};
-use crate::run::error::RunError;
+use crate::run::error::{ArgRefused, OpRefused, RunError};
 use crate::run::options::{self, Options};
 use crate::run::outcome::{Outcome, Produced, Stop};
 use crate::run::outfile::Reserved;
@@ -34,27 +34,22 @@ use crate::run::session::Session;
 fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
     registry::with(|r| {
         if r.ops.len() > MAX_OPS {
-            return Err(RunError::Refused(format!(
-                "{} ops registered: a library has at most {MAX_OPS}",
-                r.ops.len()
-            )));
+            return Err(RunError::Op(OpRefused::TooMany { count: r.ops.len() }));
         }
         let mut libraries: Vec<&str> = r.ops.iter().map(|o| o.library.as_str()).collect();
         libraries.sort_unstable();
         libraries.dedup();
         if one_library && libraries.len() > 1 {
-            return Err(RunError::Refused(format!(
-                "{} NEURON_LIBRARY blocks ({}): a program registers one library",
-                libraries.len(),
-                libraries.join(", ")
-            )));
+            return Err(RunError::Op(OpRefused::Libraries {
+                libraries: owned(&libraries),
+            }));
         }
         if let Some(why) = r
             .ops
             .iter()
             .find_map(|o| nt_sdk_common::op_refused(&o.name, &o.kernel))
         {
-            return Err(RunError::Refused(why));
+            return Err(RunError::Op(OpRefused::Name(why)));
         }
         let known: Vec<&str> = r.ops.iter().map(|o| o.name.as_str()).collect();
         if let Some(d) = known
@@ -62,46 +57,57 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
             .enumerate()
             .find(|(k, n)| known[..*k].contains(n))
         {
-            return Err(RunError::Refused(format!(
-                "op '{}' is registered twice (library {}): each m.def names an op once",
-                d.1,
-                libraries.join(", ")
-            )));
+            return Err(RunError::Op(OpRefused::Twice {
+                op: d.1.to_string(),
+                libraries: owned(&libraries),
+            }));
         }
         let op = r.ops.iter().find(|o| o.name == name).ok_or_else(|| {
-            RunError::Refused(format!(
-                "no op '{name}' is registered (registered: {})",
-                known.join(", ")
-            ))
+            RunError::Op(OpRefused::Unknown {
+                op: name.into(),
+                known: owned(&known),
+            })
         })?;
+        let (op_name, kernel) = (name.to_string(), op.kernel.clone());
         let kernel = match r.kernels_of(op).as_slice() {
             [k] => (*k).clone(),
-            [] if r.kernels.iter().any(|k| k.0 == op.kernel) => return Err(RunError::Refused(format!("op '{name}' names kernel '{}', which is overloaded, and no overload is the declaration the device's build makes from the op's schema (const torch::Tensor& for a Tensor, int, float, const torch::Scalar&)", op.kernel))),
-            [] => return Err(RunError::Refused(format!("op '{name}' names kernel '{}', which the compute sources do not define (as a function of const torch::Tensor&, int, float and const torch::Scalar& returning torch::Tensor)", op.kernel))),
-            _ => return Err(RunError::Refused(format!("kernel '{}' is overloaded with the same parameter kinds twice: the registration cannot name one", op.kernel))),
+            [] if r.kernels.iter().any(|k| k.0 == op.kernel) => {
+                return Err(RunError::Op(OpRefused::NoOverload {
+                    op: op_name,
+                    kernel,
+                }))
+            }
+            [] => {
+                return Err(RunError::Op(OpRefused::NoKernel {
+                    op: op_name,
+                    kernel,
+                }))
+            }
+            _ => return Err(RunError::Op(OpRefused::Ambiguous { kernel })),
         };
         let schema = |p: &[Param]| p.iter().map(|p| p.schema()).collect::<Vec<_>>();
         if schema(&kernel.params) != schema(&op.shape.params) {
-            let show = |p: &[Param]| p.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ");
-            return Err(RunError::Refused(format!(
-                "kernel '{}' takes ({}) but its shape function takes ({})",
-                op.kernel,
-                show(&kernel.params),
-                show(&op.shape.params)
-            )));
+            let names = |p: &[Param]| p.iter().map(|p| p.name().to_string()).collect();
+            return Err(RunError::Op(OpRefused::Params {
+                kernel: op.kernel.clone(),
+                takes: names(&kernel.params),
+                shape_takes: names(&op.shape.params),
+            }));
         }
         Ok(kernel)
     })
+}
+
+/// Names as the refusals keep them.
+fn owned(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
 }
 
 /// Integer `i`, argument `k`, as parameter `p` takes it: a kernel's `int` (32 bits, as the
 /// device's build declares it) refuses what does not fit.
 fn fits(p: Param, k: usize, i: i64) -> Result<i64, RunError> {
     if p == Param::Int32 && i32::try_from(i).is_err() {
-        return Err(RunError::Refused(format!(
-            "argument {k} is {i}: the kernel takes an int (32 bits, as the device's build declares \
-             it from the schema's int), which {i} does not fit"
-        )));
+        return Err(RunError::Argument(ArgRefused::IntTooWide { k, i }));
     }
     Ok(i)
 }
@@ -120,18 +126,24 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, RunError> {
         Param::Tensor => {
             let path = std::path::Path::new(text);
             if !path.exists() {
-                return Err(RunError::Refused(format!(
-                    "argument {k} is a tensor: '{text}' is no file (give the path of a .npy file)"
-                )));
+                return Err(RunError::Argument(ArgRefused::NoFile {
+                    k,
+                    text: text.into(),
+                }));
             }
-            let a = npy::read_file(path)
-                .map_err(|e| RunError::Refused(format!("argument {k} ({text}): {e}")))?;
+            let a = npy::read_file(path).map_err(|e| {
+                RunError::Argument(ArgRefused::Npy {
+                    k,
+                    text: text.into(),
+                    why: e.to_string(),
+                })
+            })?;
             if !within_limits(&a.shape) {
-                return Err(RunError::Refused(format!(
-                    "argument {k} ({text}): shape {:?} is {}",
-                    a.shape,
-                    crate::base::limits::past_limits()
-                )));
+                return Err(RunError::Argument(ArgRefused::PastLimits {
+                    k,
+                    text: text.into(),
+                    shape: a.shape.clone(),
+                }));
             }
             let meta = state::with(|rt| {
                 let h = tensors::from_array(rt, &a);
@@ -147,23 +159,26 @@ fn argument(p: Param, k: usize, text: &str) -> Result<Arg, RunError> {
         }
         Param::Int | Param::Int32 => match text.parse::<i64>() {
             Ok(i) => fits(p, k, i).and_then(|i| scalar(ARG_INT, i, 0.0)),
-            Err(_) => Err(RunError::Refused(format!(
-                "argument {k} ('{text}'): the kernel takes an {}",
-                p.name()
-            ))),
+            Err(_) => Err(RunError::Argument(ArgRefused::NotInt {
+                k,
+                text: text.into(),
+                param: p.name().into(),
+            })),
         },
         Param::Double | Param::Float32 => match double(text) {
             Some(f) => scalar(ARG_DOUBLE, 0, f),
-            None => Err(RunError::Refused(format!(
-                "argument {k} ('{text}'): the kernel takes a double (a number within a double's range, nan, inf or -inf)"
-            ))),
+            None => Err(RunError::Argument(ArgRefused::NotDouble {
+                k,
+                text: text.into(),
+            })),
         },
         Param::Scalar => match (text.parse::<i64>(), double(text)) {
             (Ok(i), _) => scalar(ARG_SCALAR_INT, i, 0.0),
             (_, Some(f)) => scalar(ARG_SCALAR_FLOAT, 0, f),
-            _ => Err(RunError::Refused(format!(
-                "argument {k} ('{text}'): the kernel takes a Scalar (a number)"
-            ))),
+            _ => Err(RunError::Argument(ArgRefused::NotScalar {
+                k,
+                text: text.into(),
+            })),
         },
     }
 }

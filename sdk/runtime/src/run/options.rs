@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::run::error::RunError;
+use crate::run::error::{RunError, Usage};
 
 /// How `--stats` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,27 +50,20 @@ impl Options {
     /// `--translation`. Named as the command line names them.
     pub fn validate(&self) -> Result<(), RunError> {
         if self.op.is_empty() {
-            return Err(RunError::Refused(
-                "usage: OP [ARG...] [--out FILE.npy] [--cores N] [--timeout SECONDS] [--stats[=json]]"
-                    .into(),
-            ));
+            return Err(RunError::Usage(Usage::NoOp));
         }
         crate::base::limits::cores_within(self.cores)
-            .map_err(|e| RunError::Refused(e.to_string()))?;
+            .map_err(|e| RunError::Usage(Usage::Limit(e.to_string())))?;
         let half = |p: &PathBuf| p.as_os_str().is_empty();
         if self
             .device
             .as_ref()
             .is_some_and(|d| half(&d.program) || half(&d.translation))
         {
-            return Err(RunError::Refused(
-                "--device and --translation go together".into(),
-            ));
+            return Err(RunError::Usage(Usage::DeviceAlone));
         }
         if self.profile.is_some() && self.device.is_none() {
-            return Err(RunError::Refused(
-                "--profile counts a run on the emulated Q7: give --device too".into(),
-            ));
+            return Err(RunError::Usage(Usage::ProfileWithoutDevice));
         }
         Ok(())
     }
@@ -83,15 +76,21 @@ impl Options {
 
 /// Why `--name` (no option of the runner's: an argument never starts with `--`) is refused.
 fn unknown_option(given: &str) -> RunError {
-    RunError::Refused(format!(
-        "{given}: not an option of the runner (--out FILE, --cores N, --timeout SECONDS, \
-         --sanitize, --stats, --stats=json, --device PROGRAM, --translation OBJECT, --profile DIR)"
-    ))
+    RunError::Usage(Usage::Unknown(given.into()))
 }
 
-/// The value after an option, or the refusal `missing` when there is none.
-fn value<'a>(it: &mut std::slice::Iter<'a, String>, missing: &str) -> Result<&'a String, RunError> {
-    it.next().ok_or_else(|| RunError::Refused(missing.into()))
+/// The value after `option`, or its refusal (it needs `what`) when there is none.
+fn value<'a>(
+    it: &mut std::slice::Iter<'a, String>,
+    option: &str,
+    what: &str,
+) -> Result<&'a String, RunError> {
+    it.next().ok_or_else(|| {
+        RunError::Usage(Usage::NoValue {
+            option: option.into(),
+            what: what.into(),
+        })
+    })
 }
 
 /// The runner's command line, parsed and [validated](Options::validate).
@@ -104,21 +103,21 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--out" => o.out = Some(value(&mut it, "--out needs a file")?.into()),
+            "--out" => o.out = Some(value(&mut it, "--out", "a file")?.into()),
             "--cores" => {
-                let n = value(&mut it, "--cores needs a number")?;
+                let n = value(&mut it, "--cores", "a number")?;
                 o.cores = crate::base::limits::cores_of(n)
-                    .map_err(|e| RunError::Refused(e.to_string()))?;
+                    .map_err(|e| RunError::Usage(Usage::Limit(e.to_string())))?;
             }
             "--timeout" => {
-                let t = value(&mut it, "--timeout needs seconds")?;
+                let t = value(&mut it, "--timeout", "seconds")?;
                 o.timeout = crate::base::limits::timeout_of(t)
-                    .map_err(|e| RunError::Refused(e.to_string()))?;
+                    .map_err(|e| RunError::Usage(Usage::Limit(e.to_string())))?;
             }
             "--sanitize" => o.sanitize = true,
-            "--profile" => o.profile = Some(value(&mut it, "--profile needs a folder")?.into()),
+            "--profile" => o.profile = Some(value(&mut it, "--profile", "a folder")?.into()),
             "--device" => {
-                let program = value(&mut it, "--device needs the device program")?;
+                let program = value(&mut it, "--device", "the device program")?;
                 let translation = o.device.take().map(|d| d.translation);
                 o.device = Some(crate::run::device::Program {
                     program: program.into(),
@@ -127,7 +126,7 @@ pub fn parse(args: &[String]) -> Result<Options, RunError> {
                 });
             }
             "--translation" => {
-                let t = value(&mut it, "--translation needs the object")?;
+                let t = value(&mut it, "--translation", "the object")?;
                 let d = o.device.get_or_insert(crate::run::device::Program {
                     program: Default::default(),
                     translation: Default::default(),
@@ -165,7 +164,9 @@ mod tests {
         );
         let e = super::parse(&args("relu x.npy --stat")).unwrap_err();
         assert!(
-            matches!(&e, super::RunError::Refused(m) if m.starts_with("--stat: not an option of the runner (--out FILE")),
+            matches!(&e, super::RunError::Usage(super::Usage::Unknown(m)) if m == "--stat")
+                && e.to_string()
+                    .starts_with("--stat: not an option of the runner (--out FILE"),
             "{e}"
         );
         assert!(super::parse(&args("relu x.npy --cores 9"))

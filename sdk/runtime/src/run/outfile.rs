@@ -25,15 +25,20 @@ pub struct Reserved {
 }
 
 use crate::base::limits::tmp_name;
-use crate::run::error::RunError;
+use crate::run::error::{OutFile, RunError};
 
 impl Reserved {
     /// Checks that `path` can be written: the reason it cannot, if it cannot.
     pub fn new(path: &Path) -> Result<Reserved, RunError> {
-        let refuse = |why: String| RunError::OutFile(format!("--out {}: {why}", path.display()));
+        let path_buf = || path.to_path_buf();
+        let refuse = RunError::OutFile;
         let target = match std::fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
-                .map_err(|e| refuse(format!("a link to nothing there: {e}")))?,
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
+                refuse(OutFile::Dangling {
+                    path: path_buf(),
+                    why: e.to_string(),
+                })
+            })?,
             _ => path.to_path_buf(),
         };
         if let Ok(m) = std::fs::metadata(&target) {
@@ -45,17 +50,20 @@ impl Reserved {
                 });
             }
             if t.is_dir() {
-                return Err(refuse("is a folder".into()));
+                return Err(refuse(OutFile::Folder { path: path_buf() }));
             }
             if !t.is_file() {
-                return Err(refuse(
-                    "is not a regular file, a character device or a FIFO".into(),
-                ));
+                return Err(refuse(OutFile::NotAFile { path: path_buf() }));
             }
         }
         crate::base::limits::try_write_beside(&target)
-            .ok_or_else(|| refuse("names no file".into()))?
-            .map_err(|e| refuse(format!("cannot write there: {e}")))?;
+            .ok_or_else(|| refuse(OutFile::NoName { path: path_buf() }))?
+            .map_err(|e| {
+                refuse(OutFile::Unwritable {
+                    path: path_buf(),
+                    why: e.to_string(),
+                })
+            })?;
         Ok(Reserved {
             path: target,
             way: Way::Rename,
@@ -65,7 +73,10 @@ impl Reserved {
     /// Writes `bytes` into place.
     pub fn commit(self, bytes: &[u8]) -> Result<(), RunError> {
         let fail = |e: std::io::Error| {
-            RunError::OutFile(format!("cannot write {}: {e}", self.path.display()))
+            RunError::OutFile(OutFile::Write {
+                path: self.path.clone(),
+                why: e.to_string(),
+            })
         };
         match self.way {
             Way::Write => {

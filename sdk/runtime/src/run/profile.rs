@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::base::codes::ExitStatus;
 use crate::run::device::profile::Profile;
-use crate::run::error::RunError;
+use crate::run::error::{ProfileError, ProfileFolder, RunError};
 use crate::run::options::Options;
 use crate::run::report::CoreReport;
 
@@ -40,30 +40,37 @@ pub fn write(o: &Options, cores: &[CoreReport]) -> ExitStatus {
 /// such as `/dev/null`, a link to nothing or a folder that cannot be written is refused,
 /// with the reason.
 pub fn check_folder(dir: &Path) -> Result<(), RunError> {
-    let refuse = |why: String| RunError::Refused(format!("--profile {}: {why}", dir.display()));
+    let d = || dir.to_path_buf();
+    let refuse = RunError::ProfileFolder;
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(refuse(
-                "is not a folder (the profile is a folder of three files: profile.json, \
-                 profile.txt, profile.svg)"
-                    .into(),
-            ))
-        }
+        Ok(_) => return Err(refuse(ProfileFolder::NotAFolder { dir: d() })),
         // Something is there that cannot be followed: a link to nothing, most often.
         Err(e) if std::fs::symlink_metadata(dir).is_ok() => {
-            return Err(if e.kind() == std::io::ErrorKind::NotFound {
-                refuse("is a link to nothing (the profile is a folder of three files)".into())
+            return Err(refuse(if e.kind() == std::io::ErrorKind::NotFound {
+                ProfileFolder::Dangling { dir: d() }
             } else {
-                refuse(format!("cannot be read: {e}"))
-            });
+                ProfileFolder::Unreadable {
+                    dir: d(),
+                    why: e.to_string(),
+                }
+            }));
         }
-        Err(_) => std::fs::create_dir_all(dir)
-            .map_err(|e| refuse(format!("cannot make the folder: {e}")))?,
+        Err(_) => std::fs::create_dir_all(dir).map_err(|e| {
+            refuse(ProfileFolder::CannotMake {
+                dir: d(),
+                why: e.to_string(),
+            })
+        })?,
     }
     crate::base::limits::try_write_beside(&dir.join("profile.json"))
-        .ok_or_else(|| refuse("names no folder".into()))?
-        .map_err(|e| refuse(format!("cannot write in the folder: {e}")))
+        .ok_or_else(|| refuse(ProfileFolder::NoName { dir: d() }))?
+        .map_err(|e| {
+            refuse(ProfileFolder::Unwritable {
+                dir: d(),
+                why: e.to_string(),
+            })
+        })
 }
 
 fn refused(dir: &Path, why: &str) -> ExitStatus {
@@ -73,7 +80,12 @@ fn refused(dir: &Path, why: &str) -> ExitStatus {
 
 fn write_files(dir: &Path, op: &str, p: &Profile) -> Result<(), RunError> {
     let at = |name: &str| dir.join(name);
-    let io = |name: &str, e: std::io::Error| RunError::Profile(format!("cannot write {name}: {e}"));
+    let io = |name: &str, e: std::io::Error| {
+        RunError::Profile(ProfileError::Write {
+            file: name.into(),
+            why: e.to_string(),
+        })
+    };
     std::fs::create_dir_all(dir).map_err(|e| io("the folder", e))?;
     let doc = serde_json::json!({
         "schema": "neuron-customop-host-profile/2",
@@ -240,6 +252,6 @@ fn flame_graph(op: &str, p: &Profile) -> Result<Vec<u8>, RunError> {
     options.count_name = "instructions".into();
     let mut svg = Vec::new();
     inferno::flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)
-        .map_err(|e| RunError::Profile(format!("the flame graph: {e}")))?;
+        .map_err(|e| RunError::Profile(ProfileError::FlameGraph(e.to_string())))?;
     Ok(svg)
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::device::count::Classes;
 use crate::run::device::symbols::{Functions, Inlines, LineTable, Place};
-use crate::run::error::RunError;
+use crate::run::error::{ProfileError, RunError};
 use crate::run::place::authors_file;
 
 /// A source line's instructions.
@@ -290,9 +290,7 @@ pub fn of(
     program: &Path,
     counted: u64,
 ) -> Result<Profile, RunError> {
-    let r = raw(lines).ok_or_else(|| {
-        RunError::Profile("the counting plugin's profile lines do not read".into())
-    })?;
+    let r = raw(lines).ok_or(RunError::Profile(ProfileError::Unreadable))?;
     // One read of the program for its symbols, line table and inlined calls (an unreadable
     // one leaves them empty: its places read `(no symbol)` and `(no line table)`).
     let data = std::fs::read(program).unwrap_or_default();
@@ -305,11 +303,10 @@ pub fn of(
     let mut s = Sums::default();
     let mut ups: HashMap<u32, Vec<Place>> = HashMap::new();
     for &(node, block, executions) in &r.pairs {
-        let (start, addrs) = r.blocks.get(&block).ok_or_else(|| {
-            RunError::Profile(format!(
-                "the profile names block {block}, which it does not list"
-            ))
-        })?;
+        let (start, addrs) = r
+            .blocks
+            .get(&block)
+            .ok_or(RunError::Profile(ProfileError::UnlistedBlock(block)))?;
         if !classes.counted(*start) {
             continue;
         }
@@ -326,10 +323,10 @@ pub fn of(
         s.total += n;
     }
     if s.total != counted {
-        return Err(RunError::Profile(format!(
-            "the profile's instructions ({}) are not the count's ({counted})",
-            s.total
-        )));
+        return Err(RunError::Profile(ProfileError::NotTheCount {
+            profiled: s.total,
+            counted,
+        }));
     }
     Ok(s.finish())
 }
