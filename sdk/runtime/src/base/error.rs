@@ -9,8 +9,4 @@ pub enum BaseError {
     /// A `.npy` file could not be read (the system's reason, or what the path is instead).
     #[error("{0}")]
     Read(String),
-    /// `NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES` turns the device's printf off, or is a
-    /// size the Neuron runtime does not take.
-    #[error("{0}")]
-    StdoutQueue(String),
 }

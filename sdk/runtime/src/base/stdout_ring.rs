@@ -11,8 +11,6 @@
 //! and that with the variable unset nothing is shown. The host shows all of core 0's text
 //! and warns of either ([`loss`]).
 
-use crate::base::error::BaseError;
-
 /// The environment variable the Neuron runtime sizes the ring by.
 pub const QUEUE_ENV: &str = "NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES";
 /// A slot's bytes, and the text a slot carries (after its 16-byte header).
@@ -21,24 +19,31 @@ pub const SLOT_TEXT: u64 = 240;
 /// The largest ring the guide allows.
 pub const MOST_BYTES: u64 = 2 << 20;
 
+/// Why `NEURON_RT_GPSIMD_STDOUT_QUEUE_SIZE_BYTES` leaves the device's printf without a
+/// ring (base/stdout_ring.rs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StdoutQueue {
+    #[error("{QUEUE_ENV} is not set, and the Neuron runtime's default, 0, turns the device's printf off (set it to a power of two up to {MOST_BYTES})")]
+    Unset,
+    #[error("{QUEUE_ENV}=0 turns the device's printf off")]
+    Zero,
+    /// The value as it was set.
+    #[error("{QUEUE_ENV}={0} is not a power of two from {SLOT_BYTES} to {MOST_BYTES}, which the Neuron runtime takes (it sets up no ring otherwise)")]
+    NotASize(String),
+}
+
 /// The ring's slots for the variable's value (`None`: unset), or why the device shows no
 /// text.
-pub fn slots(value: Option<&str>) -> Result<u64, BaseError> {
+pub fn slots(value: Option<&str>) -> Result<u64, StdoutQueue> {
     let Some(text) = value else {
-        return Err(BaseError::StdoutQueue(format!(
-            "{QUEUE_ENV} is not set, and the Neuron runtime's default, 0, turns the device's printf off \
-             (set it to a power of two up to {MOST_BYTES})"
-        )));
+        return Err(StdoutQueue::Unset);
     };
     match text.trim().parse::<u64>() {
-        Ok(0) => Err(BaseError::StdoutQueue(format!(
-            "{QUEUE_ENV}=0 turns the device's printf off"
-        ))),
-        Ok(v) if v.is_power_of_two() && (SLOT_BYTES..=MOST_BYTES).contains(&v) => Ok(v / SLOT_BYTES),
-        _ => Err(BaseError::StdoutQueue(format!(
-            "{QUEUE_ENV}={text} is not a power of two from {SLOT_BYTES} to {MOST_BYTES}, which the Neuron \
-             runtime takes (it sets up no ring otherwise)"
-        ))),
+        Ok(0) => Err(StdoutQueue::Zero),
+        Ok(v) if v.is_power_of_two() && (SLOT_BYTES..=MOST_BYTES).contains(&v) => {
+            Ok(v / SLOT_BYTES)
+        }
+        _ => Err(StdoutQueue::NotASize(text.into())),
     }
 }
 

@@ -240,14 +240,12 @@ fn watch_caller(fd: i32) {
 /// The element type of a tensor the caller describes (`Alloc`, a `Meta` argument), its
 /// shape checked against a tensor's limits: the reason when either is wrong.
 fn tensor_type(dtype: i32, shape: &[i64]) -> Result<DType, EdgeError> {
-    let d = DType::from_code(dtype)
-        .ok_or_else(|| EdgeError::BadRequest(format!("no element type has code {dtype}")))?;
+    let d = DType::from_code(dtype).ok_or(EdgeError::NoDType(dtype))?;
     let dims: Option<Vec<u64>> = shape.iter().map(|s| u64::try_from(*s).ok()).collect();
     if !dims.is_some_and(|d| within_limits(&d)) {
-        return Err(EdgeError::BadRequest(format!(
-            "shape {shape:?} is {}",
-            crate::base::limits::past_limits()
-        )));
+        return Err(EdgeError::PastLimits {
+            shape: shape.to_vec(),
+        });
     }
     Ok(d)
 }

@@ -149,11 +149,13 @@ pub fn room_for(rt: &mut Runtime, dtype: DType, sizes: &[i64]) -> Result<(), Cor
     if bytes.is_some_and(|b| b <= room) {
         return Ok(());
     }
-    let want = bytes.map_or_else(|| "more than 2^64".into(), |b| b.to_string());
-    Err(CoreError::HbmFull(format!(
-        "a tensor of {sizes:?} {} elements needs {want} bytes; the simulated HBM has {room} bytes free in one piece (of {HOST_SHARE} for tensors)",
-        dtype.name()
-    )))
+    Err(CoreError::HbmFull {
+        sizes: sizes.to_vec(),
+        dtype: dtype.name(),
+        bytes,
+        room,
+        share: HOST_SHARE,
+    })
 }
 
 /// The first tensor of int64 elements a kernel makes or is given on core 0 is a warning:
