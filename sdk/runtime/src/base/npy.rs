@@ -27,16 +27,21 @@ pub struct Array {
 
 pub use crate::base::error::BaseError;
 
-fn err<T>(msg: impl Into<String>) -> Result<T, BaseError> {
-    Err(BaseError::Npy(msg.into()))
+pub use crate::base::error::NpyError;
+
+fn err<T>(e: NpyError) -> Result<T, BaseError> {
+    Err(BaseError::Npy(e))
+}
+
+/// A `.npy` refusal, as the base layer's error.
+fn npy(e: NpyError) -> BaseError {
+    BaseError::Npy(e)
 }
 
 /// The element type a descr names.
 fn dtype_of(descr: &str) -> Result<DType, BaseError> {
     if descr.starts_with('>') {
-        return err(format!(
-            "descr '{descr}' is big-endian: convert it first (a.astype(a.dtype.newbyteorder('<')))"
-        ));
+        return err(NpyError::BigEndian(descr.into()));
     }
     // Each type's descriptor, in native order ('=') too, and with either mark for one byte.
     let named = |row: &crate::base::codes::DTypeRow| {
@@ -47,16 +52,9 @@ fn dtype_of(descr: &str) -> Result<DType, BaseError> {
     let rows = &crate::base::codes::DTYPES;
     match rows.iter().find(|r| named(r)) {
         Some(row) => Ok(row.dtype),
-        None => {
-            let each: Vec<String> = rows
-                .iter()
-                .map(|r| format!("{} '{}'", r.name, r.npy))
-                .collect();
-            err(format!(
-                "descr '{descr}' is not an element type of the custom-op API ({})",
-                each.join(", ")
-            ))
-        }
+        None => err(NpyError::UnknownDescr {
+            descr: descr.into(),
+        }),
     }
 }
 
@@ -72,7 +70,7 @@ fn parse_header(h: &str) -> Result<(DType, Vec<u64>), BaseError> {
         .trim()
         .strip_prefix('{')
         .and_then(|s| s.strip_suffix('}'))
-        .ok_or_else(|| BaseError::Npy(format!("the header is not a dictionary: {h:?}")))?;
+        .ok_or_else(|| npy(NpyError::NotADictionary(h.into())))?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     let mut rest = body.trim();
     while !rest.is_empty() {
@@ -80,13 +78,13 @@ fn parse_header(h: &str) -> Result<(DType, Vec<u64>), BaseError> {
         let after = after
             .trim_start()
             .strip_prefix(':')
-            .ok_or_else(|| BaseError::Npy(format!("no ':' after key '{key}'")))?
+            .ok_or_else(|| npy(NpyError::NoColon(key.into())))?
             .trim_start();
         let (value, after) = match key {
             "descr" => quoted(after).map(|(v, a)| (Value::Str(v), a))?,
             "fortran_order" => boolean(after)?,
             "shape" => tuple(after)?,
-            other => return err(format!("unknown header key '{other}'")),
+            other => return err(NpyError::UnknownKey(other.into())),
         };
         match (key, value) {
             ("descr", Value::Str(v)) => descr = Some(dtype_of(v)?),
@@ -98,10 +96,9 @@ fn parse_header(h: &str) -> Result<(DType, Vec<u64>), BaseError> {
         rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
     }
     match (descr, fortran, shape) {
-        (_, Some(true), _) => err("the array is in Fortran order: save it in C order \
-             (np.save(f, np.ascontiguousarray(a)))"),
+        (_, Some(true), _) => err(NpyError::Fortran),
         (Some(d), Some(false), Some(s)) => Ok((d, s)),
-        _ => err("the header lacks one of 'descr', 'fortran_order' and 'shape'"),
+        _ => err(NpyError::MissingKey),
     }
 }
 
@@ -117,11 +114,9 @@ fn quoted(s: &str) -> Result<(&str, &str), BaseError> {
         .chars()
         .next()
         .filter(|c| *c == '\'' || *c == '"')
-        .ok_or_else(|| BaseError::Npy(format!("expected a quoted string at {s:?}")))?;
+        .ok_or_else(|| npy(NpyError::NotQuoted(s.into())))?;
     let inner = &s[1..];
-    let end = inner
-        .find(q)
-        .ok_or_else(|| BaseError::Npy("an unterminated string in the header".into()))?;
+    let end = inner.find(q).ok_or(npy(NpyError::UnterminatedString))?;
     Ok((&inner[..end], &inner[end + 1..]))
 }
 
@@ -131,17 +126,15 @@ fn boolean(s: &str) -> Result<(Value<'_>, &str), BaseError> {
     } else if let Some(r) = s.strip_prefix("False") {
         Ok((Value::Bool(false), r))
     } else {
-        err(format!("'fortran_order' is not True or False at {s:?}"))
+        err(NpyError::NotABool(s.into()))
     }
 }
 
 fn tuple(s: &str) -> Result<(Value<'_>, &str), BaseError> {
     let inner = s
         .strip_prefix('(')
-        .ok_or_else(|| BaseError::Npy(format!("'shape' is not a tuple at {s:?}")))?;
-    let end = inner
-        .find(')')
-        .ok_or_else(|| BaseError::Npy("an unterminated shape tuple".into()))?;
+        .ok_or_else(|| npy(NpyError::NotATuple(s.into())))?;
+    let end = inner.find(')').ok_or(npy(NpyError::UnterminatedShape))?;
     let mut dims = Vec::new();
     for part in inner[..end]
         .split(',')
@@ -151,14 +144,11 @@ fn tuple(s: &str) -> Result<(Value<'_>, &str), BaseError> {
         let d = part
             .trim_end_matches('L')
             .parse::<u64>()
-            .map_err(|_| BaseError::Npy(format!("shape entry '{part}' is not a size")))?;
+            .map_err(|_| npy(NpyError::NotASize(part.into())))?;
         dims.push(d);
     }
     if dims.len() > MAX_DIMS {
-        return err(format!(
-            "{} dimensions: a tensor has at most {MAX_DIMS}",
-            dims.len()
-        ));
+        return err(NpyError::TooManyDimensions(dims.len()));
     }
     Ok((Value::Shape(dims), &inner[end + 1..]))
 }
@@ -166,7 +156,7 @@ fn tuple(s: &str) -> Result<(Value<'_>, &str), BaseError> {
 /// Reads an array from the bytes of a `.npy` file.
 pub fn parse(file: &[u8]) -> Result<Array, BaseError> {
     if file.len() < 10 || &file[..6] != MAGIC {
-        return err("not a .npy file (no \\x93NUMPY magic)");
+        return err(NpyError::NoMagic);
     }
     let (major, minor) = (file[6], file[7]);
     let (len, start) = match major {
@@ -174,41 +164,32 @@ pub fn parse(file: &[u8]) -> Result<Array, BaseError> {
         2 | 3 if file.len() >= 12 => {
             let n = u32::from_le_bytes([file[8], file[9], file[10], file[11]]);
             (
-                usize::try_from(n).map_err(|_| BaseError::Npy("header too long".into()))?,
+                usize::try_from(n).map_err(|_| npy(NpyError::HeaderTooLong))?,
                 12,
             )
         }
-        _ => {
-            return err(format!(
-                "format version {major}.{minor} is not 1.0, 2.0 or 3.0"
-            ))
-        }
+        _ => return err(NpyError::Version { major, minor }),
     };
     let header = file
         .get(start..start.saturating_add(len))
-        .ok_or_else(|| BaseError::Npy("the file ends inside its header".into()))?;
-    let header =
-        std::str::from_utf8(header).map_err(|_| BaseError::Npy("the header is not text".into()))?;
+        .ok_or(npy(NpyError::EndsInHeader))?;
+    let header = std::str::from_utf8(header).map_err(|_| npy(NpyError::NotText))?;
     let (dtype, shape) = parse_header(header)?;
     let numel = shape
         .iter()
         .try_fold(1u64, |n, d| n.checked_mul(*d))
-        .ok_or_else(|| BaseError::Npy("the shape's element count overflows".into()))?;
+        .ok_or(npy(NpyError::CountOverflows))?;
     let want = numel
         .checked_mul(dtype.size() as u64)
-        .ok_or_else(|| BaseError::Npy("the shape's size overflows".into()))?;
+        .ok_or(npy(NpyError::SizeOverflows))?;
     let data = &file[start + len..];
     if data.len() as u64 != want {
-        return err(format!(
-            "the data part has {} bytes where shape {:?} of {dtype} needs {want}{}",
-            data.len(),
+        return err(NpyError::DataSize {
+            bytes: data.len() as u64,
             shape,
-            if (data.len() as u64) < want {
-                " (truncated)"
-            } else {
-                ""
-            }
-        ));
+            dtype,
+            want,
+        });
     }
     Ok(Array {
         dtype,
@@ -227,9 +208,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Array, BaseError> {
         .metadata()
         .map_err(|e| BaseError::Read(e.to_string()))?;
     if !meta.is_file() {
-        return Err(BaseError::Read(
-            "not a regular file (a .npy file is read whole, its size known)".into(),
-        ));
+        return Err(BaseError::NotRegular);
     }
     let size = meta.len();
     let mut bytes = Vec::new();
@@ -246,23 +225,20 @@ pub fn read_file(path: &std::path::Path) -> Result<Array, BaseError> {
         return parse(&bytes);
     };
     if header_end > size.min(1 << 20) {
-        return Err(BaseError::Npy(format!(
-            "its header claims {header_end} bytes, past the file's {size} (or past 1 MiB)"
-        )));
+        return err(NpyError::HeaderPastFile {
+            end: header_end,
+            size,
+        });
     }
     read_to(&mut bytes, header_end)?;
-    let header = std::str::from_utf8(&bytes[text_at..])
-        .map_err(|_| BaseError::Npy("the header is not text".into()))?;
+    let header = std::str::from_utf8(&bytes[text_at..]).map_err(|_| npy(NpyError::NotText))?;
     let (dtype, shape) = parse_header(header)?;
     let want = shape
         .iter()
         .try_fold(dtype.size() as u64, |n, d| n.checked_mul(*d))
         .and_then(|n| n.checked_add(header_end));
     if want != Some(size) {
-        let want = want.map_or_else(|| "more than 2^64".into(), |w| w.to_string());
-        return Err(BaseError::Npy(format!(
-            "the file has {size} bytes where its header promises {want}"
-        )));
+        return err(NpyError::FileSize { size, want });
     }
     read_to(&mut bytes, size)?;
     parse(&bytes)
@@ -415,7 +391,7 @@ mod tests {
         for (bytes, why) in cases {
             let e = parse(&bytes).unwrap_err();
             assert!(
-                matches!(&e, BaseError::Npy(m) if m.contains(why)),
+                matches!(&e, BaseError::Npy(_)) && e.to_string().contains(why),
                 "{why}: {e}"
             );
         }
