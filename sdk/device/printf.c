@@ -87,14 +87,14 @@ static void nt_device_add(const void *p, uint32_t n)
 /* One piece: its type, its spec (or text) and its value. */
 static void nt_device_piece(unsigned type, const char *spec, uint32_t spec_len, const void *value, uint32_t n)
 {
-    unsigned char head[2];
+    struct nt_device_piece head;
     if (spec_len > 255)
         spec_len = 255;
-    head[0] = (unsigned char)type;
-    head[1] = (unsigned char)spec_len;
-    if (used + 2 + spec_len + n > PIECES)
+    head.kind = (uint8_t)type;
+    head.spec_bytes = (uint8_t)spec_len;
+    if (used + sizeof head + spec_len + n > PIECES)
         nt_device_flush();
-    nt_device_add(head, 2);
+    nt_device_add(&head, sizeof head);
     nt_device_add(spec, spec_len);
     if (n)
         nt_device_add(value, n);
@@ -187,33 +187,35 @@ static uint32_t nt_device_conversion(const char *f, struct nt_device_args *a)
         return k;
     ++k;
     if (c == 'd' || c == 'i' || c == 'u' || c == 'o' || c == 'x' || c == 'X' || c == 'c') {
-        int64_t v = nt_device_integer(a, c, len);
+        struct nt_device_piece_int v = {nt_device_integer(a, c, len)};
         if (c != 'c') {
             spec[n++] = 'l';
             spec[n++] = 'l';
         }
         spec[n++] = c;
-        nt_device_piece(NT_DEVICE_INT, spec, n, &v, 8);
+        nt_device_piece(NT_DEVICE_INT, spec, n, &v, sizeof v);
     } else if (c == 'f' || c == 'F' || c == 'e' || c == 'E' || c == 'g' || c == 'G' || c == 'a' || c == 'A') {
-        uint64_t v = nt_device_arg64(a);
+        uint64_t bits = nt_device_arg64(a);
+        struct nt_device_piece_double v;
+        __builtin_memcpy(&v, &bits, sizeof v);
         spec[n++] = c;
-        nt_device_piece(NT_DEVICE_DOUBLE, spec, n, &v, 8);
+        nt_device_piece(NT_DEVICE_DOUBLE, spec, n, &v, sizeof v);
     } else if (c == 's') {
         const char *s = (const char *)(uintptr_t)nt_device_arg32(a);
-        uint32_t sl;
+        struct nt_device_piece_string sl;
         if (!s)
             s = "(null)";
-        sl = (uint32_t)strlen(s);
+        sl.bytes = (uint32_t)strlen(s);
         spec[n++] = 's';
-        nt_device_piece(NT_DEVICE_STRING, spec, n, &sl, 4);
-        nt_device_add(s, sl);
+        nt_device_piece(NT_DEVICE_STRING, spec, n, &sl, sizeof sl);
+        nt_device_add(s, sl.bytes);
     } else if (c == 'p') {
-        int64_t v = (int64_t)nt_device_arg32(a);
+        struct nt_device_piece_int v = {(int64_t)nt_device_arg32(a)};
         spec[n++] = '#';
         spec[n++] = 'l';
         spec[n++] = 'l';
         spec[n++] = 'x';
-        nt_device_piece(NT_DEVICE_INT, spec, n, &v, 8);
+        nt_device_piece(NT_DEVICE_INT, spec, n, &v, sizeof v);
     } else if (c == '%') {
         nt_device_text("%", 1);
     } else if (c == 'n') {

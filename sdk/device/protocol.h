@@ -94,8 +94,9 @@ enum {
      */
     NT_DEVICE_DST = 17,
     /*
-     * A printf. Asks: printf's pieces, each a PrintPiece. Answered with: struct
-     * nt_device_printed.
+     * A printf. Asks: printf's pieces, each a struct nt_device_piece, its spec, then an INT's
+     * struct nt_device_piece_int, a DOUBLE's struct nt_device_piece_double or a STRING's
+     * struct nt_device_piece_string and its bytes. Answered with: struct nt_device_printed.
      */
     NT_DEVICE_PRINT = 18,
     /*
@@ -432,6 +433,34 @@ struct nt_device_printed {
     uint32_t bytes;
 } __attribute__((packed));
 _Static_assert(sizeof(struct nt_device_printed) == 4, "struct nt_device_printed: 4 bytes on the wire");
+
+/*
+ * A printf piece: its type (a `PrintPiece`) and its spec's bytes; the spec (or the text)
+ * follows, then the value of an INT, DOUBLE or STRING piece.
+ */
+struct nt_device_piece {
+    uint8_t kind;
+    uint8_t spec_bytes;
+} __attribute__((packed));
+_Static_assert(sizeof(struct nt_device_piece) == 2, "struct nt_device_piece: 2 bytes on the wire");
+
+/* An INT piece's value. */
+struct nt_device_piece_int {
+    int64_t value;
+} __attribute__((packed));
+_Static_assert(sizeof(struct nt_device_piece_int) == 8, "struct nt_device_piece_int: 8 bytes on the wire");
+
+/* A DOUBLE piece's value. */
+struct nt_device_piece_double {
+    double value;
+} __attribute__((packed));
+_Static_assert(sizeof(struct nt_device_piece_double) == 8, "struct nt_device_piece_double: 8 bytes on the wire");
+
+/* A STRING piece's bytes, which follow. */
+struct nt_device_piece_string {
+    uint32_t bytes;
+} __attribute__((packed));
+_Static_assert(sizeof(struct nt_device_piece_string) == 4, "struct nt_device_piece_string: 4 bytes on the wire");
 
 /* A piece of a device printf (u8 type, u8 spec bytes, the spec, the value). */
 enum {

@@ -42,7 +42,7 @@ macro_rules! scalar {
         }
     )*};
 }
-scalar!(u32 => "uint32_t", i32 => "int32_t", u64 => "uint64_t", i64 => "int64_t", f64 => "double");
+scalar!(u8 => "uint8_t", u32 => "uint32_t", i32 => "int32_t", u64 => "uint64_t", i64 => "int64_t", f64 => "double");
 
 impl<T: Wire, const N: usize> Wire for [T; N]
 where
@@ -218,6 +218,15 @@ payloads! {
     HeapAt ("heap_at") { at: i64, }
     /// PRINT's answer: the bytes printed.
     Printed ("printed") { bytes: u32, }
+    /// A printf piece: its type (a `PrintPiece`) and its spec's bytes; the spec (or the
+    /// text) follows, then the value of an INT, DOUBLE or STRING piece.
+    Piece ("piece") { kind: u8, spec_bytes: u8, }
+    /// An INT piece's value.
+    PieceInt ("piece_int") { value: i64, }
+    /// A DOUBLE piece's value.
+    PieceDouble ("piece_double") { value: f64, }
+    /// A STRING piece's bytes, which follow.
+    PieceString ("piece_string") { bytes: u32, }
 }
 
 /// What a request carries and what it is answered with: a payload's struct (if any), then
@@ -292,7 +301,12 @@ pub const EXCHANGES: &[Exchange] = {
         x(R::Dst, (of::<Site>(), ""), (None, META)),
         x(
             R::Print,
-            (None, "printf's pieces, each a PrintPiece"),
+            (
+                None,
+                "printf's pieces, each a struct nt_device_piece, its spec, then an INT's struct \
+                 nt_device_piece_int, a DOUBLE's struct nt_device_piece_double or a STRING's \
+                 struct nt_device_piece_string and its bytes",
+            ),
             (of::<Printed>(), ""),
         ),
         x(R::Return, (of::<Return>(), ""), NONE),

@@ -5,6 +5,7 @@
 use std::ffi::CString;
 
 use crate::base::codes::PrintPiece;
+use crate::base::wire::{self, Wire};
 
 /// Piece types, for `match` patterns.
 const TEXT: u8 = PrintPiece::Text as u8;
@@ -29,24 +30,18 @@ fn format(
     buf
 }
 
-fn take<const N: usize>(p: &mut &[u8]) -> Option<[u8; N]> {
-    let b = p.get(..N)?.try_into().ok()?;
-    *p = &p[N..];
-    Some(b)
-}
-
 /// The text of the pieces in `p` (a malformed tail is dropped).
 pub fn text(mut p: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    while let Some([kind, n]) = take::<2>(&mut p) {
-        let Some(spec) = p.get(..n as usize) else {
+    while let Some(head) = wire::Piece::take(&mut p) {
+        let Some(spec) = p.get(..usize::from(head.spec_bytes)) else {
             break;
         };
-        p = &p[n as usize..];
-        match kind {
+        p = &p[spec.len()..];
+        match head.kind {
             TEXT => out.extend_from_slice(spec),
             INT => {
-                let Some(v) = take::<8>(&mut p).map(i64::from_le_bytes) else {
+                let Some(wire::PieceInt { value: v }) = wire::PieceInt::take(&mut p) else {
                     break;
                 };
                 // SAFETY: a spec of one integer conversion ("ll" given), one argument.
@@ -55,7 +50,7 @@ pub fn text(mut p: &[u8]) -> Vec<u8> {
                 }));
             }
             DOUBLE => {
-                let Some(v) = take::<8>(&mut p).map(f64::from_le_bytes) else {
+                let Some(wire::PieceDouble { value: v }) = wire::PieceDouble::take(&mut p) else {
                     break;
                 };
                 // SAFETY: a spec of one floating-point conversion, one argument.
@@ -64,13 +59,13 @@ pub fn text(mut p: &[u8]) -> Vec<u8> {
                 }));
             }
             STRING => {
-                let Some(len) = take::<4>(&mut p).map(u32::from_le_bytes) else {
+                let Some(wire::PieceString { bytes }) = wire::PieceString::take(&mut p) else {
                     break;
                 };
-                let Some(s) = p.get(..len as usize) else {
+                let Some(s) = p.get(..bytes as usize) else {
                     break;
                 };
-                p = &p[len as usize..];
+                p = &p[s.len()..];
                 let s = CString::new(s.iter().copied().filter(|b| *b != 0).collect::<Vec<u8>>())
                     .unwrap_or_default();
                 // SAFETY: a spec of one %s conversion, one NUL-terminated argument.
