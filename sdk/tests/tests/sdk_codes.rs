@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use neuron_customop_host::base::codes::{self, SERVER_ARGS, SERVER_REQUESTS};
+use neuron_customop_host::base::misuse::Kind;
 use nt_support::qemu::root;
 use regex::Regex;
 
@@ -140,6 +141,25 @@ fn py_findings(text: &str) -> Vec<String> {
     for r in returned.captures_iter(&text) {
         found.push(format!("return {}", &r[1]));
     }
+    // A report's word (its kind, its severity, the server's "hbm-full") compared as text.
+    let words: Vec<&str> = Kind::ALL
+        .iter()
+        .map(|k| k.name())
+        .chain(["error", "warning", codes::SERVER_HBM_FULL])
+        .collect();
+    let word = Regex::new(r#"(==|!=)\s*["']([a-z0-9-]+)["']"#).unwrap();
+    for w in word.captures_iter(&text) {
+        if words.contains(&&w[2]) {
+            found.push(format!("{} \"{}\"", &w[1], &w[2]));
+        }
+    }
+    // A parameter's kind compared as its word (the server's `Describe`).
+    let param = Regex::new(r#"\b(p|param)\s*(==|!=)\s*["']([a-z]+)["']"#).unwrap();
+    for p in param.captures_iter(&text) {
+        if codes::Param::ALL.iter().any(|k| k.word() == &p[3]) {
+            found.push(format!("{} {} \"{}\"", &p[1], &p[2], &p[3]));
+        }
+    }
     let constant = Regex::new(r"\b(PROTOCOL\s*=\s*\d+|timeout: float = \d)").unwrap();
     for c in constant.find_iter(&text) {
         found.push(c.as_str().to_string());
@@ -238,12 +258,18 @@ fn each_rule_finds_its_mistake() {
         "            return 15",
         "PROTOCOL = 2",
         "    timeout: float = 60.0,",
+        "crash = next(r for r in reports if r[\"kind\"] == \"kernel-crashed\")",
+        "if r['severity'] == 'warning':",
+        "    if param == \"scalar\" and is_int:",
+        "cls = HbmFullError if answer.get(\"kind\") == \"hbm-full\" else RefusedError",
     ];
     for line in py {
         assert!(!py_findings(line).is_empty(), "no finding in {line}");
     }
     let fine = [
         "if status == ExitStatus.RAN:",
+        "if r[\"severity\"] == Severity.WARNING:",
+        "if answer.get(\"error\") == \"none\":",
         "x = {Tag.ALLOC: 1}  # {\"Alloc\": ...}",
     ];
     for line in fine {

@@ -305,5 +305,32 @@ pub fn python() -> String {
         );
     }
     p.push_str(")\n\"\"\"Each element type: its code, PyTorch's name (`torch.<name>`), bytes, `.npy` descriptor.\"\"\"\n");
+    report_words(&mut p);
     p
+}
+
+/// The words of a report (`"kind"`, `"severity"`) and of the server's refusal for want of
+/// HBM, as the runtime writes them.
+fn report_words(p: &mut String) {
+    use neuron_customop_host::base::misuse::{Kind, Severity};
+    p.push_str("\n\nclass Kind:\n    \"\"\"A report's kind, as a report's `\"kind\"` names it (each constant its word).\"\"\"\n\n");
+    for k in Kind::ALL {
+        let constant = k.name().to_ascii_uppercase().replace('-', "_");
+        let _ = writeln!(p, "    {constant} = \"{}\"", k.name());
+    }
+    p.push_str("\n\nclass Severity:\n    \"\"\"A report's severity, as a report's `\"severity\"` names it.\"\"\"\n\n");
+    for s in [Severity::Error, Severity::Warning] {
+        let word = serde_json::to_value(s).expect("a word");
+        let _ = writeln!(p, "    {} = {word}", screaming(&format!("{s:?}")));
+    }
+    p.push_str("\n\nclass ParamWord:\n    \"\"\"A kernel parameter's kind, as the server's `Describe` names it.\"\"\"\n\n");
+    let mut seen = Vec::new();
+    for word in Param::ALL.iter().map(|p| p.word()) {
+        if !seen.contains(&word) {
+            seen.push(word);
+            let _ = writeln!(p, "    {} = \"{word}\"", word.to_ascii_uppercase());
+        }
+    }
+    let _ = writeln!(p, "\n\nHBM_FULL = \"{}\"", c::SERVER_HBM_FULL);
+    p.push_str("\"\"\"The server's `\"kind\"` of a refusal for want of HBM.\"\"\"\n");
 }

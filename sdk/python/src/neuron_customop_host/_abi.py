@@ -61,3 +61,71 @@ DTYPES = (
     (DType.BFLOAT16, "bfloat16", 2, "<u2"),
 )
 """Each element type: its code, PyTorch's name (`torch.<name>`), bytes, `.npy` descriptor."""
+
+
+class Kind:
+    """A report's kind, as a report's `"kind"` names it (each constant its word)."""
+
+    ACCESSOR_MULTICORE = "accessor-multicore"
+    INDEX_OUT_OF_RANGE = "index-out-of-range"
+    ACCESSOR_TYPE = "accessor-type"
+    INCOHERENT_ACCESSORS = "incoherent-accessors"
+    INCOHERENT_ACCESSORS_ALLOWED = "incoherent-accessors-allowed"
+    STREAM_PAST_END = "stream-past-end"
+    STREAM_AFTER_CLOSE = "stream-after-close"
+    SLOW_STREAM = "slow-stream"
+    TCM_COPY_PAST_END = "tcm-copy-past-end"
+    TCM_COPY_NOT_DATARAM = "tcm-copy-not-dataram"
+    TCM_COPY_STACK_SWITCHED = "tcm-copy-stack-switched"
+    TCM_FREE_FOREIGN = "tcm-free-foreign"
+    SHAPE_FUNCTION_DATA_READ = "shape-function-data-read"
+    RETURNED_TENSOR_MISMATCH = "returned-tensor-mismatch"
+    MULTICORE_NO_DST_TENSOR = "multicore-no-dst-tensor"
+    CORES_WRITE_SAME_ELEMENT = "cores-write-same-element"
+    CORE_READS_OTHER_CORE_WRITE = "core-reads-other-core-write"
+    OUTPUT_UNWRITTEN = "output-unwritten"
+    PRINTF_OFF_CORE_0 = "printf-off-core-0"
+    OPERATION_ERROR = "operation-error"
+    KERNEL_CRASHED = "kernel-crashed"
+    TCM_OUT_OF_BOUNDS = "tcm-out-of-bounds"
+    UNINITIALIZED_READ = "uninitialized-read"
+    TCM_LEAK = "tcm-leak"
+    TIMEOUT = "timeout"
+    INT64_TENSOR = "int64-tensor"
+    DEVICE_LACKS = "device-lacks"
+    PRINTF_LOST = "printf-lost"
+    DEVICE_CORES = "device-cores"
+    DEVICE_PARITY_OFF = "device-parity-off"
+    STACK_OVERFLOW = "stack-overflow"
+    STACK_MAY_OVERFLOW = "stack-may-overflow"
+    STACK_OVERFLOW_HOST = "stack-overflow-host"
+    DEVICE_TCM_UNCHECKED = "device-tcm-unchecked"
+    X86_DEFAULT_NAN = "x86-default-nan"
+    INTEGER_DIVIDE_BY_ZERO = "integer-divide-by-zero"
+    UNDEFINED_ARITHMETIC = "undefined-arithmetic"
+    HBM_HEAP_EXHAUSTED = "hbm-heap-exhausted"
+    HBM_FREE_FOREIGN = "hbm-free-foreign"
+    MALLOC_NULL = "malloc-null"
+    C_HEAP_EXHAUSTED = "c-heap-exhausted"
+    HBM_COPY_OUT_OF_BOUNDS = "hbm-copy-out-of-bounds"
+    TENSOR_NOT_LIVE = "tensor-not-live"
+
+
+class Severity:
+    """A report's severity, as a report's `"severity"` names it."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class ParamWord:
+    """A kernel parameter's kind, as the server's `Describe` names it."""
+
+    TENSOR = "tensor"
+    INT = "int"
+    DOUBLE = "double"
+    SCALAR = "scalar"
+
+
+HBM_FULL = "hbm-full"
+"""The server's `"kind"` of a refusal for want of HBM."""

@@ -11,6 +11,8 @@ import sys
 import warnings
 from typing import Any
 
+from ._abi import Kind, Severity
+
 Report = dict[str, Any]
 
 
@@ -126,7 +128,7 @@ class MisuseError(NeuronCustomOpError, RuntimeError):
     def __init__(self, op: str, reports: list[Report]):
         self.op = op
         self.reports = reports
-        super().__init__(f"op {op}: {describe([r for r in reports if r['severity'] == 'error'])}")
+        super().__init__(f"op {op}: {describe([r for r in reports if r['severity'] == Severity.ERROR])}")
 
 
 class KernelCrashError(NeuronCustomOpError, RuntimeError):
@@ -136,7 +138,7 @@ class KernelCrashError(NeuronCustomOpError, RuntimeError):
     def __init__(self, op: str, reports: list[Report]):
         self.op = op
         self.reports = reports
-        crash: Report = next((r for r in reports if r["kind"] == "kernel-crashed"), {"crash": {}})
+        crash: Report = next((r for r in reports if r["kind"] == Kind.KERNEL_CRASHED), {"crash": {}})
         info: dict[str, Any] = crash.get("crash") or {}
         self.core: int | None = crash.get("core")
         self.signal: int | None = info.get("signal")
@@ -152,6 +154,6 @@ class KernelTimeoutError(NeuronCustomOpError, RuntimeError):
     def __init__(self, op: str, reports: list[Report]):
         self.op = op
         self.reports = reports
-        first = next((r for r in reports if r["kind"] == "timeout"), {})
+        first = next((r for r in reports if r["kind"] == Kind.TIMEOUT), {})
         self.core: int | None = first.get("core")
-        super().__init__(f"op {op}: {describe([r for r in reports if r['kind'] == 'timeout'])}")
+        super().__init__(f"op {op}: {describe([r for r in reports if r['kind'] == Kind.TIMEOUT])}")

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _device
-from ._abi import DEFAULT_TIMEOUT, DType, ExitStatus, Tag
+from ._abi import DEFAULT_TIMEOUT, HBM_FULL, DType, ExitStatus, ParamWord, Severity, Tag
 from ._server import Held, Server
 from .errors import (
     ArgumentRangeError,
@@ -140,20 +140,20 @@ def _number(param: str, k: int, value: Any) -> dict[str, Any]:
     """A number argument as the server takes it."""
     is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     is_float = isinstance(value, (float, np.floating))
-    if param == "int" and is_int:
+    if param == ParamWord.INT and is_int:
         return {Tag.INT: _int64(k, int(value))}
-    if param == "double" and is_float:
+    if param == ParamWord.DOUBLE and is_float:
         return {Tag.DOUBLE: _double_bits(float(value))}
-    if param == "double" and is_int:
+    if param == ParamWord.DOUBLE and is_int:
         try:
             return {Tag.DOUBLE: _double_bits(float(value))}
         except OverflowError:
             raise ArgumentRangeError(f"argument {k}: {value} is past a double's range") from None
-    if param == "scalar" and is_int:
+    if param == ParamWord.SCALAR and is_int:
         return {Tag.SCALAR_INT: _int64(k, int(value))}
-    if param == "scalar" and is_float:
+    if param == ParamWord.SCALAR and is_float:
         return {Tag.SCALAR_FLOAT: _double_bits(float(value))}
-    want = {"int": "an int", "double": "a float", "scalar": "an int or a float"}[param]
+    want = {ParamWord.INT: "an int", ParamWord.DOUBLE: "a float", ParamWord.SCALAR: "an int or a float"}[param]
     raise ArgumentTypeError(f"argument {k} takes {want} (the kernel's {param}), not {type(value).__name__}")
 
 
@@ -295,7 +295,7 @@ class Library:
         """A new tensor in the server's HBM."""
         answer = server.request({Tag.ALLOC: {"dtype": code, "shape": shape, "free": server.frees()}})
         if "error" in answer:
-            cls = HbmFullError if answer.get("kind") == "hbm-full" else RefusedError
+            cls = HbmFullError if answer.get("kind") == HBM_FULL else RefusedError
             raise cls(answer["error"])
         return self._held(answer, code, shape)
 
@@ -339,7 +339,7 @@ class Library:
         self._check_count(op, params, args)
         prepared = []
         for k, (p, a) in enumerate(zip(params, args, strict=True)):
-            if p != "tensor":
+            if p != ParamWord.TENSOR:
                 prepared.append(_number(p, k, a))
                 continue
             shape = tuple(int(d) for d in a.shape)
@@ -354,7 +354,7 @@ class Library:
         raise RefusedError(f"{self.name}.{op}: the shape function gave no shape")
 
     def _prepare(self, param: str, k: int, value: Any) -> Any:
-        if param != "tensor":
+        if param != ParamWord.TENSOR:
             return _number(param, k, value)
         if not isinstance(value, np.ndarray):
             raise ArgumentTypeError(f"argument {k} is a tensor: give a NumPy array, not {type(value).__name__}")
@@ -409,7 +409,7 @@ class Library:
     def _conclude(self, op: str, answer: dict[str, Any], result: np.ndarray | None) -> np.ndarray:
         reports = (self.last_stats or {}).get("reports", [])
         for r in reports:
-            if r["severity"] == "warning":
+            if r["severity"] == Severity.WARNING:
                 warn(f"op {op}: {r['kind']}: {r['detail']}")
         status = answer.get("status")
         if status == ExitStatus.RAN and result is not None:
@@ -422,7 +422,7 @@ class Library:
             raise MisuseError(op, reports)
         if status is None:
             raise ServerGoneError(f"{self.name}.{op}: the op program answered without a status: {answer}")
-        if answer.get("kind") == "hbm-full":
+        if answer.get("kind") == HBM_FULL:
             raise HbmFullError(f"{self.name}.{op}: {answer.get('error')}")
         raise RefusedError(f"{self.name}.{op}: {answer.get('error') or 'refused'}")
 

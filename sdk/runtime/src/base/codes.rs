@@ -79,6 +79,10 @@ pub use nt_sdk_common::{
     MAX_TIMEOUT_SECS, STACK_DEFAULT, STACK_MAX, STACK_SWITCH_ALIGN, STACK_SWITCH_CONTEXT,
 };
 
+/// The server's `"kind"` of a refusal for want of HBM (the Python package's
+/// `HbmFullError`).
+pub const SERVER_HBM_FULL: &str = "hbm-full";
+
 /// Most dimensions of a tensor.
 pub const MAX_DIMS: usize = 8;
 
@@ -270,6 +274,19 @@ codes! {
         Int32 = 5,
         /// `float`: a kernel's floating-point number as the device's build declares it.
         Float32 = 6,
+    }
+}
+
+impl Param {
+    /// Its word, as the server's `Describe` lists an op's parameters (the Python package's
+    /// `ParamWord`): an `int` is an `int64_t`'s, a `float` a `double`'s.
+    pub fn word(self) -> &'static str {
+        match self {
+            Param::Tensor => "tensor",
+            Param::Int | Param::Int32 => "int",
+            Param::Double | Param::Float32 => "double",
+            Param::Scalar => "scalar",
+        }
     }
 }
 

@@ -12,7 +12,7 @@ pub(crate) mod filler;
 pub(crate) mod fpflags;
 pub mod limits;
 pub(crate) mod local;
-pub(crate) mod misuse;
+pub mod misuse;
 pub mod npy;
 pub(crate) mod stack;
 pub(crate) mod status;

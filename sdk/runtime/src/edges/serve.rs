@@ -107,15 +107,6 @@ enum ArgIn {
 
 pub use crate::base::codes::{INLINE_BYTES, PROTOCOL};
 
-fn param_name(p: Param) -> &'static str {
-    match p {
-        Param::Tensor => "tensor",
-        Param::Int | Param::Int32 => "int",
-        Param::Double | Param::Float32 => "double",
-        Param::Scalar => "scalar",
-    }
-}
-
 /// What the program registers and how its HBM is laid out: the libraries, each op with its
 /// parameters' kinds, the element types (code, `.npy` descr, size), the HBM's first SoC
 /// address and the size of the share tensors are allocated in.
@@ -128,7 +119,7 @@ pub fn describe() -> Value {
             .ops
             .iter()
             .map(|o| {
-                let params: Vec<&str> = o.shape.params.iter().map(|p| param_name(*p)).collect();
+                let params: Vec<&str> = o.shape.params.iter().map(|p| p.word()).collect();
                 json!({"name": o.name, "library": o.library, "kernel": o.kernel, "params": params})
             })
             .collect();
@@ -257,7 +248,7 @@ fn alloc(dtype: i32, shape: &[i64]) -> Value {
     };
     state::with(|rt| {
         if let Err(m) = tensors::room_for(rt, d, shape) {
-            return json!({"error": m.to_string(), "kind": "hbm-full"});
+            return json!({"error": m.to_string(), "kind": crate::base::codes::SERVER_HBM_FULL});
         }
         let h = tensors::create(rt, d, shape, false);
         let e = rt.entry(h);
@@ -420,7 +411,7 @@ fn stopped(stop: Stop) -> Value {
     let reason = stop.refused.as_ref().map(|r| r.reason.clone());
     let mut v = json!({"status": stop.status.code(), "error": reason, "stats": stop.stats});
     if stop.refused.is_some_and(|r| r.hbm_full) {
-        v["kind"] = "hbm-full".into();
+        v["kind"] = crate::base::codes::SERVER_HBM_FULL.into();
     }
     v
 }
