@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel.h"
 #include "protocol.h"
 
 long nt_device_syscall(long nr, const long args[6]);

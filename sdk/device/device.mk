@@ -6,7 +6,7 @@
 # with apt-get download and unpacked under target/ (nothing is installed on the system).
 
 DEVICE_RT := $(XTENSA_OUT)/libneuron_customop_device.a
-DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/mulhigh.S sdk/device/channel.c sdk/device/runtime.c sdk/device/memory.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/ubsan_abi.h \
+DEVICE_RT_SOURCES := sdk/device/start.S sdk/device/fpu.S sdk/device/mulhigh.S sdk/device/channel.c sdk/device/runtime.c sdk/device/memory.c sdk/device/support.c sdk/device/printf.c sdk/device/span.c sdk/device/protocol.h sdk/device/channel.h sdk/device/ubsan_abi.h \
   sdk/device/builtins.sh sdk/device/builtins/Cargo.toml sdk/device/builtins/Cargo.lock sdk/device/builtins/src/lib.rs
 DEVICE_RT_DIR := target/device-rt
 DEVICE_SYSROOT := target/device-sysroot

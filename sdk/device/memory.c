@@ -15,12 +15,9 @@
 
 #include "neuron_customop_host/runtime.h"
 #include "neuron_translate.h"
+#include "channel.h"
 #include "protocol.h"
 
-/* channel.c: a request with its payload (a struct of protocol.h), and its answer. */
-const unsigned char *nt_device_request(uint32_t code, const void *p, uint32_t n);
-void nt_device_copy(void *d, const void *s, size_t n);
-#define ASK(code, q) nt_device_request(code, &(q), sizeof(q))
 
 /* support.c: the program's own heap, for what is allocated outside a kernel. */
 void *nt_device_own_malloc(size_t n);
@@ -48,7 +45,7 @@ int nt_customop_hbm_allocate(uint32_t bytes, uint64_t *out, uint32_t align)
 {
     struct nt_device_hbm_allocate q = {bytes, align, SITE};
     struct nt_device_hbm_allocated a;
-    nt_device_copy(&a, ASK(NT_DEVICE_HBM_ALLOCATE, q), sizeof a);
+    nt_device_copy(&a, NT_DEVICE_ASK(NT_DEVICE_HBM_ALLOCATE, q), sizeof a);
     if (a.status == 0)
         *out = a.address;
     return a.status;
@@ -58,7 +55,7 @@ int nt_customop_hbm_deallocate(uint64_t addr)
 {
     struct nt_device_hbm_free q = {addr, SITE};
     struct nt_device_value32 a;
-    nt_device_copy(&a, ASK(NT_DEVICE_HBM_FREE, q), sizeof a);
+    nt_device_copy(&a, NT_DEVICE_ASK(NT_DEVICE_HBM_FREE, q), sizeof a);
     return a.value;
 }
 
@@ -66,7 +63,7 @@ void nt_customop_hbm_copy(uint64_t addr, uint64_t bytes, const void *local, int 
 {
     struct nt_device_hbm_copy q = {addr, bytes, write, (uint32_t)(uintptr_t)site};
     nt_device_tcm_span(local, bytes, (uint32_t)(uintptr_t)site);
-    ASK(NT_DEVICE_HBM_COPY, q);
+    NT_DEVICE_ASK(NT_DEVICE_HBM_COPY, q);
 }
 
 /* The local side of a TCM copy, bytes at p: the program's static or global data (above
@@ -83,7 +80,7 @@ void nt_customop_tcm_local(const void *p, size_t bytes, const void *site)
     if (!image || pool || nt_device_in_heap(p))
         return;
     struct nt_device_not_dataram q = {(uint32_t)a, (uint32_t)bytes, (uint32_t)(uintptr_t)site};
-    ASK(NT_DEVICE_NOT_DATARAM, q);
+    NT_DEVICE_ASK(NT_DEVICE_NOT_DATARAM, q);
 }
 
 /* The live tcm_malloc blocks: pool offset and bytes asked for (a granule each at least,
@@ -109,14 +106,14 @@ void nt_device_tcm_span(const void *p, size_t n, uint32_t site)
             return;
     }
     struct nt_device_tcm_span q = {(uint32_t)(a - (uintptr_t)nt_device_tcm), (uint32_t)n, site};
-    ASK(NT_DEVICE_TCM_SPAN, q);
+    NT_DEVICE_ASK(NT_DEVICE_TCM_SPAN, q);
 }
 
 void *nt_customop_tcm_malloc_at(size_t bytes, const void *site)
 {
     struct nt_device_tcm_malloc q = {bytes, (uint32_t)(uintptr_t)site};
     struct nt_device_tcm_at a;
-    nt_device_copy(&a, ASK(NT_DEVICE_MALLOC, q), sizeof a);
+    nt_device_copy(&a, NT_DEVICE_ASK(NT_DEVICE_MALLOC, q), sizeof a);
     if (a.at < 0)
         return NULL;
     if (nblocks < MAX_BLOCKS)
@@ -137,7 +134,7 @@ void nt_customop_tcm_free(void *p)
             break;
         }
     struct nt_device_tcm_free q = {pool ? (int64_t)(b - nt_device_tcm) : -1, (uint32_t)(uintptr_t)p};
-    ASK(NT_DEVICE_FREE, q);
+    NT_DEVICE_ASK(NT_DEVICE_FREE, q);
 }
 
 /* At the kernel's return: no block kept for the next call. */
@@ -213,7 +210,7 @@ static void *nt_device_heap_take(size_t n, size_t align, int new, uint32_t site)
 {
     struct nt_device_heap_take q = {n, (uint32_t)align, (uint32_t)new, site};
     struct nt_device_heap_at a;
-    nt_device_copy(&a, ASK(NT_DEVICE_HEAP_TAKE, q), sizeof a);
+    nt_device_copy(&a, NT_DEVICE_ASK(NT_DEVICE_HEAP_TAKE, q), sizeof a);
     if (a.at == -2)
         return nt_device_own_malloc(n);
     return a.at < 0 ? NULL : c_heap + a.at;
@@ -223,7 +220,7 @@ static void nt_device_heap_give(void *p)
 {
     if (nt_device_in_c_heap(p)) {
         struct nt_device_heap_give q = {(uint32_t)((unsigned char *)p - c_heap)};
-        ASK(NT_DEVICE_HEAP_GIVE, q);
+        NT_DEVICE_ASK(NT_DEVICE_HEAP_GIVE, q);
     } else {
         nt_device_own_free(p);
     }

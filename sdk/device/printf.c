@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel.h"
 #include "protocol.h"
 
-uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes);
 size_t strlen(const char *s);
 
 #define PIECES 4096u

@@ -15,18 +15,9 @@
 
 #include "neuron_customop_host/runtime.h"
 #include "neuron_translate.h"
+#include "channel.h"
 #include "protocol.h"
 
-/* channel.c: the runner's channel. */
-long nt_device_sys(long nr, long a, long b, long c, long d, long e, long f);
-void nt_device_exit(int status);
-void nt_device_copy(void *d, const void *s, size_t n);
-void nt_device_start(void);
-void nt_device_begin(void);
-void nt_device_put(const void *p, uint32_t n);
-const unsigned char *nt_device_ask(uint32_t code);
-const unsigned char *nt_device_request(uint32_t code, const void *p, uint32_t n);
-extern void (*nt_device_on_request)(void);
 
 enum { SYS_MMAP2 = 80 };
 /* Linux/Xtensa's values (MAP_ANONYMOUS is 0x800 there). */
@@ -117,7 +108,6 @@ static const nt_customop_meta *nt_device_meta_at(const unsigned char *r)
 }
 
 static uint32_t nt_device_handle(const nt_customop_meta *m) { return m ? m->handle : 0; }
-#define ASK(code, q) nt_device_request(code, &(q), sizeof(q))
 #define SITE_OF(p) ((uint32_t)(uintptr_t)(p))
 
 static struct nt_device_operand nt_device_operand(const nt_customop_arg *a)
@@ -143,14 +133,14 @@ const nt_customop_meta *nt_customop_tensor_new(int dtype, const int64_t *sizes, 
     nt_device_copy(q.sizes, sizes, sizeof q.sizes[0] * (ndim < room ? ndim : room));
     q.value = nt_device_operand(value ? value : &none);
     q.site = SITE_OF(site);
-    return nt_device_meta_at(ASK(NT_DEVICE_NEW, q));
+    return nt_device_meta_at(NT_DEVICE_ASK(NT_DEVICE_NEW, q));
 }
 
 /* A request whose payload is one tensor's handle. */
 static void nt_device_ask_of(const nt_customop_meta *m, uint32_t code)
 {
     struct nt_device_handle q = {nt_device_handle(m)};
-    ASK(code, q);
+    NT_DEVICE_ASK(code, q);
 }
 
 void nt_customop_tensor_retain(const nt_customop_meta *m) { nt_device_ask_of(m, NT_DEVICE_RETAIN); }
@@ -161,7 +151,7 @@ void nt_customop_tensor_fill(const nt_customop_meta *m, const nt_customop_arg *v
     struct nt_device_fill q;
     q.handle = nt_device_handle(m);
     q.value = nt_device_operand(value);
-    ASK(NT_DEVICE_FILL, q);
+    NT_DEVICE_ASK(NT_DEVICE_FILL, q);
 }
 
 const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, const nt_customop_arg *args,
@@ -173,14 +163,14 @@ const nt_customop_meta *nt_customop_apply(int op, const nt_customop_meta *out, c
     for (int k = 0; k < 3; ++k)
         q.operands[k] = nt_device_operand(&args[k]);
     q.site = SITE_OF(site);
-    return nt_device_meta_at(ASK(NT_DEVICE_APPLY, q));
+    return nt_device_meta_at(NT_DEVICE_ASK(NT_DEVICE_APPLY, q));
 }
 
 int nt_customop_policy(const nt_customop_meta *m, int set)
 {
     struct nt_device_policy q = {nt_device_handle(m), set};
     struct nt_device_value32 r;
-    nt_device_copy(&r, ASK(NT_DEVICE_POLICY, q), sizeof r);
+    nt_device_copy(&r, NT_DEVICE_ASK(NT_DEVICE_POLICY, q), sizeof r);
     return r.value;
 }
 
@@ -188,7 +178,7 @@ uint8_t *nt_customop_open(const nt_customop_meta *m, int kind, int dtype, int nd
 {
     struct nt_device_open q = {nt_device_handle(m), kind, dtype, ndim};
     struct nt_device_tcm_at r;
-    const unsigned char *a = ASK(NT_DEVICE_OPEN, q);
+    const unsigned char *a = NT_DEVICE_ASK(NT_DEVICE_OPEN, q);
     nt_device_copy(&r, a, sizeof r);
     nt_device_meta_at(a + sizeof r);
     return r.at < 0 ? NULL : nt_device_tcm + r.at;
@@ -197,32 +187,32 @@ uint8_t *nt_customop_open(const nt_customop_meta *m, int kind, int dtype, int nd
 void nt_customop_close(const nt_customop_meta *m, int kind, uint8_t *buffer)
 {
     struct nt_device_close q = {nt_device_handle(m), kind, buffer ? (int64_t)(buffer - nt_device_tcm) : -1};
-    ASK(NT_DEVICE_CLOSE, q);
+    NT_DEVICE_ASK(NT_DEVICE_CLOSE, q);
 }
 
 void nt_customop_bad_index(const nt_customop_meta *m, int dim, int64_t index, int64_t size)
 {
     struct nt_device_bad_index q = {nt_device_handle(m), dim, index, size};
-    ASK(NT_DEVICE_BAD_INDEX, q);
+    NT_DEVICE_ASK(NT_DEVICE_BAD_INDEX, q);
 }
 
 void nt_customop_bad_stream(const nt_customop_meta *m, int closed, int write, uint64_t index)
 {
     struct nt_device_bad_stream q = {nt_device_handle(m), closed, write, index};
-    ASK(NT_DEVICE_BAD_STREAM, q);
+    NT_DEVICE_ASK(NT_DEVICE_BAD_STREAM, q);
 }
 
 void nt_customop_count_tcm(uint64_t in_bytes, uint64_t out_bytes)
 {
     struct nt_device_count_tcm q = {in_bytes, out_bytes};
-    ASK(NT_DEVICE_COUNT_TCM, q);
+    NT_DEVICE_ASK(NT_DEVICE_COUNT_TCM, q);
 }
 
 void nt_customop_tcm_copy(const nt_customop_meta *m, int dtype, uint64_t offset, uint64_t count, int write,
                           const void *site)
 {
     struct nt_device_tcm_copy q = {nt_device_handle(m), dtype, offset, count, write, SITE_OF(site)};
-    ASK(NT_DEVICE_TCM_COPY, q);
+    NT_DEVICE_ASK(NT_DEVICE_TCM_COPY, q);
 }
 
 /* A speed-up of the host's page tables: nothing to do on the core. */
@@ -235,7 +225,7 @@ void nt_customop_prefault(const nt_customop_meta *m, uint64_t first, const uint8
 void nt_customop_note(const nt_customop_meta *m, uint64_t first, uint64_t count, int write)
 {
     struct nt_device_note q = {nt_device_handle(m), first, count, write};
-    nt_device_meta_at(ASK(NT_DEVICE_NOTE, q));
+    nt_device_meta_at(NT_DEVICE_ASK(NT_DEVICE_NOTE, q));
 }
 
 
@@ -248,7 +238,7 @@ void nt_customop_parity_off(void) {}
 const nt_customop_meta *nt_customop_dst_tensor(void)
 {
     struct nt_device_site q = {SITE_OF(__builtin_return_address(0))};
-    return nt_device_meta_at(ASK(NT_DEVICE_DST, q));
+    return nt_device_meta_at(NT_DEVICE_ASK(NT_DEVICE_DST, q));
 }
 
 /* The frames the HBM stack of the build's STACK_SIZE holds: its top aligned down, less
@@ -513,6 +503,6 @@ int nt_customop_main(int argc, const char *const *argv)
     ret.translations = translations;
     nt_device_copy(ret.hits, hits, sizeof hits);
     nt_device_copy(ret.refills, refills, sizeof refills);
-    ASK(NT_DEVICE_RETURN, ret);
+    NT_DEVICE_ASK(NT_DEVICE_RETURN, ret);
     return 0;
 }

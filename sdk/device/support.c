@@ -10,11 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel.h"
 #include "protocol.h"
 #include "ubsan_abi.h"
 
-uint32_t nt_device_send(uint32_t code, const unsigned char *payload, uint32_t bytes);
-void nt_device_copy(void *d, const void *s, size_t n);
 
 /* The kernels' checks of operations undefined in C++ (ntx builds kernels with -fsanitize=
  * integer-divide-by-zero,shift-exponent,float-cast-overflow, here as on the host; their
