@@ -7,6 +7,19 @@ use std::path::Path;
 use crate::base::tcm::Pool;
 use crate::run::device::watch::{zone, zone_named, Watch, RED_ZONE, ZONE_SYMBOL};
 
+/// The words a watch wrote into the pipe whose read end is `r` (its write end closed).
+fn words_written(r: std::io::PipeReader) -> Vec<u32> {
+    let mut got = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::fs::File::from(std::os::fd::OwnedFd::from(r)),
+        &mut got,
+    )
+    .unwrap();
+    got.chunks(4)
+        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 #[test]
 fn blocks_go_to_the_plugin_once_per_change_at_their_zone_offsets_and_a_stray_line_reads() {
     let (r, w) = std::io::pipe().unwrap();
@@ -20,16 +33,7 @@ fn blocks_go_to_the_plugin_once_per_change_at_their_zone_offsets_and_a_stray_lin
     pool.free(p);
     assert!(watch.update(&pool));
     drop(watch);
-    let mut got = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::fs::File::from(std::os::fd::OwnedFd::from(r)),
-        &mut got,
-    )
-    .unwrap();
-    let words: Vec<u32> = got
-        .chunks(4)
-        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
-        .collect();
+    let words = words_written(r);
     assert_eq!(words, [1, RED_ZONE as u32, 100, 0], "one block, then none");
     let w = Watch::new(std::fs::File::open("/dev/null").unwrap(), 0x1000);
     let s = w.stray("s 40001a 1030 4").unwrap();
@@ -74,16 +78,7 @@ fn a_free_after_an_allocation_is_a_change_the_plugin_is_told_of() {
     pool.free(a);
     assert!(watch.update(&pool), "one block in, another out");
     drop(watch);
-    let mut got = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::fs::File::from(std::os::fd::OwnedFd::from(r)),
-        &mut got,
-    )
-    .unwrap();
-    let words: Vec<u32> = got
-        .chunks(4)
-        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
-        .collect();
+    let words = words_written(r);
     let zone = RED_ZONE as u32;
     assert_eq!(
         words,
