@@ -68,28 +68,32 @@ fn find_op(name: &str, one_library: bool) -> Result<Function, RunError> {
                 known: owned(&known),
             })
         })?;
-        let (op_name, kernel) = (name.to_string(), op.kernel.clone());
+        let (op_name, kernel_name) = (|| name.to_string(), || op.kernel.clone());
         let kernel = match r.kernels_of(op).as_slice() {
             [k] => (*k).clone(),
             [] if r.kernels.iter().any(|k| k.0 == op.kernel) => {
                 return Err(RunError::Op(OpRefused::NoOverload {
-                    op: op_name,
-                    kernel,
+                    op: op_name(),
+                    kernel: kernel_name(),
                 }))
             }
             [] => {
                 return Err(RunError::Op(OpRefused::NoKernel {
-                    op: op_name,
-                    kernel,
+                    op: op_name(),
+                    kernel: kernel_name(),
                 }))
             }
-            _ => return Err(RunError::Op(OpRefused::Ambiguous { kernel })),
+            _ => {
+                return Err(RunError::Op(OpRefused::Ambiguous {
+                    kernel: kernel_name(),
+                }))
+            }
         };
         let schema = |p: &[Param]| p.iter().map(|p| p.schema()).collect::<Vec<_>>();
         if schema(&kernel.params) != schema(&op.shape.params) {
             let names = |p: &[Param]| p.iter().map(|p| p.name().to_string()).collect();
             return Err(RunError::Op(OpRefused::Params {
-                kernel: op.kernel.clone(),
+                kernel: kernel_name(),
                 takes: names(&kernel.params),
                 shape_takes: names(&op.shape.params),
             }));
